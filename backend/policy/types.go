@@ -1,0 +1,168 @@
+// Package policy decides, for every tool call, allow / ask / deny.
+//
+// The contract lives in shared/design/permission-model.md. Decide is pure: no
+// I/O, no clock, no globals. Callers resolve paths, classify trust and pass the
+// current time; the engine only reasons about what it is given.
+package policy
+
+import "time"
+
+// ApprovalPolicy is the procedural axis: when a human is asked.
+type ApprovalPolicy int
+
+const (
+	OnRequest ApprovalPolicy = iota // default
+	Never
+	Always
+)
+
+// SandboxKind is the structural axis: what may happen at all.
+type SandboxKind int
+
+const (
+	WorkspaceWrite SandboxKind = iota // default
+	ReadOnly
+	DangerFullAccess
+)
+
+// SandboxPolicy is the structural axis with its WorkspaceWrite options.
+type SandboxPolicy struct {
+	Kind          SandboxKind `json:"kind"`
+	NetworkAccess bool        `json:"network_access,omitempty"`
+	WritableRoots []string    `json:"writable_roots,omitempty"` // absolute, resolved
+}
+
+// Reason is why a call was asked or denied. Stable kebab-case strings.
+type Reason string
+
+const (
+	ReasonSandboxRejected    Reason = "sandbox-rejected"
+	ReasonPolicyAlways       Reason = "policy-always"
+	ReasonDestructiveEffect  Reason = "destructive-effect"
+	ReasonUnknownCommand     Reason = "unknown-command"
+	ReasonNetworkRequest     Reason = "network-request"
+	ReasonUntrustedMcpServer Reason = "untrusted-mcp-server"
+	ReasonProtectedPath      Reason = "protected-path"
+	ReasonDesktopControl     Reason = "desktop-control"
+	// Deny-only reasons.
+	ReasonPlanningFreeze Reason = "planning-freeze"
+	ReasonNoApprover     Reason = "no-approver"
+	ReasonUserDenied     Reason = "user-denied"
+)
+
+// Risk is a UI hint only; the engine never reads it.
+type Risk string
+
+const (
+	RiskLow    Risk = "low"
+	RiskMedium Risk = "medium"
+	RiskHigh   Risk = "high"
+)
+
+// EffectKind names what a call would do.
+type EffectKind string
+
+const (
+	EffectRead        EffectKind = "read"
+	EffectMeta        EffectKind = "meta"
+	EffectWrite       EffectKind = "write"
+	EffectDestructive EffectKind = "destructive"
+	EffectNetwork     EffectKind = "network"
+	EffectExec        EffectKind = "exec"
+	EffectBrowser     EffectKind = "browser"
+	EffectDesktop     EffectKind = "desktop"
+	EffectMcp         EffectKind = "mcp"
+)
+
+// Effect is one thing a call would do, computed by the tool from its
+// arguments before it runs. Only the fields of its Kind are set.
+type Effect struct {
+	Kind EffectKind `json:"kind"`
+
+	// Write, Destructive, Read: absolute, symlink-resolved paths.
+	Paths []string `json:"paths,omitempty"`
+	// Destructive: why, in words ("removes files recursively").
+	Why string `json:"why,omitempty"`
+	// Network: hosts where they can be read.
+	Hosts []string `json:"hosts,omitempty"`
+	// Exec: the shell command and the directory it runs in.
+	Command string `json:"command,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
+	// Browser: action verb and the origin (scheme://host:port) it acts on.
+	// Desktop: "screenshot" or "control".
+	Action string `json:"action,omitempty"`
+	Origin string `json:"origin,omitempty"`
+	// Mcp: server, tool, the server-declared hint, and whether the caller
+	// found the server trusted with its current launch config and the tool's
+	// current description/schema hash.
+	Server       string `json:"server,omitempty"`
+	Tool         string `json:"tool,omitempty"`
+	ReadOnlyHint bool   `json:"read_only_hint,omitempty"`
+	Trusted      bool   `json:"trusted,omitempty"`
+	// Meta: whether the meta tool mutates state (settings, grants...).
+	Mutates bool `json:"mutates,omitempty"`
+}
+
+// Call is one tool call as the engine sees it.
+type Call struct {
+	Tool    string   `json:"tool"`
+	Effects []Effect `json:"effects"`
+}
+
+// GrantScope is where a grant lives.
+type GrantScope string
+
+const (
+	ScopeSession   GrantScope = "session"
+	ScopeWorkspace GrantScope = "workspace"
+)
+
+// Grant turns an Ask into an Allow for one signature and the reasons it was
+// given for. It never relaxes a Deny.
+type Grant struct {
+	ID        string     `json:"id"`
+	Signature string     `json:"signature"`
+	Scope     GrantScope `json:"scope"`
+	Reasons   []Reason   `json:"reasons"`
+	ExpiresAt time.Time  `json:"expires_at,omitzero"` // zero: never
+}
+
+// Session is everything about the session the engine needs.
+type Session struct {
+	Workspace string         `json:"workspace"` // absolute, resolved
+	Approval  ApprovalPolicy `json:"approval"`
+	Sandbox   SandboxPolicy  `json:"sandbox"`
+	Planning  bool           `json:"planning"`
+	// Caged says whether shell commands will run inside the OS cage.
+	Caged  bool      `json:"caged"`
+	Grants []Grant   `json:"grants,omitempty"`
+	Now    time.Time `json:"now"` // for grant expiry; Decide reads no clock
+}
+
+// Verdict is the kind of a decision.
+type Verdict string
+
+const (
+	VerdictAllow Verdict = "allow"
+	VerdictAsk   Verdict = "ask"
+	VerdictDeny  Verdict = "deny"
+)
+
+// Step is one line of a decision's trace: what a chain step saw and concluded.
+type Step struct {
+	Step      string `json:"step"`
+	Saw       string `json:"saw"`
+	Concluded string `json:"concluded"`
+}
+
+// Decision is the engine's answer for one call.
+type Decision struct {
+	Verdict   Verdict  `json:"decision"`
+	Source    string   `json:"source,omitempty"`  // allow
+	Reasons   []Reason `json:"reasons,omitempty"` // ask
+	Signature string   `json:"signature"`
+	Reason    Reason   `json:"reason,omitempty"` // deny
+	Detail    string   `json:"detail,omitempty"` // deny
+	Remedy    string   `json:"remedy,omitempty"` // deny
+	Trace     []Step   `json:"trace"`
+}

@@ -1,0 +1,62 @@
+// Package tools holds the Tool interface, the registry, the gate that wraps
+// every tool, and one file per built-in tool.
+//
+// A tool never consults the policy itself: it states its effects from its
+// arguments, and the gate decides before Invoke is ever called.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/warden-dev/warden/backend/policy"
+)
+
+// Env is what a tool knows about the session it runs in.
+type Env struct {
+	SessionID string
+	Workspace string // absolute, symlink-resolved
+	Sandbox   policy.SandboxPolicy
+	// Output receives streamed output (stdout/stderr chunks, monitor lines)
+	// while a tool runs. It may be nil.
+	Output func(stream string, chunk []byte)
+}
+
+// Content is one part of a tool result.
+type Content struct {
+	Type     string `json:"type"` // "text" | "image"
+	Text     string `json:"text,omitempty"`
+	MimeType string `json:"mime_type,omitempty"`
+	Data     []byte `json:"data,omitempty"` // image bytes
+}
+
+// Result is what the model reads back. IsError marks a failure the model
+// should see and re-plan from (bad arguments, nonexistent file, timeout...).
+type Result struct {
+	Content    []Content       `json:"content"`
+	IsError    bool            `json:"is_error,omitempty"`
+	Structured json.RawMessage `json:"structured,omitempty"`
+}
+
+// TextResult is a one-part text result.
+func TextResult(text string) Result { return Result{Content: []Content{{Type: "text", Text: text}}} }
+
+// ErrorResult is a one-part text result marked as an error.
+func ErrorResult(text string) Result {
+	r := TextResult(text)
+	r.IsError = true
+	return r
+}
+
+// Tool is one capability the model can call.
+type Tool interface {
+	Name() string
+	Description() string
+	// Schema is the JSON schema of the arguments.
+	Schema() json.RawMessage
+	Risk() policy.Risk
+	// Effects says what the call would do, before it runs. An error means
+	// the arguments are unusable; the gate reports it without invoking.
+	Effects(args json.RawMessage, env Env) ([]policy.Effect, error)
+	Invoke(ctx context.Context, args json.RawMessage, env Env) (Result, error)
+}
