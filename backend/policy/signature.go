@@ -125,7 +125,7 @@ func isShellName(n string) bool {
 // spacing and quoting variants of one command share a signature.
 func normalise(f *syntax.File, src string) string {
 	var b strings.Builder
-	if err := syntax.NewPrinter(syntax.SingleLine(true)).Print(&b, f); err != nil {
+	if err := syntax.NewPrinter(syntax.SingleLine(true), syntax.SpaceRedirects(true)).Print(&b, f); err != nil {
 		return strings.TrimSpace(src)
 	}
 	return strings.TrimSpace(b.String())
