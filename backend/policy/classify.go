@@ -32,6 +32,16 @@ func (c Class) String() string {
 // MarshalText gives the stable kebab-case form.
 func (c Class) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
 
+// UnmarshalText accepts what ParseClass accepts.
+func (c *Class) UnmarshalText(b []byte) error {
+	v, err := ParseClass(string(b))
+	if err != nil {
+		return err
+	}
+	*c = v
+	return nil
+}
+
 // ParseClass reads a class in its kebab-case form.
 func ParseClass(s string) (Class, error) {
 	n := normName(s)

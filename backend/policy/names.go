@@ -49,7 +49,7 @@ func ParseApprovalPolicy(s string) (ApprovalPolicy, error) {
 	if v, ok := approvalAliases[normName(s)]; ok {
 		return v, nil
 	}
-	return 0, fmt.Errorf("policy: unknown approval policy %q (valid: %s)", s, strings.Join(approvalNames[:], ", "))
+	return 0, fmt.Errorf("policy: unknown approval policy %q (valid: never, on-request, always)", s)
 }
 
 var sandboxNames = [...]string{WorkspaceWrite: "workspace-write", ReadOnly: "read-only", DangerFullAccess: "danger-full-access"}
@@ -91,7 +91,7 @@ func ParseSandboxKind(s string) (SandboxKind, error) {
 	if v, ok := sandboxAliases[normName(s)]; ok {
 		return v, nil
 	}
-	return 0, fmt.Errorf("policy: unknown sandbox %q (valid: %s)", s, strings.Join(sandboxNames[:], ", "))
+	return 0, fmt.Errorf("policy: unknown sandbox %q (valid: read-only, workspace-write, danger-full-access)", s)
 }
 
 // allReasons lists every Reason in its display order; Decision.Reasons
