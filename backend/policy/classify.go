@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -100,8 +101,30 @@ func ClassifyShell(command, cwd string) Classification {
 	return res
 }
 
+// Parsers and printers are costly to build (buffers of several KB) and
+// reusable but not concurrent-safe; the pools hold no state between calls.
+var (
+	parserPools = map[syntax.LangVariant]*sync.Pool{}
+	printerPool = sync.Pool{New: func() any {
+		return syntax.NewPrinter(syntax.SingleLine(true), syntax.SpaceRedirects(true))
+	}}
+)
+
+func init() {
+	for _, lang := range []syntax.LangVariant{syntax.LangBash, syntax.LangPOSIX, syntax.LangMirBSDKorn, syntax.LangZsh} {
+		parserPools[lang] = &sync.Pool{New: func() any {
+			return syntax.NewParser(syntax.Variant(lang), syntax.KeepComments(false))
+		}}
+	}
+}
+
 func parseScript(src string, lang syntax.LangVariant) (*syntax.File, error) {
-	p := syntax.NewParser(syntax.Variant(lang), syntax.KeepComments(false))
+	pool := parserPools[lang]
+	if pool == nil {
+		pool = parserPools[syntax.LangBash]
+	}
+	p := pool.Get().(*syntax.Parser)
+	defer pool.Put(p)
 	return p.Parse(strings.NewReader(src), "")
 }
 
@@ -361,7 +384,15 @@ func wordIsNumber(x syntax.TestExpr) bool {
 }
 
 func (w *walker) decl(d *syntax.DeclClause, sc *scope) {
+	if d.Variant.Value == "nameref" {
+		w.unknown("nameref makes later assignments write another variable")
+	}
 	for _, a := range d.Args {
+		if a.Name == nil && a.Value != nil {
+			if v, static, _ := wordValue(a.Value); static && strings.HasPrefix(v, "-") && strings.Contains(v, "n") {
+				w.unknown(d.Variant.Value + " -n makes later assignments write another variable")
+			}
+		}
 		if a.Name != nil {
 			w.assignName(a.Name.Value)
 		} else if a.Value != nil {

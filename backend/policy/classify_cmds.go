@@ -122,6 +122,7 @@ func init() {
 	register(hKubectl, "kubectl", "oc", "helm")
 	register(hArchive, "tar", "unzip", "zip", "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "7z")
 	register(hPatch, "patch")
+	register(hMktemp, "mktemp")
 	registerNetwork()
 	registerPackages()
 	register(hGit, "git")

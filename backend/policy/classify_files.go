@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"path/filepath"
 	"strings"
 )
 
@@ -395,6 +396,13 @@ func hMv(w *walker, inv *invocation) {
 
 func hLn(w *walker, inv *invocation) {
 	opts, ops := parseOpts(inv.args, copySpec)
+	if has(opts, "-s", "--symbolic") && len(ops) > 0 {
+		if t := ops[0].val; !ops[0].static || filepath.IsAbs(t) || strings.HasPrefix(t, "~") || strings.Contains(t, "..") {
+			// Later writes through the link leave the workspace while
+			// looking like workspace paths.
+			w.unknown("ln -s to " + t + " can lead later writes out of the workspace")
+		}
+	}
 	if len(ops) == 1 && !has(opts, "-t", "--target-directory") {
 		a := ops[0]
 		a.val = lastComponent(a.val)
@@ -510,6 +518,7 @@ func hArchive(w *walker, inv *invocation) {
 			return
 		}
 	}
+	extract := inv.name == "unzip" || inv.name == "7z" && hasAnyArg(inv.args, "x", "e")
 	switch inv.name {
 	case "tar":
 		mode := ""
@@ -532,6 +541,7 @@ func hArchive(w *walker, inv *invocation) {
 		if strings.Contains(mode, "t") && !strings.ContainsAny(mode, "xcruA") {
 			return
 		}
+		extract = strings.Contains(mode, "x")
 	case "unzip":
 		for _, a := range inv.args {
 			if a.val == "-l" || a.val == "-v" || a.val == "-t" || a.val == "-Z" || a.val == "-p" {
@@ -546,7 +556,26 @@ func hArchive(w *walker, inv *invocation) {
 		}
 	}
 	// Extracting or compressing writes files whose names come from data.
-	w.writeTo(inv.sc, arg{val: ".", static: true}, inv.name+" writes files named inside the archive")
+	// Extracting writes files whose names come from the archive, protected
+	// ones included; only the cage bounds it.
+	w.writeTo(inv.sc, arg{val: ".", static: true}, inv.name)
+	if extract {
+		w.unknown(inv.name + " writes files named inside the archive")
+	}
+}
+
+func hMktemp(w *walker, inv *invocation) {
+	opts, ops := parseOpts(inv.args, optSpec{short: "p", long: []string{"tmpdir", "suffix"}})
+	if has(opts, "-u", "--dry-run") {
+		return
+	}
+	dir := "/tmp"
+	if d := values(opts, "-p", "--tmpdir"); len(d) > 0 && d[0] != "" {
+		dir = d[0]
+	} else if len(ops) > 0 && strings.Contains(ops[0].val, "/") && !has(opts, "-t") {
+		dir = filepath.Dir(ops[0].val)
+	}
+	w.writeTo(inv.sc, arg{val: dir, static: true}, "mktemp")
 }
 
 func hPatch(w *walker, inv *invocation) {

@@ -125,7 +125,10 @@ func isShellName(n string) bool {
 // spacing and quoting variants of one command share a signature.
 func normalise(f *syntax.File, src string) string {
 	var b strings.Builder
-	if err := syntax.NewPrinter(syntax.SingleLine(true), syntax.SpaceRedirects(true)).Print(&b, f); err != nil {
+	b.Grow(len(src) + 8)
+	pr := printerPool.Get().(*syntax.Printer)
+	defer printerPool.Put(pr)
+	if err := pr.Print(&b, f); err != nil {
 		return strings.TrimSpace(src)
 	}
 	return strings.TrimSpace(b.String())
