@@ -57,7 +57,7 @@ var readOnlyNames = []string{
 	"zcat", "bzcat", "xzcat", "zstdcat", "lz4cat", "sha1", "shasum", "md5", "getent", "nm", "objdump", "readelf", "size", "tput", "mountpoint", "findmnt",
 	"systemd-detect-virt", "lsmod", "whatis", "apropos",
 	"tokei", "scc", "exa", "eza", "lsd",
-	"apt-cache", "dpkg-query",
+	"apt-cache", "dpkg-query", "lsb_release", "sw_vers", "last", "lastlog", "pstree", "locate", "plocate", "bc",
 }
 
 func init() {
@@ -123,6 +123,7 @@ func init() {
 	register(hArchive, "tar", "unzip", "zip", "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "7z")
 	register(hPatch, "patch")
 	register(hMktemp, "mktemp")
+	register(hBat, "bat", "batcat")
 	registerNetwork()
 	registerPackages()
 	register(hGit, "git")
@@ -163,6 +164,9 @@ func (w *walker) invoke(args []arg, sc *scope, tail bool) {
 		name = filepath.Base(clean)
 	}
 	inv := &invocation{name: name, args: args[1:], sc: sc, tail: tail}
+	if versionQuery(inv) {
+		return
+	}
 	if h, ok := handlers[name]; ok {
 		h(w, inv)
 		return
@@ -266,6 +270,37 @@ func isInterpreter(name string) bool {
 		if rest, ok := strings.CutPrefix(name, p); ok && rest != "" && strings.Trim(rest, "0123456789.") == "" {
 			return true
 		}
+	}
+	return false
+}
+
+// versionQuery lets `python3 --version`, `node -v`, `cargo --version` and the
+// like through: with that one argument these programs print their version and
+// run no project code. Any other argument keeps the program's usual rule.
+func versionQuery(inv *invocation) bool {
+	if len(inv.args) != 1 || inv.tail || !inv.args[0].static {
+		return false
+	}
+	switch inv.args[0].val {
+	case "--version", "-V", "-version":
+	case "-v":
+		if inv.name != "node" && inv.name != "nodejs" && inv.name != "npm" && inv.name != "yarn" && inv.name != "pnpm" && inv.name != "bun" && inv.name != "deno" {
+			return false
+		}
+	default:
+		return false
+	}
+	if isInterpreter(inv.name) && !isEditor(inv.name) {
+		return true
+	}
+	_, pkg := pkgTable[inv.name]
+	return pkg || contains(buildTools, inv.name) || contains(dlRunners, inv.name) || inv.name == "git" || inv.name == "docker" || inv.name == "kubectl"
+}
+
+func isEditor(n string) bool {
+	switch n {
+	case "vim", "vi", "nvim", "emacs", "nano", "ed", "ex", "gdb", "lldb", "expect":
+		return true
 	}
 	return false
 }

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -226,11 +227,23 @@ func hAwk(w *walker, inv *invocation) {
 		progs = []string{ops[0].val}
 	}
 	for _, p := range progs {
-		if strings.Contains(p, "system") || strings.ContainsAny(p, "|>@") || strings.Contains(p, "getline") {
+		if awkRunsOrWrites(p) {
 			w.unknown(inv.name + " program can run commands or write files")
 			return
 		}
 	}
+}
+
+var (
+	awkOutput = regexp.MustCompile(`\bprintf?\b[^;{}\n]*(>|\|)`)
+	awkPipeIn = regexp.MustCompile(`\|&?\s*getline`)
+)
+
+// awkRunsOrWrites finds system(), output redirection and pipes of print,
+// command pipes into getline, and gawk's @load/@include. Comparisons such as
+// NR>1 outside print are fine.
+func awkRunsOrWrites(p string) bool {
+	return strings.Contains(p, "system") || strings.Contains(p, "@") || awkOutput.MatchString(p) || awkPipeIn.MatchString(p)
 }
 
 func hRg(w *walker, inv *invocation) {
@@ -586,4 +599,17 @@ func hPatch(w *walker, inv *invocation) {
 	w.write = true
 	w.res.Unresolved = true
 	w.unknown("patch writes the files named inside the diff")
+}
+
+// hBat is bat/batcat: a cat with highlighting whose pager option runs a
+// program.
+func hBat(w *walker, inv *invocation) {
+	if w.refuseDynamic(inv) {
+		return
+	}
+	for _, a := range inv.args {
+		if strings.HasPrefix(a.val, "--pager") {
+			w.unknown(inv.name + " --pager runs another program")
+		}
+	}
 }
