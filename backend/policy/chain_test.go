@@ -188,3 +188,34 @@ func TestFastPathSharesNothingMutable(t *testing.T) {
 		t.Errorf("appending to a returned trace changed the engine: %d steps", len(d2.Trace))
 	}
 }
+
+// TestDecideConcurrent runs one engine from many goroutines; with -race it
+// proves the compiled engine and the parser pools share nothing mutable.
+func TestDecideConcurrent(t *testing.T) {
+	e := New(Config{ProtectedPaths: []string{"/home/me/.config/warden"}})
+	calls := []Call{fsRead(ws + "/a"), shell("ls && rm -rf ~"), shell("git push -f"), shell("cat f | sort > out"),
+		mcpCall("s", "t", false, false), fsWrite(ws + "/.env")}
+	want := make([]Decision, len(calls))
+	for i, c := range calls {
+		want[i] = e.Decide(c, session(WorkspaceWrite, OnRequest))
+	}
+	done := make(chan string, 8)
+	for g := 0; g < 8; g++ {
+		go func() {
+			for n := 0; n < 50; n++ {
+				i := n % len(calls)
+				d := e.Decide(calls[i], session(WorkspaceWrite, OnRequest))
+				if d.Verdict != want[i].Verdict || d.Signature != want[i].Signature {
+					done <- calls[i].Tool + " changed under concurrency"
+					return
+				}
+			}
+			done <- ""
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		if msg := <-done; msg != "" {
+			t.Error(msg)
+		}
+	}
+}

@@ -142,7 +142,7 @@ func hGit(w *walker, inv *invocation) {
 			w.destroy("git worktree remove: deletes a working tree")
 		default:
 			w.writeTo(sc, repo, "git worktree")
-			for _, a := range ops[1:] {
+			for _, a := range ops[min(1, len(ops)):] {
 				w.writeTo(sc, a, "git worktree")
 			}
 		}
