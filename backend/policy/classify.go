@@ -420,6 +420,9 @@ func (w *walker) scanAssign(a *syntax.Assign, sc *scope) {
 // scan classifies every substitution inside a node and refuses the
 // expansions that execute code hidden in data.
 func (w *walker) scan(n syntax.Node, sc *scope) {
+	if wd, ok := n.(*syntax.Word); ok && plainWord(wd) {
+		return
+	}
 	syntax.Walk(n, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.CmdSubst:
@@ -452,6 +455,19 @@ func (w *walker) scan(n syntax.Node, sc *scope) {
 		}
 		return true
 	})
+}
+
+// plainWord reports a word made only of literal and single-quoted parts,
+// which hold nothing to scan.
+func plainWord(wd *syntax.Word) bool {
+	for _, p := range wd.Parts {
+		switch p.(type) {
+		case *syntax.Lit, *syntax.SglQuoted:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // arithHasVars reports whether an arithmetic expression names a variable:

@@ -61,7 +61,7 @@ var subcommandPrograms = map[string]bool{
 
 var runVerbs = map[string]bool{"run": true, "exec": true, "x": true, "run-script": true, "dlx": true}
 
-var plainWord = regexp.MustCompile(`^[a-z][a-z0-9._:-]*$`)
+var subcommandWord = regexp.MustCompile(`^[a-z][a-z0-9._:-]*$`)
 
 // signature is computed after classification: a head signature only for one
 // plain command that is read-only or unproven-but-not-an-interpreter.
@@ -102,9 +102,9 @@ func (w *walker) signature(f *syntax.File, src string, class Class) string {
 		return exact
 	}
 	head := prog
-	if subcommandPrograms[prog] && len(args) > 0 && plainWord.MatchString(args[0].val) {
+	if subcommandPrograms[prog] && len(args) > 0 && subcommandWord.MatchString(args[0].val) {
 		head += " " + args[0].val
-		if runVerbs[args[0].val] && len(args) > 1 && plainWord.MatchString(args[1].val) {
+		if runVerbs[args[0].val] && len(args) > 1 && subcommandWord.MatchString(args[1].val) {
 			head += " " + args[1].val
 		}
 	}
