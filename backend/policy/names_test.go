@@ -128,6 +128,13 @@ func TestProtectedTier(t *testing.T) {
 			t.Errorf("%s: cage=%v edit=%v, want %v %v", c.path, cage, edit, c.cage, c.edit)
 		}
 	}
+	// A workspace inside a protected-looking folder is not protected wholesale.
+	if cage, edit := ProtectedTier("/home/me/.vscode/extensions/ext/src/a.ts", "/home/me/.vscode/extensions/ext"); cage || edit {
+		t.Error("workspace under .vscode made every file protected")
+	}
+	if cage, _ := ProtectedTier("/home/me/.vscode/extensions/ext/.vscode/settings.json", "/home/me/.vscode/extensions/ext"); !cage {
+		t.Error(".vscode inside such a workspace not protected")
+	}
 	e := New(Config{ProtectedPaths: []string{"/home/me/.local/share/warden", "relative/ignored"}})
 	if cage, _ := e.ProtectedTier("/home/me/.local/share/warden/warden.db", "/w"); !cage {
 		t.Error("data folder not protected")
