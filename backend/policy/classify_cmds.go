@@ -182,7 +182,9 @@ func (w *walker) call(ce *syntax.CallExpr, sc *scope) {
 	w.res.Segments++
 	for _, a := range ce.Assigns {
 		w.flagged = true
-		if a.Name != nil {
+		// IFS= before a command only changes how that command splits
+		// (`IFS= read -r line`); a bare IFS= changes every later expansion.
+		if a.Name != nil && !(a.Name.Value == "IFS" && len(ce.Args) > 0) {
 			w.assignName(a.Name.Value)
 		}
 		w.scanAssign(a, sc)

@@ -329,6 +329,11 @@ func hXargs(w *walker, inv *invocation) {
 // hShell looks into `bash -c SCRIPT` and refuses a shell reading a file or
 // stdin.
 func hShell(w *walker, inv *invocation) {
+	if inv.tail {
+		// xargs -I and find -exec paste run-time text (file names, input
+		// lines) into the script itself.
+		w.unknown(inv.name + " script receives text that arrives at run time")
+	}
 	lang := syntax.LangBash
 	switch inv.name {
 	case "zsh":
