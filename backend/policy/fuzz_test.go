@@ -84,3 +84,45 @@ func FuzzDecide(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseNames checks the enum parsers: no panic, and whatever parses
+// prints back to a form that parses to the same value.
+func FuzzParseNames(f *testing.F) {
+	for _, s := range []string{"never", "OnRequest", "read_only", "danger-full-access", "DestructiveEffect", "", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if a, err := ParseApprovalPolicy(s); err == nil {
+			if b, err := ParseApprovalPolicy(a.String()); err != nil || b != a {
+				t.Fatalf("approval %q -> %v -> %v %v", s, a, b, err)
+			}
+		}
+		if k, err := ParseSandboxKind(s); err == nil {
+			if b, err := ParseSandboxKind(k.String()); err != nil || b != k {
+				t.Fatalf("sandbox %q -> %v -> %v %v", s, k, b, err)
+			}
+		}
+		if r, err := ParseReason(s); err == nil {
+			if b, err := ParseReason(string(r)); err != nil || b != r {
+				t.Fatalf("reason %q -> %v -> %v %v", s, r, b, err)
+			}
+		}
+	})
+}
+
+// FuzzSedScript runs the sed script scanner on anything: no panic, same
+// answer twice, and a script with a w or e command appended is never safe.
+func FuzzSedScript(f *testing.F) {
+	for _, s := range []string{"s/a/b/g", "1,5p", "/x/{s|a|b|;p}", "y/abc/xyz/", "a\\\ntext", "$!N;P;D", ":a;N;ba", "s/a/b/e"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		a := sedScriptSafe(s)
+		if a != sedScriptSafe(s) {
+			t.Fatal("not deterministic")
+		}
+		if a && sedScriptSafe(s+"\nw /tmp/out") && !strings.ContainsAny(s, "/\\|,{}[]") {
+			t.Fatalf("%q followed by a w command is safe", s)
+		}
+	})
+}
