@@ -60,8 +60,8 @@ func preflight(path string, mustExist bool) error {
 		}
 		dir := filepath.Dir(path)
 		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return &OpenError{Path: path, Kind: ErrNotWritable, Detail: "cannot create its directory " + dir,
-				Cause: err, Hint: hintOtherFile}
+			return &OpenError{Path: path, Kind: ErrNotWritable, Detail: "cannot create its directory " + dir +
+				", its parent is not writable", Cause: err, Hint: "fix the permissions, or " + hintOtherFile}
 		}
 		return nil
 	}
@@ -85,11 +85,18 @@ func preflight(path string, mustExist bool) error {
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return &OpenError{Path: path, Detail: "cannot read the file header", Cause: err, Hint: hintOtherFile}
 	}
-	return checkHeader(path, hdr[:n], st.Size())
+	// While a WAL file holds frames, the main file may legitimately be
+	// shorter than its header says (a checkpoint was cut short); SQLite
+	// recovers that from the WAL, so only judge the size without one.
+	walSize := int64(0)
+	if wst, err := os.Stat(path + "-wal"); err == nil {
+		walSize = wst.Size()
+	}
+	return checkHeader(path, hdr[:n], st.Size(), walSize > 0)
 }
 
 // checkHeader validates the 100-byte SQLite header against the file size.
-func checkHeader(path string, hdr []byte, size int64) error {
+func checkHeader(path string, hdr []byte, size int64, hasWAL bool) error {
 	if !bytes.HasPrefix(hdr, sqliteMagic) {
 		return &OpenError{Path: path, Kind: ErrNotDatabase,
 			Detail: fmt.Sprintf("is not a SQLite database (it starts with %q); nothing was changed", firstBytes(hdr)),
@@ -110,7 +117,7 @@ func checkHeader(path string, hdr []byte, size int64) error {
 	validFor := binary.BigEndian.Uint32(hdr[92:96])
 	// The page count is trustworthy only when valid-for matches the change
 	// counter (SQLite file format, section 1.3.7).
-	if pages > 0 && validFor == changeCounter && size < pages*pageSize {
+	if !hasWAL && pages > 0 && validFor == changeCounter && size < pages*pageSize {
 		return corrupt(path, fmt.Sprintf("is truncated: its header promises %d pages of %d bytes but the file has %d bytes", pages, pageSize, size))
 	}
 	return nil
