@@ -20,8 +20,7 @@ func testRequest() model.Request {
 			model.SystemMessage("You are Warden."),
 			model.UserMessage("list the files"),
 			model.AssistantMessage("Sure.", model.ToolCall{ID: "toolu_00", Name: "fs.list", Args: json.RawMessage(`{"path":"."}`)}),
-			model.ToolResultsMessage(model.ToolResult{CallID: "toolu_00", Content: []model.Part{model.TextPart("README.md\n")}},
-			),
+			model.ToolResultsMessage(model.ToolResult{CallID: "toolu_00", Content: []model.Part{model.TextPart("README.md\n")}}),
 			model.UserMessage("now run ls"),
 		},
 		Tools: []model.ToolSpec{
