@@ -98,7 +98,7 @@ const (
 func bigDB(b *testing.B) (s *Store, big, ordinary string) {
 	b.Helper()
 	ctx := context.Background()
-	path := filepath.Join(os.TempDir(), fmt.Sprintf("warden-bench-1m-v%d.db", SchemaVersion()))
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("warden-bench-1m-v%d-b2.db", SchemaVersion()))
 	if s, err := Open(ctx, path); err == nil {
 		if m, err := s.GetMemory(ctx, "bench", "bench:", "ready"); err == nil {
 			return s, "big", m.Value
@@ -127,7 +127,7 @@ func bigDB(b *testing.B) (s *Store, big, ordinary string) {
 	for r := range rounds {
 		err := s.write(ctx, func(tx *sql.Tx) error {
 			for j, id := range ids {
-				per := bigPerSession/rounds - 1
+				per := bigPerSession / rounds
 				if j == 0 {
 					per = bigSessionSize / rounds
 				}
