@@ -69,22 +69,33 @@ func (s *Store) Append(ctx context.Context, sessionID string, expectedVersion in
 	if err != nil {
 		return 0, err
 	}
+	durable := false
+	for _, e := range enc {
+		durable = durable || !kindsByName[e.kind].stream
+	}
 	var v int64
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.writeMode(ctx, durable, func(tx *sql.Tx) error {
 		v, err = s.appendTx(ctx, tx, sessionID, expectedVersion, enc)
 		return err
 	})
 	return v, err
 }
 
-// write runs fn in one IMMEDIATE transaction on the writer connection and
-// wakes subscribers after a commit. SQLITE_BUSY that outlasts the busy
-// timeout (another process holding the lock) is retried a few times before
-// being reported in words.
+// write runs fn in one durable IMMEDIATE transaction on the writer
+// connection and wakes subscribers after a commit.
 func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error {
+	return s.writeMode(ctx, true, fn)
+}
+
+// writeMode is write with a choice of durability: durable commits fsync the
+// WAL (synchronous=FULL); the others (streamed output only) are safe from
+// process crashes and reach the disk with the next durable commit or
+// checkpoint. SQLITE_BUSY that outlasts the busy timeout (another process
+// holding the lock) is retried a few times before being reported in words.
+func (s *Store) writeMode(ctx context.Context, durable bool, fn func(*sql.Tx) error) error {
 	var err error
 	for attempt := 0; attempt < 4; attempt++ {
-		err = s.writeOnce(ctx, fn)
+		err = s.writeOnce(ctx, durable, fn)
 		if sqliteCode(err) != sqlite3.SQLITE_BUSY && sqliteCode(err) != sqlite3.SQLITE_LOCKED {
 			break
 		}
@@ -100,8 +111,25 @@ func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error {
 	return err
 }
 
-func (s *Store) writeOnce(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.w.BeginTx(ctx, nil)
+func (s *Store) writeOnce(ctx context.Context, durable bool, fn func(*sql.Tx) error) error {
+	// The pool has one connection; holding it keeps the synchronous setting
+	// and the transaction together.
+	conn, err := s.w.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("store: write: %w", err)
+	}
+	defer conn.Close()
+	if s.relaxed == durable {
+		mode := "FULL"
+		if !durable {
+			mode = "NORMAL"
+		}
+		if _, err := conn.ExecContext(ctx, "PRAGMA synchronous = "+mode); err != nil {
+			return fmt.Errorf("store: write: %w", err)
+		}
+		s.relaxed = !durable
+	}
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: begin write: %w", err)
 	}

@@ -8,42 +8,60 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
-// bigFixture is a closed database spanning many pages.
+// bigFixture is a closed database spanning many pages, built once per test
+// binary and copied to a fresh file for each caller.
 func bigFixture(t *testing.T) string {
 	t.Helper()
+	bigOnce.Do(func() { bigBytes, bigErr = buildBigFixture(t) })
+	if bigErr != nil {
+		t.Fatal(bigErr)
+	}
+	return writeFile(t, bigBytes)
+}
+
+var (
+	bigOnce  sync.Once
+	bigBytes []byte
+	bigErr   error
+)
+
+func buildBigFixture(t *testing.T) ([]byte, error) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "warden.db")
 	s, err := Open(ctx, path)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
+	defer s.Close()
 	sess, err := s.CreateSession(ctx, NewSession{Workspace: "/w"})
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	evs := make([]Event, 2000)
+	evs := make([]Event, 500)
 	for i := range evs {
-		evs[i] = ToolOutput{CallID: "c", Stream: "stdout", Chunk: strings.Repeat("output line ", 8)}
+		evs[i] = ToolOutput{CallID: "c", Stream: "stdout", Chunk: strings.Repeat("output line ", 40)}
 	}
 	if _, err := s.Append(ctx, sess.ID, AnyVersion, evs...); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if err := s.Close(); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	// Fold the WAL into the main file so the file alone is the database.
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
+	defer db.Close()
 	if _, err := db.Exec("PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE"); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	db.Close()
-	return path
+	return os.ReadFile(path)
 }
 
 func TestOpenRefusesBadFiles(t *testing.T) {

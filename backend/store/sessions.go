@@ -273,3 +273,11 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 		return nil
 	})
 }
+
+// PolicySession is what policy.Decide needs to know about this session.
+// The caller supplies what the store does not hold: whether the OS cage is
+// available, the grants in force (see PolicyGrants) and the time.
+func (x Session) PolicySession(caged bool, grants []policy.Grant, now time.Time) policy.Session {
+	return policy.Session{Workspace: x.Workspace, Approval: x.Approval, Sandbox: x.Sandbox, Planning: x.Planning,
+		Caged: caged, Grants: grants, Now: now}
+}

@@ -25,6 +25,8 @@ type Store struct {
 	newID  func() string
 	poll   time.Duration
 	closed chan struct{}
+
+	relaxed bool // the writer connection runs synchronous=NORMAL; owned by whoever holds it
 }
 
 // Option configures Open.
