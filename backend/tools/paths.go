@@ -27,7 +27,9 @@ func ResolvePath(workspace, p string) (string, error) {
 		if !filepath.IsAbs(workspace) {
 			return "", fmt.Errorf("workspace %q is not absolute", workspace)
 		}
-		p = filepath.Join(workspace, p)
+		// Not filepath.Join: it would clean "link/.." lexically, before the
+		// link is followed.
+		p = workspace + "/" + p
 	}
 	todo := splitPath(p)
 	resolved := "/"
