@@ -254,7 +254,9 @@ func (m *Monitors) List(sessionID string) []MonitorInfo {
 		}
 	}
 	m.mu.Unlock()
-	sort.Slice(out, func(i, j int) bool { return out[i].Started.Before(out[j].Started) || (out[i].Started.Equal(out[j].Started) && out[i].ID < out[j].ID) })
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Started.Before(out[j].Started) || (out[i].Started.Equal(out[j].Started) && out[i].ID < out[j].ID)
+	})
 	return out
 }
 

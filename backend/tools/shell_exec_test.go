@@ -73,7 +73,9 @@ func TestShellExec(t *testing.T) {
 		},
 		{
 			name: "huge output keeps head and tail",
-			args: func(Env) string { return `{"command":"echo FIRST; head -c 5000000 /dev/zero | tr '\\0' x; echo; echo LAST"}` },
+			args: func(Env) string {
+				return `{"command":"echo FIRST; head -c 5000000 /dev/zero | tr '\\0' x; echo; echo LAST"}`
+			},
 			check: func(t *testing.T, _ Env, r Result, o shellOut) {
 				if !o.Truncated || !strings.HasPrefix(o.Stdout, "FIRST\n") || !strings.HasSuffix(o.Stdout, "LAST\n") ||
 					!strings.Contains(o.Stdout, "bytes truncated") || len(o.Stdout) > 2*shellOutputLimit {
