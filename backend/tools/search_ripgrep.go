@@ -186,7 +186,7 @@ func readMatches(r io.Reader, limit int) ([]Match, bool, error) {
 			if len(text) > maxMatchChars {
 				text = text[:maxMatchChars] + " … [truncated]"
 			}
-			out = append(out, Match{Path: m.Data.Path.String(), Line: m.Data.LineNumber, Text: text})
+			out = append(out, Match{Path: strings.TrimPrefix(m.Data.Path.String(), "./"), Line: m.Data.LineNumber, Text: text})
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
