@@ -68,20 +68,24 @@ const (
 // Event is one step of a call through the gate. Only the fields of its Type
 // are set.
 type Event struct {
-	Type     EventType        `json:"type"`
-	At       time.Time        `json:"at"`
-	CallID   string           `json:"call_id"`
-	Tool     string           `json:"tool"`
-	Args     json.RawMessage  `json:"args,omitempty"`     // Requested, Started
-	Effects  []policy.Effect  `json:"effects,omitempty"`  // Requested, Granted, Denied
-	Decision *policy.Decision `json:"decision,omitempty"` // Requested, Granted, Denied
-	Source   string           `json:"source,omitempty"`   // Granted
-	Reason   policy.Reason    `json:"reason,omitempty"`   // Denied
-	Detail   string           `json:"detail,omitempty"`   // Denied
-	Preview  string           `json:"preview,omitempty"`  // Requested
-	Result   *Result          `json:"result,omitempty"`   // Completed, Failed
-	Error    string           `json:"error,omitempty"`    // Failed
-	Duration time.Duration    `json:"duration_ns,omitempty"`
+	Type   EventType `json:"type"`
+	At     time.Time `json:"at"`
+	CallID string    `json:"call_id"`
+	// RequestID ties a permission answer to its question; an allow that
+	// was never asked has its own.
+	RequestID string           `json:"request_id"`
+	Tool      string           `json:"tool"`
+	Risk      policy.Risk      `json:"risk,omitempty"`     // Requested
+	Args      json.RawMessage  `json:"args,omitempty"`     // Requested, Started
+	Effects   []policy.Effect  `json:"effects,omitempty"`  // Requested, Granted, Denied
+	Decision  *policy.Decision `json:"decision,omitempty"` // Requested, Granted, Denied
+	Source    string           `json:"source,omitempty"`   // Granted
+	Reason    policy.Reason    `json:"reason,omitempty"`   // Denied
+	Detail    string           `json:"detail,omitempty"`   // Denied
+	Preview   string           `json:"preview,omitempty"`  // Requested
+	Result    *Result          `json:"result,omitempty"`   // Completed, Failed
+	Error     string           `json:"error,omitempty"`    // Failed
+	Duration  time.Duration    `json:"duration_ns,omitempty"`
 }
 
 // Journal records a session's events, in order. A failure to record a
@@ -157,7 +161,7 @@ func (g *Gate) Call(ctx context.Context, t Tool, args json.RawMessage, env Env) 
 	}
 	out.Effects = effects
 	d := g.cfg.Decider.Decide(policy.Call{Tool: t.Name(), Effects: effects}, s)
-	base := Event{CallID: out.CallID, Tool: t.Name()}
+	base := Event{CallID: out.CallID, RequestID: g.cfg.NewID(), Tool: t.Name()}
 	switch d.Verdict {
 	case policy.VerdictAllow:
 		ev := g.ev(base, EventPermissionGranted)
@@ -196,7 +200,7 @@ func (g *Gate) ask(ctx context.Context, t Tool, args json.RawMessage, env Env, e
 		}
 	}
 	ev := g.ev(base, EventPermissionRequested)
-	ev.Args, ev.Effects, ev.Decision, ev.Preview = args, effects, &d, req.Preview
+	ev.Args, ev.Effects, ev.Decision, ev.Preview, ev.Risk = args, effects, &d, req.Preview, req.Risk
 	if err := g.record(ctx, env, ev); err != nil {
 		return d, err
 	}

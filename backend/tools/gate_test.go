@@ -136,6 +136,11 @@ func TestGate(t *testing.T) {
 			if got := j.types(); got != tc.events {
 				t.Fatalf("events %s, want %s", got, tc.events)
 			}
+			for _, e := range j.evs {
+				if e.CallID != out.CallID || e.RequestID == "" || e.RequestID != j.evs[0].RequestID {
+					t.Fatalf("event %s has call %q request %q; want call %q and one request id", e.Type, e.CallID, e.RequestID, out.CallID)
+				}
+			}
 			if written := readFile(t, filepath.Join(env.Workspace, "f.txt")) == "new\n"; written != tc.written || out.Invoked != tc.written {
 				t.Fatalf("written=%v invoked=%v, want %v", written, out.Invoked, tc.written)
 			}
