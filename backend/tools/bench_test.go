@@ -113,6 +113,4 @@ func BenchmarkSearch(b *testing.B) {
 	})
 }
 
-func benchDecider() Decider {
-	return &fixedDecider{d: policy.Decision{Verdict: policy.VerdictAllow, Source: "sandbox+policy"}}
-}
+func benchDecider() Decider { return policy.New(policy.Config{}) }
