@@ -65,7 +65,9 @@ func TestGateWithTheEngine(t *testing.T) {
 			},
 			verdict: policy.VerdictDeny, reason: policy.ReasonSandboxRejected, check: outsideEmpty},
 		{name: "relative path escaping", tool: "patch.apply",
-			args:    func(ws, out string) any { return map[string]string{"patch": "--- /dev/null\n+++ b/../" + filepath.Base(out) + "/x\n@@ -0,0 +1 @@\n+x\n"} },
+			args: func(ws, out string) any {
+				return map[string]string{"patch": "--- /dev/null\n+++ b/../" + filepath.Base(out) + "/x\n@@ -0,0 +1 @@\n+x\n"}
+			},
 			verdict: policy.VerdictDeny, reason: policy.ReasonSandboxRejected, check: outsideEmpty},
 		{name: "protected path asks, human approves", tool: "fs.write", approve: &answer{a: Approval{Approved: true}},
 			args:    func(ws, _ string) any { return map[string]string{"path": ".envrc", "content": "export A=1\n"} },
