@@ -158,8 +158,42 @@ type Prepared struct {
 	// Argv is the full command line, for diagnostics.
 	Argv []string
 
-	watch []Protected // did not exist before; must not exist after
+	watch []watched   // checked after exit, undone when changed
 	mount []Protected // placeholders bwrap creates mount points for
+}
+
+// watched is a protected path the mounts alone cannot hold, with its state
+// before the run: one whose parent is missing (no placeholder possible), a
+// symlink (a mount lands on its target; the link itself can be swapped), or
+// one below a symlinked folder (the folder can be swapped).
+type watched struct {
+	Protected
+	existed bool
+	link    string // symlink target, when it was one
+	dev     uint64
+	ino     uint64
+}
+
+func stateOf(p Protected) watched {
+	w := watched{Protected: p}
+	fi, err := os.Lstat(p.Path)
+	if err != nil {
+		return w
+	}
+	w.existed = true
+	if fi.Mode()&os.ModeSymlink != 0 {
+		w.link, _ = os.Readlink(p.Path)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		w.dev, w.ino = uint64(st.Dev), st.Ino
+	}
+	return w
+}
+
+// changed compares the path now with its state before the run.
+func (w watched) changed() bool {
+	now := stateOf(w.Protected)
+	return now.existed != w.existed || now.link != w.link || (w.existed && (now.dev != w.dev || now.ino != w.ino))
 }
 
 // Finish removes placeholder mount points and undoes the creation of any
@@ -178,10 +212,18 @@ func (p *Prepared) Finish() []Violation {
 		}
 	}
 	for _, w := range p.watch {
-		if _, err := os.Lstat(w.Path); err == nil {
-			_ = os.RemoveAll(w.Path)
-			out = append(out, Violation{Path: w.Path, Detail: "created a cage-protected path; removed"})
+		if !w.changed() {
+			continue
 		}
+		_ = os.RemoveAll(w.Path)
+		detail := "created a cage-protected path; removed"
+		if w.existed {
+			detail = "replaced a cage-protected path; the replacement was removed"
+			if w.link != "" && os.Symlink(w.link, w.Path) == nil {
+				detail = "replaced a cage-protected symlink; restored"
+			}
+		}
+		out = append(out, Violation{Path: w.Path, Detail: detail})
 	}
 	return out
 }
@@ -291,25 +333,89 @@ func (c *Cage) bwrapArgs(spec Spec, dir string, p *Prepared) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, pr := range CageProtected(writable, c.cfg.Protected) {
-			if _, err := os.Lstat(pr.Path); err == nil {
+		protected := CageProtected(writable, c.cfg.Protected)
+		// Pin every real folder between a root and a protected path with a
+		// bind onto itself: a mount point cannot be renamed, so `mv .git x`
+		// cannot carry the read-only .git/config away and plant a new one.
+		for _, d := range pins(writable, protected) {
+			args = append(args, "--bind", d, d)
+		}
+		for _, pr := range protected {
+			fi, err := os.Lstat(pr.Path)
+			switch {
+			case err == nil && fi.Mode()&os.ModeSymlink != 0, err == nil && linkedAncestor(writable, pr.Path):
+				p.watch = append(p.watch, stateOf(pr))
+				if _, err := os.Stat(pr.Path); err == nil {
+					args = append(args, "--ro-bind", pr.Path, pr.Path)
+				}
+			case err == nil:
 				args = append(args, "--ro-bind", pr.Path, pr.Path)
-				continue
+			default:
+				if fi, err := os.Lstat(filepath.Dir(pr.Path)); err != nil || !fi.IsDir() || linkedAncestor(writable, pr.Path) {
+					p.watch = append(p.watch, stateOf(pr))
+					continue
+				}
+				src := ph.file
+				if pr.Dir {
+					src = ph.dir
+				}
+				args = append(args, "--ro-bind", src, pr.Path)
+				p.mount = append(p.mount, pr)
 			}
-			if _, err := os.Stat(filepath.Dir(pr.Path)); err != nil {
-				p.watch = append(p.watch, pr)
-				continue
-			}
-			src := ph.file
-			if pr.Dir {
-				src = ph.dir
-			}
-			args = append(args, "--ro-bind", src, pr.Path)
-			p.mount = append(p.mount, pr)
 		}
 	}
 	args = append(args, "--chdir", dir, "--")
 	return args, nil
+}
+
+// rootOf is the deepest writable root holding p.
+func rootOf(roots []string, p string) string {
+	best := ""
+	for _, r := range roots {
+		if Within(r, p) && len(r) > len(best) {
+			best = r
+		}
+	}
+	return best
+}
+
+// between lists the folders strictly between p's writable root and p.
+func between(roots []string, p string) []string {
+	root := rootOf(roots, p)
+	var out []string
+	for d := filepath.Dir(p); root != "" && d != root && Within(root, d); d = filepath.Dir(d) {
+		out = append(out, d)
+	}
+	return out
+}
+
+// linkedAncestor says whether a folder between p's root and p is a symlink.
+func linkedAncestor(roots []string, p string) bool {
+	for _, d := range between(roots, p) {
+		if fi, err := os.Lstat(d); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// pins are the real folders between the roots and the protected paths,
+// parents first.
+func pins(roots []string, protected []Protected) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, pr := range protected {
+		for _, d := range between(roots, pr.Path) {
+			if fi, err := os.Lstat(d); err == nil && fi.IsDir() && !seen[d] {
+				seen[d] = true
+				out = append(out, d)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return len(out[i]) < len(out[j]) || (len(out[i]) == len(out[j]) && out[i] < out[j])
+	})
+	return out
 }
 
 type placeholderSrc struct{ file, dir string }

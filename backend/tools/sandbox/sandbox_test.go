@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/warden-dev/warden/backend/policy"
@@ -167,5 +168,33 @@ func TestWithin(t *testing.T) {
 				t.Fatalf("Within(%q,%q)=%v", tc.root, tc.p, got)
 			}
 		})
+	}
+}
+
+func TestGitCommitInAWorktreeCage(t *testing.T) {
+	c := newCage(t, Config{})
+	main := gitRepo(t)
+	if out, err := exec.Command("git", "-C", main, "commit", "-q", "--allow-empty", "-m", "root").CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	wt := filepath.Join(t.TempDir(), "wt")
+	if out, err := exec.Command("git", "-C", main, "worktree", "add", "-q", "-b", "side", wt).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	wt, _ = filepath.EvalSymlinks(wt)
+	pol := policy.SandboxPolicy{WritableRoots: []string{main}}
+	out, code, v := cageRun(t, c, wt, pol, `echo x > f && git add f && git commit -qm in-cage && echo evil > "$(git rev-parse --git-common-dir)/hooks/post-commit"; git config core.pager evil`)
+	if code == 0 || len(v) != 0 {
+		t.Fatalf("the hook or config write should fail, the commit succeed: code=%d out=%s v=%v", code, out, v)
+	}
+	log, err := exec.Command("git", "-C", main, "log", "--format=%s", "side").Output()
+	if err != nil || string(log) != "in-cage\nroot\n" {
+		t.Fatalf("commit in the worktree: %q %v (%s)", log, err, out)
+	}
+	if _, err := os.Lstat(filepath.Join(main, ".git", "hooks", "post-commit")); err == nil {
+		t.Fatal("hook planted through the worktree's common dir")
+	}
+	if b, _ := os.ReadFile(filepath.Join(main, ".git", "config")); strings.Contains(string(b), "evil") {
+		t.Fatal("config changed through the worktree")
 	}
 }
