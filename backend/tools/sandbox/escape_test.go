@@ -311,3 +311,41 @@ func exists(p string) bool {
 	_, err := os.Lstat(p)
 	return err == nil
 }
+
+func TestHostSocketsUnreachable(t *testing.T) {
+	c := newCage(t, Config{})
+	sock := fmt.Sprintf("/run/warden-test-%d.sock", os.Getpid())
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatalf("listen %s: %v", sock, err)
+	}
+	defer l.Close()
+	var hits atomic.Int32
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			hits.Add(1)
+			_ = conn.Close()
+		}
+	}()
+	ws := gitRepo(t)
+	script := "socat -u OPEN:/dev/null UNIX-CONNECT:" + sock
+	for _, pol := range []policy.SandboxPolicy{{Kind: policy.WorkspaceWrite, NetworkAccess: true}, {Kind: policy.ReadOnly}} {
+		out, _, _ := cageRun(t, c, ws, pol, script)
+		time.Sleep(100 * time.Millisecond)
+		if hits.Load() != 0 {
+			t.Fatalf("policy %+v: a caged process reached a host unix socket: %s", pol, out)
+		}
+	}
+	// Unconfined, the same command connects: the check above can fail.
+	if _, code, _ := cageRun(t, c, ws, policy.SandboxPolicy{Kind: policy.DangerFullAccess}, script); code != 0 {
+		t.Fatal("socat could not connect even unconfined")
+	}
+	time.Sleep(100 * time.Millisecond)
+	if hits.Load() != 1 {
+		t.Fatalf("unconfined connections: %d", hits.Load())
+	}
+}

@@ -6,7 +6,7 @@
 // bound read-only on top, a private /tmp, no network unless admitted, a new
 // user, PID, IPC and session namespace with every capability dropped and no
 // nested user namespaces (so no remount or umount can lift a read-only bind),
-// and an environment allowlist. ReadOnly binds nothing writable.
+// a private /run (host daemons' unix sockets), and an environment allowlist. ReadOnly binds nothing writable.
 //
 // A protected path that does not exist yet is kept from being created: when its
 // parent exists, an empty read-only placeholder is bound over it (bwrap
@@ -307,7 +307,10 @@ func (c *Cage) bwrapArgs(spec Spec, dir string, p *Prepared) ([]string, error) {
 	if spec.Policy.Kind == policy.ReadOnly || !spec.Policy.NetworkAccess {
 		args = append(args, "--unshare-net")
 	}
-	args = append(args, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp")
+	// /run is private too: the read-only root does not stop connect() on a
+	// unix socket, and /run holds the ones that command the host (docker,
+	// D-Bus, the user's runtime folder with its agents).
+	args = append(args, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run")
 	var writable []string
 	if spec.Policy.Kind == policy.WorkspaceWrite {
 		writable = append(writable, spec.Workspace)
