@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -183,6 +184,15 @@ func (g *Gate) Call(ctx context.Context, t Tool, args json.RawMessage, env Env) 
 	if d.Verdict != policy.VerdictAllow {
 		out.Result = denialResult(d)
 		return out, nil
+	}
+	// A symlink can change while a human thinks: resolve the paths again
+	// and run only what was decided on.
+	if again, err := t.Effects(args, env); err != nil || !reflect.DeepEqual(again, effects) {
+		ev := g.ev(base, EventToolInvocationFailed)
+		ev.Error = "the call's paths resolve differently than when it was decided (a symlink or folder changed); nothing ran"
+		out.Result = ErrorResult(ev.Error + "; call again")
+		ev.Result = &out.Result
+		return out, g.record(ctx, env, ev)
 	}
 	out.Invoked = true
 	out.Result, err = g.invoke(ctx, t, args, env, base)
