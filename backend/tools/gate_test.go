@@ -248,7 +248,9 @@ func TestGateRechecksPathsAfterApproval(t *testing.T) {
 		Decider:  &fixedDecider{d: policy.Decision{Verdict: policy.VerdictAsk, Reasons: []policy.Reason{policy.ReasonPolicyAlways}}},
 		Approver: swapper{link: link, to: outside},
 		Journal:  j,
-		Session:  func(context.Context, Env) (policy.Session, error) { return policy.Session{Workspace: env.Workspace}, nil },
+		Session: func(context.Context, Env) (policy.Session, error) {
+			return policy.Session{Workspace: env.Workspace}, nil
+		},
 	})
 	out, err := g.Call(context.Background(), NewFsWrite(), json.RawMessage(`{"path":"dir/f","content":"x"}`), env)
 	if err != nil {
