@@ -5,6 +5,7 @@
 package main
 
 import (
+	_ "embed"
 	"fmt"
 	"os"
 
@@ -18,6 +19,11 @@ import (
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "0.1.0-dev"
+
+// icon is the window icon; build/appicon.svg is its source.
+//
+//go:embed build/appicon.png
+var icon []byte
 
 // readyFileEnv names the file the app writes once the frontend has mounted;
 // the desktop smoke test sets it.
@@ -43,6 +49,7 @@ func main() {
 		AssetServer:      &assetserver.Options{Assets: files},
 		Bind:             []interface{}{a},
 		Linux: &linux.Options{
+			Icon:             icon,
 			ProgramName:      "warden",
 			WebviewGpuPolicy: linux.WebviewGpuPolicyOnDemand,
 		},
