@@ -11,7 +11,7 @@ DESKTOP_TAGS := desktop,production,webkit2_41
 DESKTOP_BIN := build/bin/warden-desktop
 XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
 
-.PHONY: help deps run dev desktop frontend cli test check-bindings bindings vet gotest typecheck vitest smoke bench clean
+.PHONY: help display deps run dev desktop frontend cli test check-bindings bindings vet gotest typecheck vitest smoke bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
@@ -19,13 +19,17 @@ help: ## list the targets
 deps: ## install missing apt and npm packages
 	@scripts/install-deps.sh
 
-run: deps desktop ## install, build and open the desktop app
-	@if [ -z "$${DISPLAY:-}" ] && [ -z "$${WAYLAND_DISPLAY:-}" ]; then \
-		echo "make run: no display. Headless, use: xvfb-run -a make run"; exit 1; fi
+run: display deps desktop ## install, build and open the desktop app
 	./$(DESKTOP_BIN)
 
+display:
+	@if [ -z "$${DISPLAY:-}" ] && [ -z "$${WAYLAND_DISPLAY:-}" ]; then \
+		echo "make run: no display to open a window on. Headless, use: xvfb-run -a make run"; exit 1; fi
+
+# -m: wails dev would otherwise run `go mod tidy`, which drops modules that
+# packages not yet importing them still pin in go.mod.
 dev: deps bin/wails ## live-reloading desktop app (wails dev)
-	bin/wails dev -tags webkit2_41 -ldflags "$(LDFLAGS)"
+	bin/wails dev -m -tags webkit2_41 -ldflags "$(LDFLAGS)"
 
 bin/wails: scripts/wailscli/go.mod scripts/wailscli/go.sum
 	cd scripts/wailscli && go build -o ../../bin/wails github.com/wailsapp/wails/v2/cmd/wails

@@ -26,7 +26,6 @@ if ! (cd "$tmp/out" && "$tmp/wardenbindings") >"$tmp/log" 2>&1; then
 	echo "bindings: generation failed" >&2
 	exit 1
 fi
-chmod -R u=rwX,go=rX "$tmp/out/wailsjs"
 
 if [ "$mode" = --write ]; then
 	rm -rf frontend/wailsjs

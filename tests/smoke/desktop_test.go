@@ -22,7 +22,7 @@ import (
 
 const (
 	readyTimeout = 60 * time.Second
-	paintTimeout = 30 * time.Second
+	paintTimeout = 60 * time.Second
 	quitTimeout  = 15 * time.Second
 )
 
