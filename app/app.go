@@ -1,0 +1,76 @@
+// Package app is the Go API the desktop window calls: a thin struct that
+// Wails binds, with typed DTOs in and out. Every exported method of App
+// becomes a JavaScript function in frontend/wailsjs, so App carries no
+// lifecycle hooks and no method that runs a caller-chosen binary.
+package app
+
+import (
+	"context"
+	"time"
+)
+
+// Name is the product name the window shows.
+const Name = "Warden"
+
+// Options are the dependencies of App; main.go builds them.
+type Options struct {
+	// Version is the build's version string.
+	Version string
+	// ReadyFile is where FrontendReady records that the window rendered.
+	// Empty disables the marker.
+	ReadyFile string
+	// Sandbox probes whether the OS sandbox works on this machine.
+	Sandbox Prober
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Prober reports whether the OS sandbox can run.
+type Prober interface {
+	Probe(ctx context.Context) SandboxStatus
+}
+
+// AppInfo describes the running build.
+type AppInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// App is the struct bound to the window.
+type App struct {
+	version   string
+	readyFile string
+	sandbox   Prober
+	now       func() time.Time
+}
+
+// New returns an App. A nil Sandbox probes `bwrap` on PATH.
+func New(opts Options) *App {
+	a := &App{
+		version:   opts.Version,
+		readyFile: opts.ReadyFile,
+		sandbox:   opts.Sandbox,
+		now:       opts.Now,
+	}
+	if a.version == "" {
+		a.version = "unknown"
+	}
+	if a.sandbox == nil {
+		a.sandbox = BwrapProbe{}
+	}
+	if a.now == nil {
+		a.now = time.Now
+	}
+	return a
+}
+
+// Info returns the product name and the build's version.
+func (a *App) Info() AppInfo {
+	return AppInfo{Name: Name, Version: a.version}
+}
+
+// SandboxStatus probes the OS sandbox now. The probe runs a fixed, harmless
+// command inside bubblewrap; it never runs anything the caller chooses.
+func (a *App) SandboxStatus() SandboxStatus {
+	return a.sandbox.Probe(context.Background())
+}

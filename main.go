@@ -1,0 +1,61 @@
+// Command warden-desktop is the Warden desktop app: a Wails window around the
+// same Go API the headless CLI uses. This file only wires; behaviour lives in
+// app/ and backend/. Wails itself turns SIGINT and SIGTERM into an orderly
+// quit, so `kill <pid>` closes the window and exits 0.
+package main
+
+import (
+	_ "embed"
+	"fmt"
+	"os"
+
+	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
+
+	"github.com/warden-dev/warden/app"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+// icon is the window icon; build/appicon.svg is its source.
+//
+//go:embed build/appicon.png
+var icon []byte
+
+// readyFileEnv names the file the app writes once the frontend has mounted;
+// the desktop smoke test sets it.
+const readyFileEnv = "WARDEN_READY_FILE"
+
+func main() {
+	files, err := assets()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "warden-desktop: frontend assets:", err)
+		os.Exit(1)
+	}
+	a := app.New(app.Options{
+		Version:   version,
+		ReadyFile: os.Getenv(readyFileEnv),
+	})
+	err = wails.Run(&options.App{
+		Title:            app.Name,
+		Width:            1180,
+		Height:           760,
+		MinWidth:         720,
+		MinHeight:        480,
+		BackgroundColour: &options.RGBA{R: 0x1b, G: 0x1e, B: 0x24, A: 0xff},
+		AssetServer:      &assetserver.Options{Assets: files},
+		Bind:             []interface{}{a},
+		Linux: &linux.Options{
+			Icon:             icon,
+			ProgramName:      "warden",
+			WebviewGpuPolicy: linux.WebviewGpuPolicyOnDemand,
+		},
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "warden-desktop:", err)
+		os.Exit(1)
+	}
+}
