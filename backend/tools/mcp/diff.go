@@ -1,0 +1,50 @@
+package mcp
+
+import "strings"
+
+// DescriptionDiff is a line diff of two descriptions for the re-prompt:
+// lines prefixed "-" were trusted and are gone, "+" are new, " " are kept.
+// The text is server data; the result is escaped for display.
+func DescriptionDiff(old, current string) string {
+	a := strings.Split(EscapeForDisplay(old), "\n")
+	b := strings.Split(EscapeForDisplay(current), "\n")
+	// Longest common subsequence; descriptions are short enough for the
+	// quadratic table, and the cap keeps a hostile one from making it big.
+	const maxLines = 400
+	if len(a) > maxLines {
+		a = append(a[:maxLines], "[... cut]")
+	}
+	if len(b) > maxLines {
+		b = append(b[:maxLines], "[... cut]")
+	}
+	lcs := make([][]int, len(a)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var out strings.Builder
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case i < len(a) && j < len(b) && a[i] == b[j]:
+			out.WriteString(" " + a[i] + "\n")
+			i++
+			j++
+		case j < len(b) && (i == len(a) || lcs[i][j+1] >= lcs[i+1][j]):
+			out.WriteString("+" + b[j] + "\n")
+			j++
+		default:
+			out.WriteString("-" + a[i] + "\n")
+			i++
+		}
+	}
+	return out.String()
+}
