@@ -22,6 +22,10 @@ const maxDescriptionBytes = 8 << 10
 // trustLookupTimeout bounds the store read in Effects, which has no context.
 const trustLookupTimeout = 5 * time.Second
 
+// pingTimeout is how long a server that timed out a call gets to show it is
+// still alive.
+const pingTimeout = 2 * time.Second
+
 // ToolAdapter is one server tool as a tools.Tool. It is a handle: every
 // method reads the tool's current definition, so a description changed by
 // the server is what the gate and the model see next.
@@ -166,8 +170,16 @@ func (a *ToolAdapter) Invoke(ctx context.Context, args json.RawMessage, _ tools.
 	case ctx.Err() != nil:
 		return tools.Result{}, ctx.Err()
 	case callCtx.Err() != nil:
-		return tools.ErrorResult(fmt.Sprintf("%s timed out after %s; the server was asked to cancel the call",
-			a.Name(), a.m.opts.CallTimeout)), nil
+		msg := fmt.Sprintf("%s timed out after %s; the server was asked to cancel the call", a.Name(), a.m.opts.CallTimeout)
+		// A server that no longer answers a ping is stuck as a whole:
+		// replace it rather than let every later call time out too.
+		pingCtx, cancelPing := context.WithTimeout(ctx, pingTimeout)
+		defer cancelPing()
+		if err := cs.Ping(pingCtx, nil); err != nil && ctx.Err() == nil {
+			s.dropSession(cs)
+			msg += "; it does not answer pings either and will be restarted on the next call"
+		}
+		return tools.ErrorResult(msg), nil
 	case errors.As(err, &wire):
 		return tools.ErrorResult(fmt.Sprintf("MCP server %q rejected the call to %q: %s", a.server, a.tool, wire.Message)), nil
 	}

@@ -23,6 +23,9 @@ type Options struct {
 	StartTimeout   time.Duration // handshake and first tools/list; default 30s
 	CallTimeout    time.Duration // one tools/call; default 60s
 	MaxResultBytes int           // text + images + structured per result; default 256 KiB
+	// MaxFrameBytes bounds one JSON-RPC message from a stdio server; a
+	// bigger one breaks the connection. Default 8 MiB.
+	MaxFrameBytes int
 	ClientVersion  string
 	Now            func() time.Time
 }
@@ -47,6 +50,9 @@ func (o *Options) defaults() error {
 	}
 	if o.MaxResultBytes <= 0 {
 		o.MaxResultBytes = 256 << 10
+	}
+	if o.MaxFrameBytes <= 0 {
+		o.MaxFrameBytes = 8 << 20
 	}
 	if o.ClientVersion == "" {
 		o.ClientVersion = "dev"

@@ -78,6 +78,7 @@ type server struct {
 	state     ServerState
 	cs        *sdk.ClientSession
 	stop      func()
+	exit      func() string
 	gen       int
 	tools     map[string]*toolInfo
 	order     []string
@@ -165,10 +166,13 @@ func (s *server) connect(ctx context.Context, gen int) (*sdk.ClientSession, func
 	// once it has started.
 	defer log.Close()
 	fmt.Fprintf(log, "--- %s starting %s\n", s.opts.Now().UTC().Format(time.RFC3339), s.describe())
-	transport, stop, err := newTransport(s.cfg, log)
+	transport, stop, exit, err := newTransport(s.cfg, log, s.opts.MaxFrameBytes)
 	if err != nil {
-		return nil, nil, nil, fail("cannot be set up: %v", err)
+		return nil, nil, nil, fail("failed to start: %v", err)
 	}
+	s.mu.Lock()
+	s.exit = exit
+	s.mu.Unlock()
 	client := sdk.NewClient(&sdk.Implementation{Name: "warden", Version: s.opts.ClientVersion}, &sdk.ClientOptions{
 		Capabilities:           &sdk.ClientCapabilities{},
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { go s.onListChanged(gen) },
@@ -225,7 +229,10 @@ func (s *server) watch(cs *sdk.ClientSession, stop func(), gen int) {
 	s.state = StateCrashed
 	s.failures++
 	s.nextStart = s.opts.Now().Add(backoff(s.failures))
-	s.lastErr = "the server exited or broke its connection"
+	s.lastErr = "the server broke its connection"
+	if exit := s.exit(); exit != "" {
+		s.lastErr = exit
+	}
 	if tail := logTail(s.logPath, 3); tail != "" {
 		s.lastErr += "; stderr: " + tail
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,12 +31,44 @@ func openLog(path string) (*os.File, error) {
 	return f, nil
 }
 
-// newTransport builds the SDK transport for cfg. stop kills what the
-// transport started, if anything; it is safe to call more than once.
-func newTransport(cfg ServerConfig, log *os.File) (t sdk.Transport, stop func(), err error) {
+// newTransport builds the SDK transport for cfg and, for stdio, starts the
+// process. stop kills what was started (safe to call twice); exit describes
+// how the process ended, or "" while it runs.
+func newTransport(cfg ServerConfig, log *os.File, maxFrame int) (t sdk.Transport, stop func(), exit func() string, err error) {
 	if cfg.Transport() == TransportHTTP {
 		client := &http.Client{Transport: headerTransport{headers: cfg.Headers, base: http.DefaultTransport}}
-		return &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxRetries: 1}, func() {}, nil
+		return &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxRetries: 1},
+			func() {}, func() string { return "" }, nil
+	}
+	p, err := startProcess(cfg, log)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return &sdk.IOTransport{Reader: p.stdout, Writer: p, MaxLineLength: maxFrame}, p.kill, p.exitStatus, nil
+}
+
+// process is a stdio server. Its pipes are plain os.Pipes rather than
+// exec's StdoutPipe, so that reaping the process never closes stdout under
+// a reader that has not drained the server's last message.
+type process struct {
+	cmd    *exec.Cmd
+	stdin  *os.File
+	stdout *os.File
+	done   chan struct{}
+	mu     sync.Mutex
+	status string
+}
+
+func startProcess(cfg ServerConfig, log *os.File) (*process, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
 	}
 	cmd := exec.Command(cfg.Command, cfg.Args...)
 	cmd.Dir = cfg.Dir
@@ -43,9 +76,55 @@ func newTransport(cfg ServerConfig, log *os.File) (t sdk.Transport, stop func(),
 	for _, k := range cfg.EnvNames() {
 		cmd.Env = append(cmd.Env, k+"="+cfg.Env[k])
 	}
-	cmd.Stderr = log
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, log
 	ownProcessGroup(cmd)
-	return &sdk.CommandTransport{Command: cmd, TerminateDuration: time.Second}, func() { killProcessGroup(cmd) }, nil
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, err
+	}
+	p := &process{cmd: cmd, stdin: inW, stdout: outR, done: make(chan struct{})}
+	go func() {
+		err := cmd.Wait()
+		p.mu.Lock()
+		p.status = "the process exited"
+		if err != nil {
+			p.status = "the process ended: " + err.Error()
+		}
+		p.mu.Unlock()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+func (p *process) Write(b []byte) (int, error) { return p.stdin.Write(b) }
+
+// Close ends the session the polite way first: close stdin, give the
+// server a moment to exit, then kill its process group.
+func (p *process) Close() error {
+	_ = p.stdin.Close()
+	select {
+	case <-p.done:
+	case <-time.After(time.Second):
+		p.kill()
+	}
+	return nil
+}
+
+func (p *process) kill() {
+	// The whole group, even when the leader has exited: a wrapper such as
+	// npx may leave its children behind.
+	killProcessGroup(p.cmd)
+	<-p.done
+}
+
+func (p *process) exitStatus() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.status
 }
 
 // headerTransport adds the configured headers to every request.

@@ -157,6 +157,7 @@ func New(withGhost bool, raw io.Writer) *sdk.Server {
 				StructuredContent: map[string]any{"width": 1, "height": 1},
 			}, nil
 		})
+	addFreeze(s)
 	return s
 }
 
