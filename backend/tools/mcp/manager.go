@@ -26,8 +26,8 @@ type Options struct {
 	// MaxFrameBytes bounds one JSON-RPC message from a stdio server; a
 	// bigger one breaks the connection. Default 8 MiB.
 	MaxFrameBytes int
-	ClientVersion  string
-	Now            func() time.Time
+	ClientVersion string
+	Now           func() time.Time
 }
 
 func (o *Options) defaults() error {
