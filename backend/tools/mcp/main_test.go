@@ -131,3 +131,24 @@ func toolStatus(m *Manager, server, tool string) (ToolStatus, bool) {
 	}
 	return ToolStatus{}, false
 }
+
+// resultView summarises a result's parts for assertions.
+type resultView struct {
+	images     int
+	imageMime  string
+	imageBytes int
+	imageHead  []byte
+	structured json.RawMessage
+}
+
+func view(r tools.Result) resultView {
+	v := resultView{structured: r.Structured}
+	for _, c := range r.Content {
+		if c.Type == "image" {
+			v.images++
+			v.imageMime, v.imageBytes = c.MimeType, len(c.Data)
+			v.imageHead = c.Data[:min(8, len(c.Data))]
+		}
+	}
+	return v
+}
