@@ -6,8 +6,7 @@ import "strings"
 // lines prefixed "-" were trusted and are gone, "+" are new, " " are kept.
 // The text is server data; the result is escaped for display.
 func DescriptionDiff(old, current string) string {
-	a := strings.Split(EscapeForDisplay(old), "\n")
-	b := strings.Split(EscapeForDisplay(current), "\n")
+	a, b := lines(old), lines(current)
 	// Longest common subsequence; descriptions are short enough for the
 	// quadratic table, and the cap keeps a hostile one from making it big.
 	const maxLines = 400
@@ -38,13 +37,22 @@ func DescriptionDiff(old, current string) string {
 			out.WriteString(" " + a[i] + "\n")
 			i++
 			j++
-		case j < len(b) && (i == len(a) || lcs[i][j+1] >= lcs[i+1][j]):
-			out.WriteString("+" + b[j] + "\n")
-			j++
-		default:
+		case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
 			out.WriteString("-" + a[i] + "\n")
 			i++
+		default:
+			out.WriteString("+" + b[j] + "\n")
+			j++
 		}
 	}
 	return out.String()
+}
+
+// lines splits escaped text; an empty description has no lines at all, so a
+// tool that is new shows only additions.
+func lines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(EscapeForDisplay(s), "\n")
 }

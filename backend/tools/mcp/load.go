@@ -1,10 +1,10 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -91,32 +91,14 @@ func readConfigFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("reading MCP config: %w", err)
 	}
 	defer f.Close()
-	var buf bytes.Buffer
-	n, err := buf.ReadFrom(&limitedReader{f, maxConfigBytes + 1})
+	data, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
-	if n > maxConfigBytes {
+	if len(data) > maxConfigBytes {
 		return nil, &ConfigError{File: path, Msg: fmt.Sprintf("larger than %d bytes", maxConfigBytes)}
 	}
-	return buf.Bytes(), nil
-}
-
-type limitedReader struct {
-	f *os.File
-	n int64
-}
-
-func (l *limitedReader) Read(p []byte) (int, error) {
-	if l.n <= 0 {
-		return 0, nil
-	}
-	if int64(len(p)) > l.n {
-		p = p[:l.n]
-	}
-	n, err := l.f.Read(p)
-	l.n -= int64(n)
-	return n, err
+	return data, nil
 }
 
 // ParseMCPJSON parses the conventional {"mcpServers": {...}} file. It
