@@ -33,6 +33,7 @@ type command struct {
 func commands() []command {
 	cmds := []command{
 		versionCommand(),
+		mcpCommand(),
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds

@@ -235,6 +235,9 @@ func (m *Manager) TrustTool(ctx context.Context, server, tool string, scope Trus
 	if err != nil {
 		return err
 	}
+	if _, err := s.session(ctx); err != nil {
+		return err
+	}
 	ti, ok := s.tool(tool)
 	if !ok {
 		return fmt.Errorf("MCP server %q offers no tool %q", server, tool)
