@@ -42,7 +42,9 @@ func npmBin(t *testing.T, name string) string {
 // stdio and maps each kind of result.
 func TestEverythingServer(t *testing.T) {
 	ctx := context.Background()
-	m := newTestManager(t, Options{}, ServerConfig{Name: "everything", Command: npmBin(t, "mcp-server-everything"), Args: []string{"stdio"}, Source: "test"})
+	t.Setenv("WARDEN_TEST_PARENT_SECRET", "must-not-leak")
+	m := newTestManager(t, Options{}, ServerConfig{Name: "everything", Command: npmBin(t, "mcp-server-everything"),
+		Args: []string{"stdio"}, Env: map[string]string{"GIVEN_TO_SERVER": "yes"}, Source: "test"})
 	names := map[string]bool{}
 	for _, a := range m.Tools(ctx) {
 		names[a.MCPTool()] = true
@@ -77,6 +79,11 @@ func TestEverythingServer(t *testing.T) {
 		{"image", "get-tiny-image", `{}`, func(t *testing.T, _ string, r resultView) {
 			if r.images == 0 || !strings.HasPrefix(r.imageMime, "image/") || r.imageBytes < 8 || string(r.imageHead[1:4]) != "PNG" {
 				t.Fatalf("no PNG image in the result: %+v", r)
+			}
+		}},
+		{"environment: configured names only, plus the basics", "get-env", `{}`, func(t *testing.T, text string, _ resultView) {
+			if !strings.Contains(text, "GIVEN_TO_SERVER") || !strings.Contains(text, "PATH") || strings.Contains(text, "must-not-leak") {
+				t.Fatalf("server environment %.500q", text)
 			}
 		}},
 		{"structured", "get-structured-content", `{"location":"Chicago"}`, func(t *testing.T, _ string, r resultView) {

@@ -127,6 +127,11 @@ func (s *server) session(ctx context.Context) (*sdk.ClientSession, error) {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err != nil && ctx.Err() != nil {
+		// The caller gave up; that says nothing about the server.
+		s.state, s.lastErr = StateIdle, "start cancelled"
+		return nil, err
+	}
 	if err != nil {
 		s.failures++
 		s.nextStart = s.opts.Now().Add(backoff(s.failures))

@@ -72,7 +72,7 @@ func startProcess(cfg ServerConfig, log *os.File) (*process, error) {
 	}
 	cmd := exec.Command(cfg.Command, cfg.Args...)
 	cmd.Dir = cfg.Dir
-	cmd.Env = os.Environ()
+	cmd.Env = inheritedEnv()
 	for _, k := range cfg.EnvNames() {
 		cmd.Env = append(cmd.Env, k+"="+cfg.Env[k])
 	}
@@ -125,6 +125,22 @@ func (p *process) exitStatus() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.status
+}
+
+// inheritedVars is what a stdio server gets from Warden's environment,
+// the same short list the official TypeScript SDK passes by default.
+// Anything else (API keys above all) reaches a server only when its
+// config names it under "env".
+var inheritedVars = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"}
+
+func inheritedEnv() []string {
+	var env []string
+	for _, k := range inheritedVars {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
 }
 
 // headerTransport adds the configured headers to every request.
