@@ -36,6 +36,7 @@ func commands() []command {
 		policyCommand(),
 		auditCommand(),
 		toolCommand(),
+		mcpCommand(),
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds
