@@ -220,5 +220,8 @@ func firstLine(err error) string {
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {
 		msg = msg[:i]
 	}
+	if i := strings.Index(msg, "net::ERR_"); i >= 0 {
+		return msg[i:]
+	}
 	return strings.TrimPrefix(strings.TrimPrefix(msg, "playwright: "), "timeout: ")
 }
