@@ -5,6 +5,8 @@ import (
 	"net"
 	"net/url"
 	"strings"
+
+	"golang.org/x/net/idna"
 )
 
 // TargetOrigin checks a navigation target and returns the URL to open and its
@@ -46,6 +48,15 @@ func TargetOrigin(raw string) (*url.URL, string, error) {
 	if host == "" {
 		return nil, "", fmt.Errorf("url %q has no host", raw)
 	}
+	if !isASCII(host) {
+		// Chromium opens the punycode form; the origin must be the one
+		// the page will report, or a batch would see it "move".
+		ascii, err := idna.Lookup.ToASCII(host)
+		if err != nil {
+			return nil, "", fmt.Errorf("url %q has an invalid international host name: %w", raw, err)
+		}
+		host = ascii
+	}
 	port := u.Port()
 	if port == "" && strings.HasSuffix(u.Host, ":") {
 		return nil, "", fmt.Errorf("url %q has an empty port", raw)
@@ -65,6 +76,15 @@ func OriginOf(pageURL string) string {
 		return ""
 	}
 	return origin
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func originString(scheme, host, port string) string {

@@ -166,3 +166,22 @@ func FuzzParseAction(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseBatch(f *testing.F) {
+	f.Add(`{"actions":[{"action":"navigate","url":"http://localhost/"},{"action":"click","selector":"a"}]}`)
+	f.Add(`{"actions":[]}`)
+	f.Fuzz(func(t *testing.T, raw string) {
+		steps, err := ParseBatch(json.RawMessage(raw))
+		if err != nil {
+			return
+		}
+		if len(steps) == 0 || len(steps) > maxBatch {
+			t.Fatalf("accepted a batch of %d steps", len(steps))
+		}
+		if steps[0].Action == VerbNavigate {
+			if _, err := plannedOrigins(steps, ""); err != nil {
+				t.Fatalf("a batch opening with navigate has no plan: %v", err)
+			}
+		}
+	})
+}
