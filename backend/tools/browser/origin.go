@@ -94,9 +94,11 @@ func originString(scheme, host, port string) string {
 	return scheme + "://" + host + ":" + port
 }
 
-// IsLoopbackOrigin says whether an origin names this machine: localhost,
-// 127.0.0.0/8 or ::1. Anything else, including names that merely resolve to
-// loopback, counts as network: the safe direction to be wrong in.
+// IsLoopbackOrigin says whether an origin names this machine: localhost and
+// *.localhost (Chromium answers those itself, never asking DNS), 127.0.0.0/8
+// or ::1 — the same set the policy engine treats as not-network. Anything
+// else, including names that merely resolve to loopback, counts as network:
+// the safe direction to be wrong in.
 func IsLoopbackOrigin(origin string) bool {
 	u, err := url.Parse(origin)
 	if err != nil {
@@ -106,8 +108,8 @@ func IsLoopbackOrigin(origin string) bool {
 }
 
 func isLoopbackHost(host string) bool {
-	host = strings.ToLower(host)
-	if host == "localhost" {
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		return true
 	}
 	ip := net.ParseIP(host)
