@@ -15,5 +15,6 @@
 //
 // Errors from providers are *Error values that match one of the sentinel
 // kinds (ErrAuth, ErrModelNotFound, ErrRateLimited, ErrServer, ErrBadRequest,
-// ErrProtocol) with errors.Is; cancellation surfaces as the context's error.
+// ErrProtocol, ErrScriptMismatch) with errors.Is; cancellation surfaces as
+// the context's error.
 package model

@@ -14,6 +14,9 @@ var (
 	ErrServer        = errors.New("server error")
 	ErrBadRequest    = errors.New("bad request")
 	ErrProtocol      = errors.New("protocol error")
+	// ErrScriptMismatch: a script provider got a conversation its file did
+	// not expect (a missing tool result, an unmet expectation, no turns left).
+	ErrScriptMismatch = errors.New("script mismatch")
 )
 
 // Error is a provider failure with enough context to act on.
