@@ -109,7 +109,7 @@ const (
 func bigDB(b *testing.B) (s *Store, big, ordinary string) {
 	b.Helper()
 	ctx := context.Background()
-	path := filepath.Join(os.TempDir(), fmt.Sprintf("warden-bench-1m-v%d-b2.db", SchemaVersion()))
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("warden-bench-1m-v%d-b3.db", SchemaVersion()))
 	if s, err := Open(ctx, path); err == nil {
 		if m, err := s.GetMemory(ctx, "bench", "bench:", "ready"); err == nil {
 			return s, "big", m.Value
