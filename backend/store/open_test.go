@@ -98,6 +98,18 @@ func TestOpenRefusesBadFiles(t *testing.T) {
 			}
 			return writeFile(t, b)
 		}, nil, ErrCorrupt, "is damaged"},
+		{"another program's database", func(t *testing.T) string {
+			path := filepath.Join(t.TempDir(), "notes.db")
+			db, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if _, err := db.Exec("CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes(body) VALUES ('keep me')"); err != nil {
+				t.Fatal(err)
+			}
+			return path
+		}, nil, ErrForeignDatabase, "another program (tables notes)"},
 		{"directory", func(t *testing.T) string { return t.TempDir() }, nil, ErrNotDatabase, "is a directory"},
 		{"missing with MustExist", func(t *testing.T) string {
 			return filepath.Join(t.TempDir(), "none.db")
