@@ -65,6 +65,7 @@ func buildBigFixture(t *testing.T) ([]byte, error) {
 }
 
 func TestOpenRefusesBadFiles(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		prepare func(t *testing.T) string // returns the path to open
@@ -152,6 +153,7 @@ func writeFile(t *testing.T, b []byte) string {
 
 // Damage inside the events table, past the schema, opens but fails Verify.
 func TestVerifyReportsDamagedPages(t *testing.T) {
+	t.Parallel()
 	path := bigFixture(t)
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -179,6 +181,7 @@ func TestVerifyReportsDamagedPages(t *testing.T) {
 }
 
 func TestOpenRefusesNewerSchema(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "warden.db")
 	s, err := Open(context.Background(), path)
 	if err != nil {
