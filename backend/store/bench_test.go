@@ -65,6 +65,7 @@ func BenchmarkAppendSingle(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			s, sid := benchStore(b)
 			ctx := context.Background()
+			defer reportCPU(b)()
 			for i := 0; b.Loop(); i++ {
 				if _, err := s.Append(ctx, sid, AnyVersion, tc.ev(i)); err != nil {
 					b.Fatal(err)
@@ -85,6 +86,7 @@ func BenchmarkAppendBatch(b *testing.B) {
 			for i := range batch {
 				batch[i] = sampleEvent(i)
 			}
+			defer reportCPU(b)()
 			for b.Loop() {
 				if _, err := s.Append(ctx, sid, AnyVersion, batch...); err != nil {
 					b.Fatal(err)
@@ -109,7 +111,7 @@ const (
 func bigDB(b *testing.B) (s *Store, big, ordinary string) {
 	b.Helper()
 	ctx := context.Background()
-	path := filepath.Join(os.TempDir(), fmt.Sprintf("warden-bench-1m-v%d-b2.db", SchemaVersion()))
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("warden-bench-1m-v%d-b3.db", SchemaVersion()))
 	if s, err := Open(ctx, path); err == nil {
 		if m, err := s.GetMemory(ctx, "bench", "bench:", "ready"); err == nil {
 			return s, "big", m.Value

@@ -30,9 +30,10 @@
 // cut. Appends made only of ToolOutput and MonitorEvent chunks commit with
 // synchronous=NORMAL: they survive a process crash (SIGKILL) but the last
 // ones may be lost in a power cut, until the next durable commit or
-// checkpoint fsyncs them. Measured here, a durable append costs one fsync
-// (about 1.8 ms); a relaxed one a few tens of microseconds, which is what
-// lets shell output stream through the log. Every other write (sessions,
+// checkpoint fsyncs them. Measured on the 2-core development machine, a
+// durable single append takes 1.6-2.5 ms of wall time, mostly the fsync; a
+// relaxed one only its CPU time, about 0.3 ms, which is what lets shell
+// output stream through the log. Every other write (sessions,
 // grants, memories, trust) is durable. A batch passed to one Append call is
 // one transaction (group commit): bulk writers reach tens of thousands of
 // events per second.

@@ -9,6 +9,7 @@ import (
 // The documented durability choice: only appends made entirely of streamed
 // output skip the fsync.
 func TestDurabilityModes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, err := Open(ctx, filepath.Join(t.TempDir(), "warden.db"))
 	if err != nil {

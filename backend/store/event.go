@@ -27,6 +27,7 @@ type kindInfo struct {
 	kind   Kind
 	audit  bool // part of the permission audit
 	stream bool // high-volume output: committed without fsync (see doc.go)
+	quoted []byte
 	decode func([]byte) (Event, error)
 }
 
@@ -51,7 +52,7 @@ func add[T Event](k Kind, audit, stream bool) Kind {
 	if _, dup := kindsByName[k]; dup {
 		panic("store: kind registered twice: " + string(k))
 	}
-	info := &kindInfo{kind: k, audit: audit, stream: stream, decode: func(b []byte) (Event, error) {
+	info := &kindInfo{kind: k, audit: audit, stream: stream, quoted: jsonString(string(k)), decode: func(b []byte) (Event, error) {
 		// Lenient on unknown fields: a newer build may add optional ones.
 		var v T
 		if err := json.Unmarshal(b, &v); err != nil {

@@ -65,6 +65,7 @@ func buildBigFixture(t *testing.T) ([]byte, error) {
 }
 
 func TestOpenRefusesBadFiles(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		prepare func(t *testing.T) string // returns the path to open
@@ -98,6 +99,18 @@ func TestOpenRefusesBadFiles(t *testing.T) {
 			}
 			return writeFile(t, b)
 		}, nil, ErrCorrupt, "is damaged"},
+		{"another program's database", func(t *testing.T) string {
+			path := filepath.Join(t.TempDir(), "notes.db")
+			db, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if _, err := db.Exec("CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes(body) VALUES ('keep me')"); err != nil {
+				t.Fatal(err)
+			}
+			return path
+		}, nil, ErrForeignDatabase, "another program (tables notes)"},
 		{"directory", func(t *testing.T) string { return t.TempDir() }, nil, ErrNotDatabase, "is a directory"},
 		{"missing with MustExist", func(t *testing.T) string {
 			return filepath.Join(t.TempDir(), "none.db")
@@ -140,6 +153,7 @@ func writeFile(t *testing.T, b []byte) string {
 
 // Damage inside the events table, past the schema, opens but fails Verify.
 func TestVerifyReportsDamagedPages(t *testing.T) {
+	t.Parallel()
 	path := bigFixture(t)
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -167,6 +181,7 @@ func TestVerifyReportsDamagedPages(t *testing.T) {
 }
 
 func TestOpenRefusesNewerSchema(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "warden.db")
 	s, err := Open(context.Background(), path)
 	if err != nil {

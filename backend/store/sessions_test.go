@@ -19,23 +19,3 @@ func TestPolicySession(t *testing.T) {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
 }
-
-func TestApprovalStrings(t *testing.T) {
-	cases := []struct {
-		a policy.ApprovalPolicy
-		s string
-	}{{policy.OnRequest, "on-request"}, {policy.Never, "never"}, {policy.Always, "always"}}
-	for _, tc := range cases {
-		t.Run(tc.s, func(t *testing.T) {
-			if got := approvalString(tc.a); got != tc.s {
-				t.Errorf("approvalString = %q", got)
-			}
-			if got, err := parseApproval(tc.s); err != nil || got != tc.a {
-				t.Errorf("parseApproval = %v, %v", got, err)
-			}
-		})
-	}
-	if _, err := parseApproval(approvalString(policy.ApprovalPolicy(7))); err == nil {
-		t.Error("unknown approval policy parsed")
-	}
-}
