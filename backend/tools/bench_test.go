@@ -195,4 +195,39 @@ func BenchmarkSearch(b *testing.B) {
 	})
 }
 
+// BenchmarkSearchInterleaved alternates the tool and rg --json on the same
+// tree and reports the median of each and of their ratio.
+func BenchmarkSearchInterleaved(b *testing.B) {
+	ws := searchTree(b)
+	env := Env{Workspace: ws}
+	tool := NewSearchRipgrep("")
+	args := json.RawMessage(`{"pattern":"func target","max_results":5000}`)
+	var toolMs, rgMs, ratio []float64
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		r, err := tool.Invoke(context.Background(), args, env)
+		if err != nil || r.IsError {
+			b.Fatalf("%v %s", err, text(r))
+		}
+		t1 := time.Now()
+		cmd := exec.Command("rg", "--json", "--no-config", "-e", "func target", "--", ".")
+		cmd.Dir = ws
+		out, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, out)
+		if err := cmd.Wait(); err != nil {
+			b.Fatal(err)
+		}
+		t2 := time.Now()
+		toolMs = append(toolMs, float64(t1.Sub(t0).Microseconds())/1000)
+		rgMs = append(rgMs, float64(t2.Sub(t1).Microseconds())/1000)
+		ratio = append(ratio, float64(t1.Sub(t0))/float64(t2.Sub(t1)))
+	}
+	b.ReportMetric(median(toolMs), "tool-ms")
+	b.ReportMetric(median(rgMs), "rg-ms")
+	b.ReportMetric(median(ratio), "ratio")
+}
+
 func benchDecider() Decider { return policy.New(policy.Config{}) }
