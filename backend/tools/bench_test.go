@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -132,6 +133,38 @@ func BenchmarkGateAndCageSetup(b *testing.B) {
 		}
 		p.Finish()
 	}
+}
+
+// BenchmarkCageCPU compares the CPU time (user+sys, from wait4's rusage)
+// of bash -c true under a minimal bwrap and under the full cage command
+// line, interleaved. CPU time barely moves with the machine's load, so the
+// difference is what the cage's extra namespaces and mounts cost.
+func BenchmarkCageCPU(b *testing.B) {
+	cage := testCage(b)
+	env := testEnv(b)
+	gitInit(b, env.Workspace)
+	prep, err := cage.Prepare(context.Background(), sandbox.Spec{Workspace: env.Workspace, Policy: env.Sandbox, Args: []string{"bash", "-c", "true"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	prep.Finish()
+	minimal := []string{"bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-net", "--die-with-parent", "bash", "-c", "true"}
+	cpu := func(argv []string) float64 {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v %s", err, out)
+		}
+		u := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+		return float64(u.Utime.Usec+u.Stime.Usec)/1000 + float64(u.Utime.Sec+u.Stime.Sec)*1000
+	}
+	var full, min, diff []float64
+	for i := 0; i < b.N; i++ {
+		f, m := cpu(prep.Argv), cpu(minimal)
+		full, min, diff = append(full, f), append(min, m), append(diff, f-m)
+	}
+	b.ReportMetric(median(full), "cage-cpu-ms")
+	b.ReportMetric(median(min), "bwrap-cpu-ms")
+	b.ReportMetric(median(diff), "overhead-cpu-ms")
 }
 
 func median(xs []float64) float64 {
