@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -134,6 +135,38 @@ func BenchmarkGateAndCageSetup(b *testing.B) {
 	}
 }
 
+// BenchmarkCageCPU compares the CPU time (user+sys, from wait4's rusage)
+// of bash -c true under a minimal bwrap and under the full cage command
+// line, interleaved. CPU time barely moves with the machine's load, so the
+// difference is what the cage's extra namespaces and mounts cost.
+func BenchmarkCageCPU(b *testing.B) {
+	cage := testCage(b)
+	env := testEnv(b)
+	gitInit(b, env.Workspace)
+	prep, err := cage.Prepare(context.Background(), sandbox.Spec{Workspace: env.Workspace, Policy: env.Sandbox, Args: []string{"bash", "-c", "true"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	prep.Finish()
+	minimal := []string{"bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-net", "--die-with-parent", "bash", "-c", "true"}
+	cpu := func(argv []string) float64 {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v %s", err, out)
+		}
+		u := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+		return float64(u.Utime.Usec+u.Stime.Usec)/1000 + float64(u.Utime.Sec+u.Stime.Sec)*1000
+	}
+	var full, min, diff []float64
+	for i := 0; i < b.N; i++ {
+		f, m := cpu(prep.Argv), cpu(minimal)
+		full, min, diff = append(full, f), append(min, m), append(diff, f-m)
+	}
+	b.ReportMetric(median(full), "cage-cpu-ms")
+	b.ReportMetric(median(min), "bwrap-cpu-ms")
+	b.ReportMetric(median(diff), "overhead-cpu-ms")
+}
+
 func median(xs []float64) float64 {
 	s := append([]float64(nil), xs...)
 	sort.Float64s(s)
@@ -193,6 +226,41 @@ func BenchmarkSearch(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkSearchInterleaved alternates the tool and rg --json on the same
+// tree and reports the median of each and of their ratio.
+func BenchmarkSearchInterleaved(b *testing.B) {
+	ws := searchTree(b)
+	env := Env{Workspace: ws}
+	tool := NewSearchRipgrep("")
+	args := json.RawMessage(`{"pattern":"func target","max_results":5000}`)
+	var toolMs, rgMs, ratio []float64
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		r, err := tool.Invoke(context.Background(), args, env)
+		if err != nil || r.IsError {
+			b.Fatalf("%v %s", err, text(r))
+		}
+		t1 := time.Now()
+		cmd := exec.Command("rg", "--json", "--no-config", "-e", "func target", "--", ".")
+		cmd.Dir = ws
+		out, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, out)
+		if err := cmd.Wait(); err != nil {
+			b.Fatal(err)
+		}
+		t2 := time.Now()
+		toolMs = append(toolMs, float64(t1.Sub(t0).Microseconds())/1000)
+		rgMs = append(rgMs, float64(t2.Sub(t1).Microseconds())/1000)
+		ratio = append(ratio, float64(t1.Sub(t0))/float64(t2.Sub(t1)))
+	}
+	b.ReportMetric(median(toolMs), "tool-ms")
+	b.ReportMetric(median(rgMs), "rg-ms")
+	b.ReportMetric(median(ratio), "ratio")
 }
 
 func benchDecider() Decider { return policy.New(policy.Config{}) }

@@ -238,7 +238,9 @@ func (g *Gate) ask(ctx context.Context, t Tool, args json.RawMessage, env Env, e
 		}
 	}
 	final.Trace = append(append([]policy.Step(nil), d.Trace...), policy.Step{Step: "approval", Saw: "asked: " + reasonList(d.Reasons), Concluded: "deny (" + string(final.Reason) + ")"})
-	return final, g.deny(ctx, env, base, effects, &final)
+	// The answer may be "none" because ctx ended; the denial is still owed
+	// to the log.
+	return final, g.deny(context.WithoutCancel(ctx), env, base, effects, &final)
 }
 
 // await gets an answer, or the reason none came.

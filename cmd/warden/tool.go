@@ -17,6 +17,7 @@ import (
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools"
 	"github.com/warden-dev/warden/backend/tools/sandbox"
+	"github.com/warden-dev/warden/backend/tools/storejournal"
 )
 
 func toolCommand() command {
@@ -171,7 +172,7 @@ func callTool(ctx context.Context, name string, f toolFlags) (toolOutput, int, e
 		Decider:         policy.New(policy.Config{ProtectedPaths: protected}),
 		Session:         func(context.Context, tools.Env) (policy.Session, error) { return s, nil },
 		ApprovalTimeout: f.approvalTimeout,
-		Journal:         storeJournal{st},
+		Journal:         storejournal.New(st),
 	})
 	if err != nil {
 		return out, 1, err
@@ -282,75 +283,4 @@ func dbPath(flagValue string) string {
 		}
 	}
 	return filepath.Join(data, "warden", "warden.db")
-}
-
-// storeJournal records gate events as the store's typed events.
-type storeJournal struct{ st *store.Store }
-
-func (j storeJournal) Record(ctx context.Context, sessionID string, evs ...tools.Event) error {
-	out := make([]store.Event, 0, len(evs))
-	for _, e := range evs {
-		out = append(out, storeEvent(e))
-	}
-	_, err := j.st.Append(ctx, sessionID, store.AnyVersion, out...)
-	return err
-}
-
-func storeEvent(e tools.Event) store.Event {
-	var d policy.Decision
-	if e.Decision != nil {
-		d = *e.Decision
-	}
-	switch e.Type {
-	case tools.EventPermissionRequested:
-		return store.PermissionRequested{RequestID: e.RequestID, CallID: e.CallID, Tool: e.Tool, Args: e.Args, Risk: e.Risk,
-			Reasons: d.Reasons, Signature: d.Signature, Effects: e.Effects, Trace: d.Trace}
-	case tools.EventPermissionGranted:
-		return store.PermissionGranted{RequestID: e.RequestID, CallID: e.CallID, Tool: e.Tool, Signature: d.Signature,
-			Source: e.Source, Trace: d.Trace}
-	case tools.EventPermissionDenied:
-		return store.PermissionDenied{RequestID: e.RequestID, CallID: e.CallID, Tool: e.Tool, Signature: d.Signature,
-			Reason: e.Reason, Detail: e.Detail, Remedy: d.Remedy, By: deniedBy(e.Reason), Trace: d.Trace}
-	case tools.EventToolInvocationStarted:
-		return store.ToolInvocationStarted{CallID: e.CallID, Tool: e.Tool, Args: e.Args}
-	case tools.EventToolInvocationFailed:
-		msg := e.Error
-		if msg == "" && e.Result != nil {
-			msg = resultText(*e.Result)
-		}
-		return store.ToolInvocationFailed{CallID: e.CallID, Tool: e.Tool, Error: msg, DurationMs: e.Duration.Milliseconds()}
-	default:
-		c := store.ToolInvocationCompleted{CallID: e.CallID, Tool: e.Tool, DurationMs: e.Duration.Milliseconds()}
-		if e.Result != nil {
-			c.Result, _ = json.Marshal(e.Result)
-			c.Output = resultText(*e.Result)
-			var x struct {
-				ExitCode *int `json:"exit_code"`
-			}
-			if json.Unmarshal(e.Result.Structured, &x) == nil {
-				c.ExitCode = x.ExitCode
-			}
-		}
-		return c
-	}
-}
-
-func deniedBy(r policy.Reason) store.DeniedBy {
-	switch r {
-	case policy.ReasonSandboxRejected:
-		return store.DeniedBySandbox
-	case policy.ReasonPlanningFreeze:
-		return store.DeniedByFreeze
-	case policy.ReasonUserDenied:
-		return store.DeniedByUser
-	}
-	return store.DeniedByNoApprover
-}
-
-func resultText(r tools.Result) string {
-	var b strings.Builder
-	for _, c := range r.Content {
-		b.WriteString(c.Text)
-	}
-	return b.String()
 }

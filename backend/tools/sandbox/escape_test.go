@@ -301,7 +301,9 @@ func TestNetworkOff(t *testing.T) {
 	// The same script reaches both listeners once network is admitted, so
 	// the test above can see a connection when there is one.
 	_, code, _ := cageRun(t, c, ws, policy.SandboxPolicy{Kind: policy.WorkspaceWrite, NetworkAccess: true}, script)
-	time.Sleep(100 * time.Millisecond)
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline) && (loHits.Load() != 1 || outHits.Load() != 1); {
+		time.Sleep(20 * time.Millisecond)
+	}
 	if code != 0 || loHits.Load() != 1 || outHits.Load() != 1 {
 		t.Fatalf("with network admitted: code=%d loopback=%d outside=%d", code, loHits.Load(), outHits.Load())
 	}
@@ -344,7 +346,9 @@ func TestHostSocketsUnreachable(t *testing.T) {
 	if _, code, _ := cageRun(t, c, ws, policy.SandboxPolicy{Kind: policy.DangerFullAccess}, script); code != 0 {
 		t.Fatal("socat could not connect even unconfined")
 	}
-	time.Sleep(100 * time.Millisecond)
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline) && hits.Load() != 1; {
+		time.Sleep(20 * time.Millisecond)
+	}
 	if hits.Load() != 1 {
 		t.Fatalf("unconfined connections: %d", hits.Load())
 	}

@@ -68,11 +68,12 @@ type Status struct {
 type Cage struct {
 	cfg Config
 
-	mu       sync.Mutex
-	status   *Status
-	phDir    string // private placeholder folder
-	phFile   string // empty read-only placeholder file
-	phFolder string // empty read-only placeholder directory
+	mu        sync.Mutex
+	status    *Status
+	bwrapPath string // found by Detect
+	phDir     string // private placeholder folder
+	phFile    string // empty read-only placeholder file
+	phFolder  string // empty read-only placeholder directory
 }
 
 // New returns a cage; call Detect once at start to learn whether it works.
@@ -116,6 +117,9 @@ func (c *Cage) detect(ctx context.Context) Status {
 	if err := cmd.Run(); err != nil {
 		return Status{Reason: fmt.Sprintf("bwrap cannot start a cage (user namespaces?): %v: %s", err, strings.TrimSpace(stderr.String()))}
 	}
+	c.mu.Lock()
+	c.bwrapPath = path
+	c.mu.Unlock()
 	return Status{Available: true, Reason: "bwrap " + path}
 }
 
@@ -176,10 +180,9 @@ func (c *Cage) Prepare(ctx context.Context, spec Spec) (*Prepared, error) {
 		if err != nil {
 			return nil, err
 		}
-		path, err := exec.LookPath(c.cfg.Bwrap)
-		if err != nil {
-			return nil, fmt.Errorf("sandbox: %w", err)
-		}
+		c.mu.Lock()
+		path := c.bwrapPath
+		c.mu.Unlock()
 		argv = append(append([]string{path}, bw...), spec.Args...)
 		p.Confined = true
 	}

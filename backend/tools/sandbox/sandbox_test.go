@@ -198,3 +198,37 @@ func TestGitCommitInAWorktreeCage(t *testing.T) {
 		t.Fatal("config changed through the worktree")
 	}
 }
+
+func TestContainerModeTrustsTheOuterBoundary(t *testing.T) {
+	c := newCage(t, Config{Mode: ModeContainer})
+	ws := gitRepo(t)
+	pol := policy.SandboxPolicy{Kind: policy.WorkspaceWrite}
+	if !c.Caged(pol) {
+		t.Fatal("container mode must report caged to the policy")
+	}
+	p, err := c.Prepare(context.Background(), Spec{Workspace: ws, Policy: pol, Args: []string{"true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Confined || p.Argv[0] != "true" {
+		t.Fatalf("container mode must not wrap the command: %v", p.Argv)
+	}
+}
+
+func TestPrepareRefusesBadSpecs(t *testing.T) {
+	c := newCage(t, Config{})
+	tests := []struct {
+		name string
+		spec Spec
+	}{
+		{"empty command", Spec{Workspace: "/tmp"}},
+		{"relative workspace", Spec{Workspace: "ws", Args: []string{"true"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := c.Prepare(context.Background(), tc.spec); err == nil {
+				t.Fatal("accepted")
+			}
+		})
+	}
+}
