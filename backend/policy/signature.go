@@ -98,11 +98,22 @@ func (w *walker) signature(f *syntax.File, src string, class Class) string {
 			}
 		}
 	}
-	if class != ClassReadOnly && class != ClassUnknown || isInterpreter(prog) || handlers[prog] != nil && isShellName(prog) {
+	if class != ClassReadOnly && class != ClassUnknown || isInterpreter(prog) || isShellName(prog) {
 		return exact
 	}
+	// An unproven command shares a head only when the program itself is what
+	// is unproven (make, npm test, an unknown tool). When a known program is
+	// unproven because of an option (git -c, rg --pre, sed -f), the option is
+	// the risk and the signature is exact.
+	_, pkg := pkgTable[prog]
+	if class == ClassUnknown && handlers[prog] != nil && !pkg && !contains(buildTools, prog) {
+		return exact
+	}
+	if subcommandPrograms[prog] && len(args) > 0 && !subcommandWord.MatchString(args[0].val) {
+		return exact // npm --prefix x test, git -C x push: options first
+	}
 	head := prog
-	if subcommandPrograms[prog] && len(args) > 0 && subcommandWord.MatchString(args[0].val) {
+	if subcommandPrograms[prog] && len(args) > 0 {
 		head += " " + args[0].val
 		if runVerbs[args[0].val] && len(args) > 1 && subcommandWord.MatchString(args[1].val) {
 			head += " " + args[1].val
