@@ -95,9 +95,11 @@ func ClassifyShell(command, cwd string) Classification {
 		w.res.Signature = "shell=" + strings.TrimSpace(command)
 		return w.finish()
 	}
+	// Print before walking: the walk splits brace expressions in place.
+	norm := normalise(f, command)
 	w.stmts(f.Stmts, sc)
 	res := w.finish()
-	res.Signature = w.signature(f, command, res.Class)
+	res.Signature = w.signature(f, norm, res.Class)
 	return res
 }
 

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -192,15 +193,37 @@ func (w *walker) call(ce *syntax.CallExpr, sc *scope) {
 	if len(ce.Args) == 0 {
 		return
 	}
-	args := make([]arg, len(ce.Args))
-	for i, wd := range ce.Args {
+	args := make([]arg, 0, len(ce.Args))
+	for _, wd := range ce.Args {
 		w.scan(wd, sc)
-		args[i] = argOf(wd)
+		args = w.expandBraces(args, wd)
 	}
 	if !w.headSeen {
 		w.head, w.headSeen = args, true
 	}
 	w.invoke(args, sc, false)
+}
+
+// maxBraceWords bounds brace expansion; a bigger one is refused.
+const maxBraceWords = 1024
+
+// expandBraces appends the words a brace expansion produces, so
+// `{rm,-rf,x}` is seen as the rm it runs.
+func (w *walker) expandBraces(args []arg, wd *syntax.Word) []arg {
+	if !syntax.SplitBraces(wd) {
+		return append(args, argOf(wd))
+	}
+	w.flagged = true
+	n := 0
+	for ew, err := range expand.BracesSeq(nil, wd) {
+		n++
+		if err != nil || n > maxBraceWords {
+			w.unknown("brace expansion too large to follow")
+			return append(args, arg{val: "{...}", static: false})
+		}
+		args = append(args, argOf(ew))
+	}
+	return args
 }
 
 // script parses and classifies a script given as a string (bash -c, eval,

@@ -12,9 +12,11 @@ func hSed(w *walker, inv *invocation) {
 	if w.refuseDynamic(inv) {
 		return
 	}
-	opts, ops := parseOpts(inv.args, optSpec{short: "efl", shortOpt: "i",
+	// -I is BSD sed's in-place; GNU accepts unambiguous long prefixes
+	// (--in, --fi).
+	opts, ops := parseOpts(inv.args, optSpec{short: "efl", shortOpt: "iI",
 		long: []string{"expression", "file", "line-length"}})
-	if has(opts, "-f", "--file") || longPrefix(opts, "--file", 3) {
+	if has(opts, "-f", "--file") || longPrefix(opts, "--file", 2) {
 		w.unknown("sed -f: the script is in a file")
 		return
 	}
@@ -30,7 +32,7 @@ func hSed(w *walker, inv *invocation) {
 			w.unknown("sed script can run commands or write files (e, w)")
 		}
 	}
-	if has(opts, "-i") || longPrefix(opts, "--in-place", 3) {
+	if has(opts, "-i", "-I") || longPrefix(opts, "--in-place", 1) {
 		w.writeOps(inv, ops, "sed -i")
 	}
 }
@@ -158,7 +160,7 @@ func hAwk(w *walker, inv *invocation) {
 	}
 	opts, ops := parseOpts(inv.args, optSpec{short: "FvfeiElW", shortOpt: "odpDL",
 		long: []string{"field-separator", "assign", "file", "source", "include", "load", "exec"}})
-	if has(opts, "-f", "--file", "-i", "--include", "-l", "--load", "-E", "--exec", "-o", "-p", "-d", "-D",
+	if has(opts, "-f", "--file", "-i", "--include", "-l", "--load", "-E", "--exec", "-o", "-p", "-d", "-D", "-W",
 		"--pretty-print", "--profile", "--dump-variables", "--debug") {
 		w.unknown(inv.name + ": program or output in another file")
 		return
@@ -216,11 +218,11 @@ func hSort(w *walker, inv *invocation) {
 	}
 	opts, _ := parseOpts(inv.args, optSpec{short: "kotST",
 		long: []string{"key", "output", "field-separator", "buffer-size", "temporary-directory", "compress-program", "batch-size", "files0-from", "random-source", "parallel", "sort"}})
-	if has(opts, "--compress-program") || longPrefix(opts, "--compress-program", 4) {
+	if has(opts, "--compress-program") || longPrefix(opts, "--compress-program", 2) {
 		w.unknown("sort --compress-program runs another program")
 	}
 	for _, o := range opts {
-		if o.name == "-o" || o.name == "--output" || strings.HasPrefix(o.name, "--ou") && strings.HasPrefix("--output", o.name) {
+		if o.name == "-o" || o.name == "--output" || len(o.name) > 2 && strings.HasPrefix("--output", o.name) {
 			w.writeTo(inv.sc, arg{val: o.val, static: true}, "sort -o")
 		}
 	}

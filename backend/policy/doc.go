@@ -28,7 +28,9 @@ Choices this package makes where permission-model.md is silent.
     ignored when Session.Now is zero (no clock, no trust).
   - Protected paths match by component anywhere in a path (sub/.envrc,
     web/yarn.lock, .git/worktrees/x/config); Config.ProtectedPaths match by
-    prefix. Visible writes to them raise ProtectedPath in every sandbox.
+    prefix. Visible writes to them raise ProtectedPath in every sandbox, and
+    no grant covers ProtectedPath: each such write is approved on its own,
+    since the file tools' signature is their bare name.
   - Signatures: a monitor.start with a command shares the shell signature of
     that command. `git push` without remote/branch is git-push:(default)/(current).
     A plain command keeps its head signature only when it is read-only or
