@@ -30,6 +30,10 @@ type stream struct {
 	err      error
 }
 
+func newStream(ctx context.Context, st *ssestream.Stream[sdk.MessageStreamEventUnion], names *model.NameMap, modelName string) *stream {
+	return &stream{ctx: ctx, sdk: st, names: names, model: modelName, blocks: map[int64]*toolBlock{}}
+}
+
 type toolBlock struct {
 	index int
 	id    string
