@@ -25,7 +25,7 @@ func mcpCommand() command {
 }
 
 const mcpUsage = `Usage:
-  warden mcp list    [--workspace DIR] [--db PATH] [--json] [--no-start]
+  warden mcp list    [--workspace DIR] [--db PATH] [--json] [--no-start] [--start-untrusted]
   warden mcp trust   NAME [--tool TOOL] [--workspace DIR] [--db PATH]
   warden mcp untrust NAME [--workspace DIR] [--db PATH]
 
@@ -33,6 +33,10 @@ Servers come from <workspace>/.mcp.json and [mcp.servers] in
 $XDG_CONFIG_HOME/warden/config.toml. Trust given here is persistent for the
 workspace (stored in the Warden database) and binds to the server's launch
 config and to each tool's description and schema as they are now.
+
+Servers from the workspace's .mcp.json are not started (their command is not
+run) until they are trusted; 'list --start-untrusted' starts them anyway to
+show their tools.
 `
 
 func runMCP(ctx context.Context, args []string, io stdio) int {
@@ -55,6 +59,7 @@ func runMCP(ctx context.Context, args []string, io stdio) int {
 	asJSON := fs.Bool("json", false, "list: print JSON")
 	noStart := fs.Bool("no-start", false, "list: do not start servers (tools of stopped servers are not shown)")
 	tool := fs.String("tool", "", "trust: accept only this tool's current description and schema")
+	startUntrusted := fs.Bool("start-untrusted", false, "list: also start untrusted servers from the workspace .mcp.json")
 	// Flags may come before or after NAME.
 	var name string
 	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
@@ -78,7 +83,7 @@ func runMCP(ctx context.Context, args []string, io stdio) int {
 		return 2
 	}
 
-	env, err := openMCPEnv(ctx, *workspace, *dbPath)
+	env, err := openMCPEnv(ctx, *workspace, *dbPath, *startUntrusted)
 	if err != nil {
 		fmt.Fprintf(io.err, "warden mcp %s: %v\n", sub, err)
 		return 1
@@ -114,7 +119,7 @@ func (e *mcpEnv) close() {
 	_ = e.db.Close()
 }
 
-func openMCPEnv(ctx context.Context, workspace, dbPath string) (*mcpEnv, error) {
+func openMCPEnv(ctx context.Context, workspace, dbPath string, startUntrusted bool) (*mcpEnv, error) {
 	abs, err := filepath.Abs(workspace)
 	if err != nil {
 		return nil, fmt.Errorf("workspace %q: %w", workspace, err)
@@ -145,9 +150,10 @@ func openMCPEnv(ctx context.Context, workspace, dbPath string) (*mcpEnv, error) 
 		return nil, err
 	}
 	m, err := mcp.NewManager(mcp.Options{
-		Config:        mcp.LoadConfig(userPath, abs),
-		Persistent:    mcpstore.New(db, ws.ID, ""),
-		ClientVersion: version,
+		Config:                         mcp.LoadConfig(userPath, abs),
+		Persistent:                     mcpstore.New(db, ws.ID, ""),
+		StartUntrustedWorkspaceServers: startUntrusted,
+		ClientVersion:                  version,
 	})
 	if err != nil {
 		_ = db.Close()

@@ -53,14 +53,16 @@ func TestMCPCommand(t *testing.T) {
 		{"usage", []string{"mcp"}, 2, nil, "warden mcp list"},
 		{"unknown subcommand", []string{"mcp", "frob"}, 2, nil, `unknown subcommand "frob"`},
 		{"trust needs a name", []string{"mcp", "trust", "--workspace", ws}, 2, nil, "missing the server NAME"},
-		{"list before trust", []string{"mcp", "list", "--workspace", ws},
+		{"list before trust does not run the workspace server", []string{"mcp", "list", "--workspace", ws},
+			0, []string{"everything  stdio  awaiting-trust  untrusted", "not started until it is trusted"}, ""},
+		{"list before trust, started on request", []string{"mcp", "list", "--start-untrusted", "--workspace", ws},
 			0, []string{"everything  stdio  running  untrusted", "- echo  mcp__everything__echo", "asks: server not trusted", "- get-sum"}, ""},
 		{"trust an unknown server", []string{"mcp", "trust", "nope", "--workspace", ws}, 1, nil, `no MCP server named "nope"`},
 		{"trust", []string{"mcp", "trust", "everything", "--workspace", ws}, 0, []string{"everything: trusted for workspace", "- echo"}, ""},
 		{"list after trust", []string{"mcp", "list", "--workspace", ws}, 0, []string{"trusted (persistent", "read-only  trusted"}, ""},
 		{"trust one tool", []string{"mcp", "trust", "everything", "--tool", "echo", "--workspace", ws}, 0, []string{"- echo"}, ""},
 		{"untrust", []string{"mcp", "untrust", "everything", "--workspace", ws}, 0, []string{"trust removed"}, ""},
-		{"list after untrust", []string{"mcp", "list", "--workspace", ws}, 0, []string{"running  untrusted"}, ""},
+		{"list after untrust", []string{"mcp", "list", "--workspace", ws}, 0, []string{"awaiting-trust  untrusted"}, ""},
 		{"list without starting", []string{"mcp", "list", "--no-start", "--workspace", ws}, 0, []string{"everything  stdio  idle"}, ""},
 		{"bad config names file and field", []string{"mcp", "list", "--workspace", badWS}, 1,
 			[]string{"no MCP servers configured"}, `.mcp.json: server "x": field "url": set either "command"`},
@@ -85,7 +87,7 @@ func TestMCPCommand(t *testing.T) {
 
 	// JSON listing: one server, its tools with hashes, nothing secret.
 	var out, errb bytes.Buffer
-	if code := run(context.Background(), []string{"mcp", "list", "--json", "--workspace", ws}, stdio{in: strings.NewReader(""), out: &out, err: &errb}); code != 0 {
+	if code := run(context.Background(), []string{"mcp", "list", "--json", "--start-untrusted", "--workspace", ws}, stdio{in: strings.NewReader(""), out: &out, err: &errb}); code != 0 {
 		t.Fatalf("list --json: exit %d: %s", code, errb.String())
 	}
 	var statuses []struct {

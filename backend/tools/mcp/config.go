@@ -10,6 +10,12 @@
 // trusted, and the tool must not have appeared through tools/list_changed
 // since. Tool descriptions are data: this package stores and compares them,
 // never interprets them.
+//
+// Servers from a workspace's .mcp.json come with the repository, so starting
+// one runs someone else's command line: they are not started until their
+// launch config is trusted (Options.StartUntrustedWorkspaceServers opts out).
+// Stdio servers inherit only HOME, LOGNAME, PATH, SHELL, TERM and USER from
+// Warden's environment, plus the variables their config names.
 package mcp
 
 import (

@@ -26,8 +26,13 @@ type Options struct {
 	// MaxFrameBytes bounds one JSON-RPC message from a stdio server; a
 	// bigger one breaks the connection. Default 8 MiB.
 	MaxFrameBytes int
-	ClientVersion string
-	Now           func() time.Time
+	// StartUntrustedWorkspaceServers lets servers from the workspace's
+	// .mcp.json start before they are trusted. Off by default: a cloned
+	// repository's .mcp.json is someone else's command line, and starting
+	// it runs it. User-config servers always start.
+	StartUntrustedWorkspaceServers bool
+	ClientVersion                  string
+	Now                            func() time.Time
 }
 
 func (o *Options) defaults() error {
@@ -82,7 +87,11 @@ func NewManager(opts Options) (*Manager, error) {
 	}
 	m := &Manager{opts: opts, session: NewMemoryTrustStore(), servers: map[string]*server{}}
 	for name, cfg := range opts.Config.Servers {
-		m.servers[name] = newServer(cfg, filepath.Join(opts.LogDir, name+".log"), &m.opts)
+		s := newServer(cfg, filepath.Join(opts.LogDir, name+".log"), &m.opts)
+		if cfg.Dir != "" && !opts.StartUntrustedWorkspaceServers {
+			s.mayStart = func(ctx context.Context) error { return m.launchTrusted(ctx, s) }
+		}
+		m.servers[name] = s
 		m.names = append(m.names, name)
 	}
 	sort.Strings(m.names)
@@ -161,6 +170,23 @@ func (m *Manager) Lookup(name string) (*ToolAdapter, bool) {
 	return nil, false
 }
 
+// launchTrusted allows starting a workspace server whose launch config the
+// human trusted.
+func (m *Manager) launchTrusted(ctx context.Context, s *server) error {
+	rec, ok, err := m.record(ctx, s.cfg.Name)
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		return fmt.Errorf("MCP server %q comes from %s and is not started until it is trusted (starting it runs %q)",
+			s.cfg.Name, s.cfg.Source, s.cfg.Command)
+	case rec.ConfigHash != s.hash:
+		return fmt.Errorf("MCP server %q: its launch config in %s changed since it was trusted; it is not started until it is trusted again",
+			s.cfg.Name, s.cfg.Source)
+	}
+	return nil
+}
+
 // Close stops every server.
 func (m *Manager) Close() error {
 	for _, s := range m.servers {
@@ -216,7 +242,7 @@ func (m *Manager) Trust(ctx context.Context, server string, scope TrustScope) er
 	if err != nil {
 		return err
 	}
-	if _, err := s.session(ctx); err != nil {
+	if _, err := s.sessionFor(ctx, true); err != nil {
 		return err
 	}
 	infos, _ := s.snapshot()
@@ -235,7 +261,7 @@ func (m *Manager) TrustTool(ctx context.Context, server, tool string, scope Trus
 	if err != nil {
 		return err
 	}
-	if _, err := s.session(ctx); err != nil {
+	if _, err := s.sessionFor(ctx, true); err != nil {
 		return err
 	}
 	ti, ok := s.tool(tool)

@@ -23,6 +23,10 @@ const (
 	StateCrashed  ServerState = "crashed" // exited; restarts on next use, after backoff
 	StateFailed   ServerState = "failed"  // could not start; retried on next use, after backoff
 	StateStopped  ServerState = "stopped" // the manager was closed
+	// StateAwaitingTrust: a workspace server (from .mcp.json, i.e. from
+	// the repository) is not started before the human trusts its launch
+	// config, because starting it already runs its code.
+	StateAwaitingTrust ServerState = "awaiting-trust"
 )
 
 // backoff is the wait before the next start after n consecutive failures:
@@ -71,6 +75,9 @@ type server struct {
 	hash    string
 	logPath string
 	opts    *Options
+	// mayStart says whether the server may be started without an explicit
+	// trust action; nil means always.
+	mayStart func(ctx context.Context) error
 
 	startMu sync.Mutex // serialises starts; never held with mu inverted
 
@@ -100,6 +107,12 @@ func newServer(cfg ServerConfig, logPath string, opts *Options) *server {
 
 // session returns a live session, starting the server if it is not running.
 func (s *server) session(ctx context.Context) (*sdk.ClientSession, error) {
+	return s.sessionFor(ctx, false)
+}
+
+// sessionFor is session; explicit is set when the human asked for this
+// server by name (trusting it), which is consent to start it.
+func (s *server) sessionFor(ctx context.Context, explicit bool) (*sdk.ClientSession, error) {
 	s.startMu.Lock()
 	defer s.startMu.Unlock()
 	s.mu.Lock()
@@ -111,6 +124,16 @@ func (s *server) session(ctx context.Context) (*sdk.ClientSession, error) {
 		cs := s.cs
 		s.mu.Unlock()
 		return cs, nil
+	}
+	if !explicit && s.mayStart != nil {
+		s.mu.Unlock()
+		if err := s.mayStart(ctx); err != nil {
+			s.mu.Lock()
+			s.state, s.lastErr = StateAwaitingTrust, err.Error()
+			s.mu.Unlock()
+			return nil, err
+		}
+		s.mu.Lock()
 	}
 	if wait := s.nextStart.Sub(s.opts.Now()); wait > 0 {
 		err := fmt.Errorf("MCP server %q is down after %d failed starts or crashes; next attempt in %s (last error: %s)",

@@ -172,3 +172,52 @@ func TestTrustErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkspaceServersWaitForTrust: a server from a workspace .mcp.json is
+// not started (its command not run) until its launch config is trusted.
+func TestWorkspaceServersWaitForTrust(t *testing.T) {
+	ctx := context.Background()
+	persistent := NewMemoryTrustStore()
+	ws := goServer(t, "w")
+	ws.Dir, ws.Source = t.TempDir(), "/repo/.mcp.json"
+
+	m := newTestManager(t, Options{Persistent: persistent}, ws)
+	if got := m.Tools(ctx); len(got) != 0 {
+		t.Fatalf("an untrusted workspace server was started: %d tools", len(got))
+	}
+	st := m.Status(ctx)[0]
+	if st.State != StateAwaitingTrust || !strings.Contains(st.LastError, "not started until it is trusted") {
+		t.Fatalf("status %s %q", st.State, st.LastError)
+	}
+	if err := m.Trust(ctx, "w", TrustPersistent); err != nil {
+		t.Fatal(err)
+	}
+	if e := effect(t, lookup(t, m, "mcp-tool:w/echo"), `{"text":"x"}`); !e.Trusted {
+		t.Fatal("not trusted after Trust")
+	}
+	_ = m.Close()
+
+	cases := []struct {
+		name    string
+		cfg     ServerConfig
+		opts    Options
+		started bool
+		reason  string
+	}{
+		{"trusted config starts", ws, Options{Persistent: persistent}, true, ""},
+		{"changed config waits", func() ServerConfig { c := ws; c.Args = []string{"--ghost"}; return c }(), Options{Persistent: persistent}, false, "changed since it was trusted"},
+		{"opt-in starts untrusted", func() ServerConfig { c := ws; c.Args = []string{"--ghost"}; return c }(),
+			Options{Persistent: persistent, StartUntrustedWorkspaceServers: true}, true, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newTestManager(t, tc.opts, tc.cfg)
+			if got := len(m.Tools(ctx)) > 0; got != tc.started {
+				t.Fatalf("started = %v, want %v (%+v)", got, tc.started, m.Status(ctx))
+			}
+			if st := m.Status(ctx)[0]; !strings.Contains(st.LastError, tc.reason) {
+				t.Fatalf("last error %q, want %q", st.LastError, tc.reason)
+			}
+		})
+	}
+}
