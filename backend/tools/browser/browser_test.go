@@ -41,7 +41,7 @@ func newSite(t testing.TB) *httptest.Server {
 // newManager starts nothing; the first action launches chromium.
 func newManager(t testing.TB) *Manager {
 	t.Helper()
-	m := NewManager(Options{DriverDir: sharedDriverDir, ActionTimeout: 2 * time.Second})
+	m := NewManager(Options{DriverDir: sharedDriverDir})
 	t.Cleanup(func() {
 		if err := m.Shutdown(); err != nil {
 			t.Errorf("Shutdown: %v", err)

@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -160,6 +161,24 @@ func TestFailures(t *testing.T) {
 		if !res.IsError || !strings.Contains(text(res), "step 3 of 3") || !strings.Contains(text(res), "approved for "+OriginOf(links.URL)) {
 			t.Fatalf("want step 3 refused for leaving the origin, got %q", text(res))
 		}
+	})
+	t.Run("a cancelled call abandons its action", func(t *testing.T) {
+		mustOK(t, call(t, act, offline, nav))
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			time.Sleep(300 * time.Millisecond)
+			cancel()
+		}()
+		_, err := act.Invoke(ctx, json.RawMessage(`{"action": "navigate", "url": "`+site.URL+`/slow", "timeout_ms": 60000}`), offline)
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Invoke returned %v, want context.Canceled", err)
+		}
+		// The abandoned page was closed and replaced by a blank one; the
+		// session carries on.
+		if u := m.CurrentURL(offline.SessionID); strings.Contains(u, "/slow") {
+			t.Errorf("the session still points at the abandoned page %s", u)
+		}
+		mustOK(t, call(t, act, offline, nav))
 	})
 	t.Run("manager refuses work after shutdown", func(t *testing.T) {
 		m2 := NewManager(Options{DriverDir: sharedDriverDir})

@@ -64,6 +64,9 @@ type session struct {
 	page atomic.Pointer[pageBox]
 	// crashed is set by the page's crash event until an action notices.
 	crashed atomic.Bool
+	// unsettled marks a page an action timed out on, which may still be
+	// loading something; the next navigate replaces it.
+	unsettled atomic.Bool
 	// network mirrors the session's sandbox: whether pages may reach
 	// non-loopback hosts. Read by the request filter on every request.
 	network atomic.Bool

@@ -2,6 +2,7 @@ package browser
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"image/png"
@@ -28,6 +29,24 @@ type stepResult struct {
 	image  []byte
 }
 
+// runCtx is run, abandoned when ctx ends: playwright calls take no
+// context, so a cancelled turn closes the page under the action, which
+// makes it fail at once instead of waiting out its timeout.
+func (m *Manager) runCtx(ctx context.Context, s *session, a Action) (stepResult, error) {
+	done := make(chan stepResult, 1)
+	go func() { done <- m.run(s, a) }()
+	select {
+	case res := <-done:
+		return res, nil
+	case <-ctx.Done():
+		if p := s.current(); p != nil {
+			closePage(p)
+		}
+		<-done
+		return stepResult{}, ctx.Err()
+	}
+}
+
 // run performs one action on the session's current page. The caller holds
 // s.mu.
 func (m *Manager) run(s *session, a Action) stepResult {
@@ -42,13 +61,28 @@ func (m *Manager) run(s *session, a Action) stepResult {
 		// would only produce confusing "not found" errors.
 		return m.describeFailure(s, page, a, errors.New(note))
 	}
+	if a.Action == VerbNavigate && s.unsettled.Swap(false) {
+		// An earlier action timed out with the page possibly mid-load;
+		// that load could cut this navigation off, so start clean.
+		m.replacePage(s, page)
+		page = s.current()
+	}
 	err = m.act(page, a, &res)
 	if s.crashed.Load() {
 		_, note, _ := m.livePage(s)
 		return m.describeFailure(s, s.current(), a, errors.New(note))
 	}
 	if err != nil {
-		return m.describeFailure(s, page, a, err)
+		res := m.describeFailure(s, page, a, err)
+		if errors.Is(err, playwright.ErrTimeout) {
+			s.unsettled.Store(true)
+		}
+		if a.Action == VerbNavigate {
+			// A failed navigation leaves an error page whose commit can
+			// land late and cut off the next navigation; start clean.
+			m.replacePage(s, page)
+		}
+		return res
 	}
 	res.OK = true
 	res.URL, res.Title = pageInfo(page)
@@ -68,7 +102,7 @@ func (m *Manager) livePage(s *session) (playwright.Page, string, error) {
 	case page == nil:
 	case s.crashed.Load():
 		note = fmt.Sprintf("the page %s crashed; a fresh blank page is open, navigate again", page.URL())
-		_ = page.Close()
+		closePage(page)
 	case page.IsClosed():
 		note = "the page was closed; a fresh blank page is open, navigate again"
 	default:
@@ -83,6 +117,32 @@ func (m *Manager) livePage(s *session) (playwright.Page, string, error) {
 	// event has not been dispatched yet.
 	s.adopt(p)
 	return p, note, nil
+}
+
+// replacePage swaps old for a fresh blank page. If that fails the next
+// action's livePage tries again, so errors are not reported here.
+func (m *Manager) replacePage(s *session, old playwright.Page) {
+	p, err := s.context.NewPage()
+	if err != nil {
+		return
+	}
+	s.adopt(p)
+	s.url.Store("")
+	closePage(old)
+}
+
+// closePage closes p without trusting the driver to answer: a page in a
+// bad state (crashed, mid-navigation) can leave Close waiting forever.
+func closePage(p playwright.Page) {
+	done := make(chan struct{})
+	go func() {
+		_ = p.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+	}
 }
 
 func (m *Manager) act(page playwright.Page, a Action, res *stepResult) error {
@@ -191,7 +251,16 @@ func (m *Manager) describeFailure(s *session, page playwright.Page, a Action, er
 	case a.Action == VerbNavigate:
 		res.Text = fmt.Sprintf("navigation to %s failed: %s", a.URL, msg)
 	case errors.Is(err, playwright.ErrTimeout) && a.Selector != "":
-		res.Text = fmt.Sprintf("no element matching %q became ready within %v", a.Selector, timeout)
+		// Playwright's call log says how far the action got.
+		full := err.Error()
+		switch {
+		case strings.Contains(full, "action done"):
+			res.Text = fmt.Sprintf("%s was done, but the page it started loading did not finish within %v", a.describe(), timeout)
+		case strings.Contains(full, "locator resolved to") && !strings.Contains(full, "resolved to 0 elements"):
+			res.Text = fmt.Sprintf("an element matching %q was found but did not become ready (visible, enabled, not moving) within %v", a.Selector, timeout)
+		default:
+			res.Text = fmt.Sprintf("no element matching %q appeared within %v", a.Selector, timeout)
+		}
 	case errors.Is(err, playwright.ErrTimeout) && a.Text != "":
 		res.Text = fmt.Sprintf("text %q did not appear within %v", a.Text, timeout)
 	default:

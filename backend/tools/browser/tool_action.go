@@ -62,8 +62,11 @@ func (t *ActionTool) Invoke(ctx context.Context, args json.RawMessage, env tools
 		return tools.ErrorResult(err.Error()), nil
 	}
 	s.mu.Lock()
-	res := t.m.run(s, a)
+	res, err := t.m.runCtx(ctx, s, a)
 	s.mu.Unlock()
+	if err != nil {
+		return tools.Result{}, err
+	}
 	return stepsResult([]stepResult{res}, res.Text), nil
 }
 

@@ -126,8 +126,8 @@ func (t *BatchTool) Invoke(ctx context.Context, args json.RawMessage, env tools.
 			// step was approved for.
 			res = stepResult{Action: a.Action, URL: current,
 				Text: fmt.Sprintf("not run: the tab is on %s, but this step was approved for %s", orBlank(now), origins[i])}
-		} else {
-			res = t.m.run(s, a)
+		} else if res, err = t.m.runCtx(ctx, s, a); err != nil {
+			return tools.Result{}, err
 		}
 		done = append(done, res)
 		if !res.OK {
