@@ -24,15 +24,10 @@ run: display deps desktop ## install, build and open the desktop app
 
 display:
 	@if [ -z "$${DISPLAY:-}" ] && [ -z "$${WAYLAND_DISPLAY:-}" ]; then \
-		echo "make run: no display to open a window on. Headless, use: xvfb-run -a make run"; exit 1; fi
+		echo "make $(MAKECMDGOALS): no display to open a window on. Headless, use: xvfb-run -a make $(MAKECMDGOALS)"; exit 1; fi
 
-# -m: wails dev would otherwise run `go mod tidy`, which drops modules that
-# packages not yet importing them still pin in go.mod.
-dev: deps bin/wails ## live-reloading desktop app (wails dev)
-	bin/wails dev -m -tags webkit2_41 -ldflags "$(LDFLAGS)"
-
-bin/wails: scripts/wailscli/go.mod scripts/wailscli/go.sum
-	cd scripts/wailscli && go build -o ../../bin/wails github.com/wailsapp/wails/v2/cmd/wails
+dev: display deps ## desktop app with hot reload of the frontend (scripts/dev.sh)
+	LDFLAGS="$(LDFLAGS)" scripts/dev.sh
 
 frontend: ## type-check and build the frontend into frontend/dist
 	cd frontend && npm run build

@@ -27,6 +27,9 @@ if ! (cd "$tmp/out" && "$tmp/wardenbindings") >"$tmp/log" 2>&1; then
 	exit 1
 fi
 
+# Wails marks everything executable; these are source files.
+find "$tmp/out/wailsjs" -type f -exec chmod 0644 {} +
+
 if [ "$mode" = --write ]; then
 	rm -rf frontend/wailsjs
 	cp -r "$tmp/out/wailsjs" frontend/wailsjs

@@ -1,5 +1,0 @@
-//go:build tools
-
-package tools
-
-import _ "github.com/wailsapp/wails/v2/cmd/wails"
