@@ -210,6 +210,23 @@ const maxBraceWords = 1024
 // expandBraces appends the words a brace expansion produces, so
 // `{rm,-rf,x}` is seen as the rm it runs.
 func (w *walker) expandBraces(args []arg, wd *syntax.Word) []arg {
+	braces, size := 0, 0
+	for _, p := range wd.Parts {
+		if l, ok := p.(*syntax.Lit); ok {
+			braces += strings.Count(l.Value, "{")
+			size += len(l.Value)
+		}
+	}
+	if braces == 0 {
+		return append(args, argOf(wd))
+	}
+	if braces > 32 || size > 4096 {
+		// SplitBraces is quadratic in the number of braces.
+		w.unknown("brace expression too complex to follow")
+		a := argOf(wd)
+		a.static = false
+		return append(args, a)
+	}
 	if !syntax.SplitBraces(wd) {
 		return append(args, argOf(wd))
 	}

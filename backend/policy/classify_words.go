@@ -81,7 +81,9 @@ func unescapeUnquoted(s string) (string, bool) {
 		return s, false
 	}
 	var b strings.Builder
-	var open []int // positions of unescaped [ and { in the output
+	// Positions in the output of the last unescaped [ and {: enough to
+	// recognise [..] and {a,b} in linear time.
+	lastBracket, lastBrace := -1, -1
 	glob := false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -95,23 +97,20 @@ func unescapeUnquoted(s string) (string, bool) {
 		switch c {
 		case '*', '?':
 			glob = true
-		case '[', '{':
-			open = append(open, b.Len())
-		case ']', '}':
-			want := byte('[')
-			if c == '}' {
-				want = '{'
+		case '[':
+			lastBracket = b.Len()
+		case '{':
+			lastBrace = b.Len()
+		case ']':
+			if lastBracket >= 0 && b.Len() > lastBracket+1 {
+				glob = true
 			}
-			out := b.String()
-			for k := len(open) - 1; k >= 0; k-- {
-				if out[open[k]] != want {
-					continue
-				}
-				inner := out[open[k]+1:]
-				if c == ']' && inner != "" || c == '}' && (strings.Contains(inner, ",") || strings.Contains(inner, "..")) {
+		case '}':
+			if lastBrace >= 0 {
+				inner := b.String()[lastBrace+1:]
+				if strings.Contains(inner, ",") || strings.Contains(inner, "..") {
 					glob = true
 				}
-				break
 			}
 		}
 		b.WriteByte(c)
