@@ -45,11 +45,15 @@ var chromiumArgs = []string{
 type Manager struct {
 	opts Options
 
-	mu       sync.Mutex // guards everything below; held while starting
-	pw       *playwright.Playwright
-	browser  playwright.Browser
+	mu      sync.Mutex // guards the browser; held while it starts
+	pw      *playwright.Playwright
+	browser playwright.Browser
+	closed  bool
+
+	// smu guards sessions alone, so Effects (CurrentURL) never waits for
+	// a browser start.
+	smu      sync.Mutex
 	sessions map[string]*session
-	closed   bool
 
 	// ColdStart is how long the last browser start took (driver + chromium).
 	coldStart atomic.Int64
@@ -97,9 +101,9 @@ func (m *Manager) ColdStart() time.Duration { return time.Duration(m.coldStart.L
 
 // CurrentURL is the URL of a session's current page, "" when it has none.
 func (m *Manager) CurrentURL(sessionID string) string {
-	m.mu.Lock()
+	m.smu.Lock()
 	s := m.sessions[sessionID]
-	m.mu.Unlock()
+	m.smu.Unlock()
 	if s == nil {
 		return ""
 	}
@@ -110,10 +114,10 @@ func (m *Manager) CurrentURL(sessionID string) string {
 // Close ends one session's browser context. Closing an unknown session is
 // not an error: sessions that never used the browser have nothing to close.
 func (m *Manager) Close(sessionID string) error {
-	m.mu.Lock()
+	m.smu.Lock()
 	s := m.sessions[sessionID]
 	delete(m.sessions, sessionID)
-	m.mu.Unlock()
+	m.smu.Unlock()
 	if s == nil {
 		return nil
 	}
@@ -131,7 +135,7 @@ func (m *Manager) Shutdown() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.closed = true
-	m.sessions = map[string]*session{}
+	m.resetSessions()
 	return m.stopLocked()
 }
 
@@ -162,22 +166,32 @@ func (m *Manager) session(sessionID string, network bool) (*session, error) {
 	}
 	if m.browser == nil || !m.browser.IsConnected() {
 		// A dead browser took every context with it.
-		m.sessions = map[string]*session{}
+		m.resetSessions()
 		_ = m.stopLocked()
 		if err := m.startLocked(); err != nil {
 			return nil, err
 		}
 	}
+	m.smu.Lock()
 	s := m.sessions[sessionID]
+	m.smu.Unlock()
 	if s == nil {
 		var err error
 		if s, err = m.newSession(); err != nil {
 			return nil, err
 		}
+		m.smu.Lock()
 		m.sessions[sessionID] = s
+		m.smu.Unlock()
 	}
 	s.network.Store(network)
 	return s, nil
+}
+
+func (m *Manager) resetSessions() {
+	m.smu.Lock()
+	m.sessions = map[string]*session{}
+	m.smu.Unlock()
 }
 
 func (m *Manager) startLocked() error {
@@ -284,18 +298,35 @@ func (t *tailBuffer) String() string {
 	return string(t.buf)
 }
 
-type pageBox struct{ p playwright.Page }
+// pageBox is a page with our own record of its closing: playwright-go's
+// Page.IsClosed reads a field its dispatcher writes without a lock.
+type pageBox struct {
+	p      playwright.Page
+	closed atomic.Bool
+}
 
 // adopt makes p the page actions act on and watches it for a crash.
 func (s *session) adopt(p playwright.Page) {
-	s.page.Store(&pageBox{p})
-	s.url.Store(p.URL())
+	if b := s.page.Load(); b != nil && b.p == p {
+		return // already adopted (NewPage and the context's page event)
+	}
+	box := &pageBox{p: p}
+	p.OnClose(func(playwright.Page) { box.closed.Store(true) })
 	p.OnCrash(func(playwright.Page) { s.crashed.Store(true) })
 	p.OnFrameNavigated(func(f playwright.Frame) {
 		if f.ParentFrame() == nil && s.current() == p {
 			s.url.Store(f.URL())
 		}
 	})
+	s.page.Store(box)
+	s.url.Store(p.URL())
+}
+
+// isClosed says whether p is closed; a page that is no longer the
+// session's current one counts as closed.
+func (s *session) isClosed(p playwright.Page) bool {
+	b := s.page.Load()
+	return b == nil || b.p != p || b.closed.Load()
 }
 
 func (s *session) current() playwright.Page {

@@ -103,7 +103,7 @@ func (m *Manager) livePage(s *session) (playwright.Page, string, error) {
 	case s.crashed.Load():
 		note = fmt.Sprintf("the page %s crashed; a fresh blank page is open, navigate again", page.URL())
 		closePage(page)
-	case page.IsClosed():
+	case s.isClosed(page):
 		note = "the page was closed; a fresh blank page is open, navigate again"
 	default:
 		return page, "", nil
@@ -237,7 +237,7 @@ func (m *Manager) act(page playwright.Page, a Action, res *stepResult) error {
 // always naming the page it happened on.
 func (m *Manager) describeFailure(s *session, page playwright.Page, a Action, err error) stepResult {
 	res := stepResult{Action: a.Action}
-	if page != nil && !page.IsClosed() {
+	if page != nil && !s.isClosed(page) {
 		res.URL, res.Title = pageInfo(page)
 		s.url.Store(res.URL)
 	}
