@@ -74,6 +74,14 @@ func TestStream(t *testing.T) {
 			wantReqs:  1,
 		},
 		{
+			name:      "input given whole in content_block_start",
+			replies:   []wiretest.Reply{{File: "testdata/whole_input.sse"}},
+			wantCalls: []model.ToolCall{{ID: "toolu_01W", Name: "fs.list", Args: json.RawMessage(`{"path":"src"}`)}},
+			wantStop:  model.StopToolUse,
+			wantUsage: model.Usage{InputTokens: 5, OutputTokens: 7},
+			wantReqs:  1,
+		},
+		{
 			name: "429 then success honours Retry-After",
 			replies: []wiretest.Reply{
 				{Status: 429, File: "testdata/429.json", Header: map[string]string{"Retry-After": "0"}},

@@ -35,10 +35,11 @@ func newStream(ctx context.Context, st *ssestream.Stream[sdk.MessageStreamEventU
 }
 
 type toolBlock struct {
-	index int
-	id    string
-	name  string
-	args  strings.Builder
+	index   int
+	id      string
+	name    string
+	args    strings.Builder
+	initial json.RawMessage // input given whole in content_block_start, if any
 }
 
 func (s *stream) Recv() (model.Event, error) {
@@ -111,6 +112,11 @@ func (s *stream) handle(ev sdk.MessageStreamEventUnion) error {
 			}
 			internal, _ := s.names.Internal(cb.Name)
 			b := &toolBlock{index: s.calls, id: cb.ID, name: internal}
+			// The input normally streams as input_json_delta after an empty
+			// {}; keep a non-empty one in case no deltas follow.
+			if raw := cb.JSON.Input.Raw(); raw != "" && raw != "{}" && raw != "null" {
+				b.initial = json.RawMessage(raw)
+			}
 			s.calls++
 			s.blocks[ev.Index] = b
 			s.emit(model.Event{Type: model.EventToolCallStart, Index: b.index, CallID: b.id, Name: b.name})
@@ -138,6 +144,9 @@ func (s *stream) handle(ev sdk.MessageStreamEventUnion) error {
 		}
 		delete(s.blocks, ev.Index)
 		args := json.RawMessage(b.args.String())
+		if len(args) == 0 {
+			args = b.initial
+		}
 		if len(args) == 0 {
 			args = json.RawMessage("{}")
 		}
