@@ -15,6 +15,7 @@ APT_PACKAGES=(
 	ripgrep                                  # the search tool
 	chromium                                 # browser tool and end-to-end tests
 	socat                                    # network test helpers
+	x11-utils                                # xmessage, a window for the computer.use tests
 )
 
 log() { printf 'install-deps: %s\n' "$*"; }
@@ -65,3 +66,5 @@ npm_install frontend
 if [ -f testdeps/package.json ]; then
 	npm_install testdeps
 fi
+# playwright-core, the driver the browser tool runs with Debian's chromium.
+npm_install backend/tools/browser/driver
