@@ -33,6 +33,8 @@ type command struct {
 func commands() []command {
 	cmds := []command{
 		versionCommand(),
+		runCommand(),
+		serveCommand(),
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds
