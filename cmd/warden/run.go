@@ -162,6 +162,7 @@ func (e *env) close() {
 // openEnv opens the store, the engine (with the data folder protected), the
 // cage and the built-in tools, and starts a service on them with cfg.
 func openEnv(ctx context.Context, dbPath string, cfg runtime.Config) (*env, error) {
+	explicit := dbPath != ""
 	if dbPath == "" {
 		p, err := store.DefaultPath()
 		if err != nil {
@@ -180,11 +181,7 @@ func openEnv(ctx context.Context, dbPath string, cfg runtime.Config) (*env, erro
 	if err != nil {
 		return nil, err
 	}
-	dataDir := filepath.Dir(dbPath)
-	if real, err := filepath.EvalSymlinks(dataDir); err == nil {
-		dataDir = real
-	}
-	eng := policy.New(policy.Config{ProtectedPaths: []string{dataDir}})
+	eng := policy.New(policy.Config{ProtectedPaths: protectedData(dbPath, explicit)})
 	cage := sandbox.New(sandbox.Config{Protected: eng.ExtraProtected()})
 	status := cage.Detect(ctx)
 	mons := tools.NewMonitors(cage)
@@ -208,6 +205,21 @@ func openEnv(ctx context.Context, dbPath string, cfg runtime.Config) (*env, erro
 		return nil, err
 	}
 	return &env{st: st, cage: cage, mons: mons, svc: svc}, nil
+}
+
+// protectedData is what no tool may write: Warden's data folder, or with
+// an explicit --db only the database files, so a database kept next to (or
+// inside) a workspace does not freeze the whole workspace.
+func protectedData(dbPath string, explicit bool) []string {
+	dir := filepath.Dir(dbPath)
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	if !explicit {
+		return []string{dir}
+	}
+	base := filepath.Join(dir, filepath.Base(dbPath))
+	return []string{base, base + "-wal", base + "-shm", base + "-journal"}
 }
 
 // printer writes a session's pushes as text or JSON lines.
@@ -279,23 +291,15 @@ func (p *printer) print(push runtime.Push) {
 }
 
 func (p *printer) text(push runtime.Push) {
-	if push.Type == runtime.PushDelta {
-		fmt.Fprint(p.out, push.Text)
-		p.midLine = !strings.HasSuffix(push.Text, "\n")
-		return
-	}
+	// Deltas come straight from the model while events come through the
+	// store, so text mode prints the stored assistant message instead: the
+	// transcript stays in order.
 	if push.Type != runtime.PushEvent {
 		return
 	}
-	line := describe(push.Event)
-	if line == "" {
-		return
+	if line := describe(push.Event); line != "" {
+		fmt.Fprintln(p.out, line)
 	}
-	if p.midLine {
-		fmt.Fprintln(p.out)
-		p.midLine = false
-	}
-	fmt.Fprintln(p.out, line)
 }
 
 // describe renders one stored event as a line of the transcript.
@@ -312,6 +316,8 @@ func describe(e *runtime.Event) string {
 		switch s("role") {
 		case "user":
 			return prefix + "user: " + s("text")
+		case "assistant":
+			return prefix + "assistant: " + s("text")
 		case "system":
 			return prefix + "warden: " + s("text")
 		case "tool":
