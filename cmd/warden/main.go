@@ -37,6 +37,8 @@ func commands() []command {
 		auditCommand(),
 		toolCommand(),
 		mcpCommand(),
+		runCommand(),
+		serveCommand(),
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds

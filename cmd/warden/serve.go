@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/runtime"
+	"github.com/warden-dev/warden/backend/server"
+)
+
+func serveCommand() command {
+	return command{name: "serve", summary: "serve the Warden UI and API to a local browser", run: serveMain}
+}
+
+func serveMain(ctx context.Context, args []string, io stdio) int {
+	fset := flag.NewFlagSet("warden serve", flag.ContinueOnError)
+	fset.SetOutput(io.err)
+	addr := fset.String("addr", "127.0.0.1:0", "listen address (loopback only unless --insecure-bind)")
+	insecure := fset.Bool("insecure-bind", false, "allow a non-loopback listen address (the token is then the only lock)")
+	db := fset.String("db", "", "the database (default $XDG_DATA_HOME/warden/warden.db)")
+	static := fset.String("static", "frontend/dist", "the built frontend folder")
+	modelSpec := fset.String("model", "", "PROVIDER:MODEL, script:FILE or demo (default: the built-in demo)")
+	baseURL := fset.String("base-url", "", "base URL of the model API")
+	approval := fset.String("approval", "on-request", "default approval policy of new sessions")
+	sandboxKind := fset.String("sandbox", "workspace-write", "default sandbox of new sessions")
+	if err := fset.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fset.NArg() > 0 {
+		fmt.Fprintf(io.err, "warden serve: unexpected argument %q\n", fset.Arg(0))
+		return 2
+	}
+	ap, err := policy.ParseApprovalPolicy(*approval)
+	if err != nil {
+		fmt.Fprintln(io.err, "warden serve:", err)
+		return 2
+	}
+	sk, err := policy.ParseSandboxKind(*sandboxKind)
+	if err != nil {
+		fmt.Fprintln(io.err, "warden serve:", err)
+		return 2
+	}
+	spec := *modelSpec
+	if spec == "" {
+		spec = "demo"
+	}
+	prov, demo, err := buildProvider(spec, *baseURL)
+	if err != nil {
+		fmt.Fprintln(io.err, "warden serve:", err)
+		return 2
+	}
+	ln, err := server.Listen(*addr, *insecure)
+	if err != nil {
+		fmt.Fprintln(io.err, "warden serve:", err)
+		return 2
+	}
+	defer ln.Close()
+	e, err := openEnv(ctx, *db, runtime.Config{Provider: prov, Demo: demo, Approval: ap,
+		Sandbox: policy.SandboxPolicy{Kind: sk}})
+	if err != nil {
+		fmt.Fprintln(io.err, "warden serve:", err)
+		return 1
+	}
+	defer e.close()
+	token, err := server.NewToken()
+	if err != nil {
+		fmt.Fprintln(io.err, "warden serve:", err)
+		return 1
+	}
+	opts := server.Options{Service: e.svc, Token: token}
+	if st, hint := staticDir(*static); st != nil {
+		opts.Static = st
+	} else {
+		opts.StaticHint = hint
+		fmt.Fprintln(io.err, "warden serve:", hint)
+	}
+	if *insecure {
+		opts.Hosts = append(opts.Hosts, ln.Addr().String())
+	}
+	srv, err := server.New(opts)
+	if err != nil {
+		fmt.Fprintln(io.err, "warden serve:", err)
+		return 1
+	}
+	if demo {
+		fmt.Fprintln(io.err, "warden serve: no model configured: running the built-in DEMO script (use --model PROVIDER:MODEL)")
+	}
+	fmt.Fprintln(io.out, srv.URL(ln))
+	if err := srv.Serve(ctx, ln); err != nil {
+		fmt.Fprintln(io.err, "warden serve:", err)
+		return 1
+	}
+	return 0
+}
+
+// staticDir opens the built frontend, or says why it cannot.
+func staticDir(dir string) (fs.FS, string) {
+	index := filepath.Join(dir, "index.html")
+	if _, err := os.Stat(index); err != nil {
+		return nil, fmt.Sprintf("no built frontend at %s (run `make` to build frontend/dist, or pass --static DIR); serving the API only", dir)
+	}
+	return os.DirFS(dir), ""
+}

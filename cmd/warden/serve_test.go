@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestServe starts `warden serve`, reads the printed URL, and checks that
+// the token opens the API and its absence does not.
+func TestServe(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	var errb strings.Builder
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--db", filepath.Join(t.TempDir(), "w.db"), "--static", t.TempDir()},
+			stdio{in: strings.NewReader(""), out: pw, err: &safeWriter{b: &errb}})
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := strings.TrimSpace(line)
+	if !strings.HasPrefix(u, "http://127.0.0.1:") || !strings.Contains(u, "?token=") {
+		t.Fatalf("url %q", u)
+	}
+	base, tok, _ := strings.Cut(u, "?token=")
+	cases := []struct {
+		name   string
+		auth   string
+		status int
+	}{
+		{name: "with the token", auth: "Bearer " + tok, status: http.StatusOK},
+		{name: "without", status: http.StatusUnauthorized},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			req, _ := http.NewRequest(http.MethodPost, base+"api/Info", strings.NewReader("{}"))
+			if c.auth != "" {
+				req.Header.Set("Authorization", c.auth)
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != c.status {
+				t.Fatalf("status %d: %s", res.StatusCode, b)
+			}
+			if c.status == http.StatusOK && !strings.Contains(string(b), `"demo":true`) {
+				t.Fatalf("info %s", b)
+			}
+		})
+	}
+	cancel()
+	go io.Copy(io.Discard, pr)
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("exit %d", code)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	if !strings.Contains(errb.String(), "no built frontend") {
+		t.Errorf("stderr does not explain the missing frontend: %s", errb.String())
+	}
+}
+
+func TestServeRefusesAPublicAddress(t *testing.T) {
+	var out, errb strings.Builder
+	code := run(context.Background(), []string{"serve", "--addr", "0.0.0.0:0", "--db", filepath.Join(t.TempDir(), "w.db")},
+		stdio{in: strings.NewReader(""), out: &out, err: &errb})
+	if code != 2 || !strings.Contains(errb.String(), "--insecure-bind") {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+}
+
+type safeWriter struct {
+	mu sync.Mutex
+	b  *strings.Builder
+}
+
+func (w *safeWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
