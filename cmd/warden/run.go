@@ -334,7 +334,7 @@ func describe(e *runtime.Event) string {
 		}
 		return line
 	case store.KindToolInvocationStarted:
-		return fmt.Sprintf("%s▶ run    %s %s", prefix, s("tool"), clip(string(mustJSON(d["args"])), 200))
+		return fmt.Sprintf("%s▶ run    %s %s", prefix, s("tool"), clip(mustJSON(d["args"]), 200))
 	case store.KindToolInvocationFailed:
 		return fmt.Sprintf("%s  failed: %s", prefix, clip(s("error"), 400))
 	case store.KindSubagentStarted:
@@ -346,11 +346,6 @@ func describe(e *runtime.Event) string {
 		return prefix + string(e.Kind) + " " + string(e.Data)
 	}
 	return ""
-}
-
-func mustJSON(v any) []byte {
-	b, _ := json.Marshal(v)
-	return b
 }
 
 func clip(s string, n int) string {
