@@ -77,3 +77,10 @@ require (
 	modernc.org/sqlite v1.62.0 // indirect
 	mvdan.cc/sh/v3 v3.14.1 // indirect
 )
+
+ignore (
+	./backend/tools/browser/driver/node_modules
+	./bench/peers/node_modules
+	./frontend/node_modules
+	./testdeps/node_modules
+)
