@@ -5,6 +5,7 @@
 package main
 
 import (
+	"context"
 	_ "embed"
 	"fmt"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 
 	"github.com/warden-dev/warden/app"
+	"github.com/warden-dev/warden/backend/assemble"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -35,10 +37,20 @@ func main() {
 		fmt.Fprintln(os.Stderr, "warden-desktop: frontend assets:", err)
 		os.Exit(1)
 	}
-	a := app.New(app.Options{
-		Version:   version,
-		ReadyFile: os.Getenv(readyFileEnv),
-	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opts := app.Options{Version: version, ReadyFile: os.Getenv(readyFileEnv)}
+	graph, err := assemble.Open(ctx, assemble.Options{Version: version})
+	if err != nil {
+		// The window still opens and says why nothing works, rather than
+		// vanishing with a message on a terminal the user may not have.
+		fmt.Fprintln(os.Stderr, "warden-desktop:", err)
+		opts.ConnectError = err
+	} else {
+		defer graph.Close()
+		opts.Service = graph.Service
+	}
+	a := app.New(opts)
 	err = wails.Run(&options.App{
 		Title:            app.Name,
 		Width:            1180,
@@ -48,6 +60,7 @@ func main() {
 		BackgroundColour: &options.RGBA{R: 0x1b, G: 0x1e, B: 0x24, A: 0xff},
 		AssetServer:      &assetserver.Options{Assets: files},
 		Bind:             []interface{}{a},
+		OnStartup:        func(ctx context.Context) { app.Attach(ctx, a) },
 		Linux: &linux.Options{
 			Icon:             icon,
 			ProgramName:      "warden",
@@ -56,6 +69,7 @@ func main() {
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "warden-desktop:", err)
+		cancel()
 		os.Exit(1)
 	}
 }

@@ -7,6 +7,10 @@ package app
 import (
 	"context"
 	"time"
+
+	wruntime "github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"github.com/warden-dev/warden/backend/runtime"
 )
 
 // Name is the product name the window shows.
@@ -23,17 +27,17 @@ type Options struct {
 	Sandbox Prober
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Service is the agent runtime; nil leaves the window without one
+	// (every API method then fails with ErrNotConnected).
+	Service *runtime.Service
+	// ConnectError is why the runtime could not start (a locked or damaged
+	// database, a bad config file); every API method reports it.
+	ConnectError error
 }
 
 // Prober reports whether the OS sandbox can run.
 type Prober interface {
 	Probe(ctx context.Context) SandboxStatus
-}
-
-// AppInfo describes the running build.
-type AppInfo struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
 }
 
 // App is the struct bound to the window.
@@ -42,6 +46,10 @@ type App struct {
 	readyFile string
 	sandbox   Prober
 	now       func() time.Time
+	svc       *runtime.Service
+	connErr   error
+	wailsCtx  context.Context
+	emit      emitter
 }
 
 // New returns an App. A nil Sandbox probes `bwrap` on PATH.
@@ -51,6 +59,9 @@ func New(opts Options) *App {
 		readyFile: opts.ReadyFile,
 		sandbox:   opts.Sandbox,
 		now:       opts.Now,
+		svc:       opts.Service,
+		connErr:   opts.ConnectError,
+		emit:      wruntime.EventsEmit,
 	}
 	if a.version == "" {
 		a.version = "unknown"
@@ -64,9 +75,18 @@ func New(opts Options) *App {
 	return a
 }
 
-// Info returns the product name and the build's version.
-func (a *App) Info() AppInfo {
-	return AppInfo{Name: Name, Version: a.version}
+// Info describes the build and, when connected, the runtime (model, demo,
+// cage).
+func (a *App) Info() (runtime.Info, error) {
+	if a.svc == nil {
+		return runtime.Info{Name: Name, Version: a.version}, nil
+	}
+	info, err := a.svc.Info(a.ctx())
+	if err != nil {
+		return runtime.Info{}, err
+	}
+	info.Name, info.Version = Name, a.version
+	return info, nil
 }
 
 // SandboxStatus probes the OS sandbox now. The probe runs a fixed, harmless

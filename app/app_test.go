@@ -23,7 +23,10 @@ func TestInfo(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := New(Options{Version: tc.version}).Info()
+			got, err := New(Options{Version: tc.version}).Info()
+			if err != nil {
+				t.Fatal(err)
+			}
 			if got.Name != "Warden" || got.Version != tc.want {
 				t.Errorf("Info() = %+v, want {Warden %s}", got, tc.want)
 			}

@@ -59,7 +59,12 @@ func TestDesktopWindowRenders(t *testing.T) {
 	var logs bytes.Buffer
 	cmd := exec.Command(bin)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "WARDEN_READY_FILE="+readyFile)
+	// The app opens its database and config under the XDG folders: keep
+	// them in the test's own temp dir.
+	home := t.TempDir()
+	cmd.Env = append(os.Environ(), "WARDEN_READY_FILE="+readyFile,
+		"XDG_DATA_HOME="+filepath.Join(home, "data"), "XDG_CONFIG_HOME="+filepath.Join(home, "config"),
+		"XDG_STATE_HOME="+filepath.Join(home, "state"), "XDG_CACHE_HOME="+filepath.Join(home, "cache"))
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", bin, err)

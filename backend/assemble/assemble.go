@@ -1,0 +1,274 @@
+// Package assemble builds the object graph every front end runs on — the
+// store, the policy engine, the OS cage, the tools (built-ins, browser,
+// computer.use, MCP) and the runtime service — so the desktop app,
+// `warden serve` and `warden run` govern tool calls identically.
+package assemble
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/warden-dev/warden/backend/config"
+	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/runtime"
+	"github.com/warden-dev/warden/backend/runtime/model"
+	"github.com/warden-dev/warden/backend/runtime/model/anthropic"
+	"github.com/warden-dev/warden/backend/runtime/model/factory"
+	"github.com/warden-dev/warden/backend/runtime/model/openai"
+	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/tools"
+	"github.com/warden-dev/warden/backend/tools/browser"
+	"github.com/warden-dev/warden/backend/tools/computer"
+	"github.com/warden-dev/warden/backend/tools/mcp"
+	"github.com/warden-dev/warden/backend/tools/mcp/mcpstore"
+	"github.com/warden-dev/warden/backend/tools/sandbox"
+)
+
+// Options choose what to open. Zero values mean "from the config file, or
+// the default".
+type Options struct {
+	// DBPath is the database; "" means store.DefaultPath().
+	DBPath string
+	// ConfigPath is the user config; "" means config.UserPath().
+	ConfigPath string
+	// Workspace, when set, contributes its .warden/config.toml (narrowing
+	// only) and its .mcp.json servers.
+	Workspace string
+	// Model overrides the configured model spec; "demo" or "" with nothing
+	// configured runs the built-in demo script.
+	Model   string
+	BaseURL string
+	// Approval and Sandbox override the configured session defaults.
+	Approval *policy.ApprovalPolicy
+	Sandbox  *policy.SandboxPolicy
+	// Headless: no human is attached (see runtime.Config).
+	Headless        bool
+	ApprovalTimeout *time.Duration
+	// MCPListTimeout bounds starting MCP servers to learn their tools.
+	MCPListTimeout time.Duration
+	Version        string
+}
+
+// Graph is a running service with everything it runs on.
+type Graph struct {
+	Config   config.Config
+	Store    *store.Store
+	Engine   *policy.Engine
+	Cage     *sandbox.Cage
+	Monitors *tools.Monitors
+	Browser  *browser.Manager
+	MCP      *mcp.Manager
+	Service  *runtime.Service
+	DBPath   string
+}
+
+// Open builds the graph. On error nothing is left open.
+func Open(ctx context.Context, o Options) (_ *Graph, err error) {
+	g := &Graph{}
+	defer func() {
+		if err != nil {
+			g.Close()
+		}
+	}()
+	userPath := o.ConfigPath
+	if userPath == "" {
+		if userPath, err = config.UserPath(); err != nil {
+			return nil, err
+		}
+	}
+	if g.Config, err = config.Load(userPath, o.Workspace); err != nil {
+		return nil, err
+	}
+	explicit := o.DBPath != ""
+	if g.DBPath, err = dbPath(o.DBPath); err != nil {
+		return nil, err
+	}
+	if g.Store, err = store.Open(ctx, g.DBPath); err != nil {
+		return nil, err
+	}
+	g.Engine = policy.New(policy.Config{ProtectedPaths: protectedData(g.DBPath, explicit, userPath)})
+	mode := sandbox.ModeBwrap
+	if g.Config.SandboxMode == "container" {
+		mode = sandbox.ModeContainer
+	}
+	g.Cage = sandbox.New(sandbox.Config{Mode: mode, Protected: g.Engine.ExtraProtected()})
+	status := g.Cage.Detect(ctx)
+	g.Monitors = tools.NewMonitors(g.Cage)
+	reg, err := tools.Builtins(g.Cage, g.Monitors, "")
+	if err != nil {
+		return nil, err
+	}
+	g.Browser = browser.NewManager(browser.Options{})
+	for _, t := range []tools.Tool{browser.NewActionTool(g.Browser), browser.NewBatchTool(g.Browser), computer.New(computer.Options{})} {
+		if err := reg.Register(t); err != nil {
+			return nil, fmt.Errorf("assemble: %w", err)
+		}
+	}
+	if err := g.openMCP(ctx, o, userPath, reg); err != nil {
+		return nil, err
+	}
+
+	spec := o.Model
+	if spec == "" {
+		spec = g.Config.Model
+	}
+	baseURL := o.BaseURL
+	if baseURL == "" {
+		baseURL = g.Config.BaseURL
+	}
+	prov, demo, err := Provider(spec, baseURL, g.Config.APIKey)
+	if err != nil {
+		return nil, err
+	}
+	cfg := runtime.Config{
+		Store: g.Store, Engine: g.Engine, Tools: reg, Provider: prov, Demo: demo,
+		Caged: g.Cage.Caged, CageReason: status.Reason,
+		Approval: g.Config.Approval, Sandbox: g.Config.Sandbox,
+		Headless: o.Headless, ApprovalTimeout: g.Config.ApprovalTimeout, Version: o.Version,
+	}
+	if o.Approval != nil {
+		cfg.Approval = *o.Approval
+	}
+	if o.Sandbox != nil {
+		cfg.Sandbox = *o.Sandbox
+	}
+	if o.ApprovalTimeout != nil {
+		cfg.ApprovalTimeout = *o.ApprovalTimeout
+	}
+	mons, br := g.Monitors, g.Browser
+	cfg.OnSessionClose = []func(string){
+		func(id string) { mons.StopSession(id) },
+		func(id string) { _ = br.Close(id) },
+	}
+	cfg.KillMonitor = func(sessionID, id string) error {
+		_, err := mons.Stop(sessionID, id)
+		return err
+	}
+	if g.MCP != nil {
+		m := g.MCP
+		cfg.TrustMcp = func(ctx context.Context, _ string, server string, persistent bool) error {
+			scope := mcp.TrustSession
+			if persistent {
+				scope = mcp.TrustPersistent
+			}
+			return m.Trust(ctx, server, scope)
+		}
+	}
+	if g.Service, err = runtime.New(ctx, cfg); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// openMCP starts the configured MCP servers long enough to learn their
+// tools and registers them. A server that fails is left out; `warden mcp
+// list` says why.
+func (g *Graph) openMCP(ctx context.Context, o Options, userPath string, reg *tools.Registry) error {
+	mc := mcp.LoadConfig(userPath, o.Workspace)
+	if len(mc.Servers) == 0 {
+		return nil
+	}
+	opts := mcp.Options{Config: mc, ClientVersion: o.Version}
+	if o.Workspace != "" {
+		ws, err := g.Store.EnsureWorkspace(ctx, o.Workspace)
+		if err != nil {
+			return err
+		}
+		opts.Persistent = mcpstore.New(g.Store, ws.ID, "")
+	}
+	m, err := mcp.NewManager(opts)
+	if err != nil {
+		return fmt.Errorf("assemble: MCP: %w", err)
+	}
+	g.MCP = m
+	timeout := o.MCPListTimeout
+	if timeout <= 0 {
+		timeout = 20 * time.Second
+	}
+	lctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for _, t := range m.Tools(lctx) {
+		if err := reg.Register(t); err != nil {
+			return fmt.Errorf("assemble: MCP: %w", err)
+		}
+	}
+	return nil
+}
+
+// Provider turns a model spec into a provider; demo reports whether it is
+// the built-in demo script. An empty spec is the demo.
+func Provider(spec, baseURL, apiKey string) (model.Provider, bool, error) {
+	if spec == "" {
+		spec = model.KindDemo
+	}
+	sp, err := model.ParseModelSpec(spec)
+	if err != nil {
+		return nil, false, err
+	}
+	p, err := factory.FromSpec(sp, factory.Config{
+		Anthropic: anthropic.Config{BaseURL: baseURL, APIKey: apiKey},
+		OpenAI:    openai.Config{BaseURL: baseURL, APIKey: apiKey},
+	})
+	return p, sp.Provider == model.KindDemo, err
+}
+
+func dbPath(p string) (string, error) {
+	if p == "" {
+		var err error
+		if p, err = store.DefaultPath(); err != nil {
+			return "", err
+		}
+	}
+	p, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return "", fmt.Errorf("data folder %s: %w", filepath.Dir(p), err)
+	}
+	return p, nil
+}
+
+// protectedData is what no tool may write: Warden's config folder and its
+// data folder — or, with an explicit database path, only the database
+// files, so a database kept inside a workspace does not freeze it.
+func protectedData(db string, explicit bool, userConfig string) []string {
+	out := []string{filepath.Dir(userConfig)}
+	dir := filepath.Dir(db)
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	if !explicit {
+		return append(out, dir)
+	}
+	base := filepath.Join(dir, filepath.Base(db))
+	return append(out, base, base+"-wal", base+"-shm", base+"-journal")
+}
+
+// Close stops everything, the service first.
+func (g *Graph) Close() error {
+	var errs []error
+	if g.Service != nil {
+		errs = append(errs, g.Service.Close())
+	}
+	if g.MCP != nil {
+		errs = append(errs, g.MCP.Close())
+	}
+	if g.Browser != nil {
+		errs = append(errs, g.Browser.Shutdown())
+	}
+	if g.Monitors != nil {
+		g.Monitors.Close()
+	}
+	if g.Cage != nil {
+		errs = append(errs, g.Cage.Close())
+	}
+	if g.Store != nil {
+		errs = append(errs, g.Store.Close())
+	}
+	return errors.Join(errs...)
+}
