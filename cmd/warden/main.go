@@ -33,6 +33,10 @@ type command struct {
 func commands() []command {
 	cmds := []command{
 		versionCommand(),
+		policyCommand(),
+		auditCommand(),
+		toolCommand(),
+		mcpCommand(),
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds

@@ -1,0 +1,119 @@
+package policy
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// Protected paths come in two tiers (permission-model.md, "Protected paths").
+// Matching is by path component, wherever the component sits: a nested
+// project's .envrc or a sub-package's lockfile is as dangerous as the root
+// one, and a match that is too wide only asks a human once more.
+
+// cageNames are the workspace-relative names the OS cage mounts read-only.
+var cageNames = []string{
+	".git/hooks", ".git/config", ".git/config.worktree",
+	".mcp.json", ".warden", ".vscode", ".envrc",
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
+	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
+	".kshrc", ".cshrc", ".tcshrc", ".inputrc",
+}
+
+// cageBase are the names matched as any path component.
+var cageBase = map[string]bool{
+	".mcp.json": true, ".warden": true, ".vscode": true, ".envrc": true,
+	".bashrc": true, ".bash_profile": true, ".bash_login": true, ".bash_logout": true, ".profile": true,
+	".zshrc": true, ".zshenv": true, ".zprofile": true, ".zlogin": true, ".zlogout": true,
+	".kshrc": true, ".cshrc": true, ".tcshrc": true, ".inputrc": true,
+}
+
+// lockfiles are the supply-chain files of the edit-protected tier.
+var lockfiles = map[string]bool{
+	"package-lock.json": true, "npm-shrinkwrap.json": true, "yarn.lock": true, "pnpm-lock.yaml": true,
+	"bun.lockb": true, "bun.lock": true, "deno.lock": true, "go.sum": true, "go.work.sum": true,
+	"Cargo.lock": true, "poetry.lock": true, "Pipfile.lock": true, "uv.lock": true, "pdm.lock": true,
+	"composer.lock": true, "Gemfile.lock": true, "mix.lock": true, "pubspec.lock": true,
+	"Podfile.lock": true, "flake.lock": true, "packages.lock.json": true, "gradle.lockfile": true,
+	".npmrc": true, ".yarnrc": true, ".yarnrc.yml": true, ".pnpmfile.cjs": true,
+}
+
+// CageProtectedNames returns the workspace-relative paths the OS cage must
+// mount read-only (or cover with a placeholder when they do not exist) inside
+// the workspace and every writable root. Warden's own folders come from
+// Engine.ExtraProtected.
+func CageProtectedNames() []string {
+	return append([]string(nil), cageNames...)
+}
+
+// ProtectedTier says whether path is cage-protected (a write would run code
+// outside the sandbox or reconfigure the agent) and whether it is
+// edit-protected (cage-protected, a lockfile or a .env file). A relative path
+// is taken relative to workspace. Inside the workspace only the components
+// below it are matched, so a workspace that itself sits in a folder named
+// .vscode or .warden is not protected wholesale. Warden's own folders are
+// added by Engine.ProtectedTier.
+func ProtectedTier(path, workspace string) (cage, edit bool) {
+	if workspace != "" {
+		workspace = filepath.Clean(workspace)
+	}
+	if !filepath.IsAbs(path) && !strings.HasPrefix(path, "~") && workspace != "" {
+		path = filepath.Join(workspace, path)
+	}
+	match := path
+	if workspace != "" && workspace != "/" && within(path, workspace) {
+		match = path[len(workspace):]
+	}
+	cage = cageProtected(match)
+	if cage {
+		return true, true
+	}
+	base := lastComponent(match)
+	return false, lockfiles[base] || strings.HasPrefix(base, ".env")
+}
+
+// cageProtected walks the components of p once, without allocating.
+func cageProtected(p string) bool {
+	inGit := false
+	for len(p) > 0 {
+		var c string
+		if i := strings.IndexByte(p, '/'); i >= 0 {
+			c, p = p[:i], p[i+1:]
+		} else {
+			c, p = p, ""
+		}
+		switch {
+		case c == "":
+			continue
+		case cageBase[c]:
+			return true
+		case c == ".git":
+			inGit = true
+		case inGit && c == "hooks":
+			// .git/hooks, .git/worktrees/x/hooks, .git/modules/m/hooks.
+			return true
+		case inGit && p == "" && (c == "config" || c == "config.worktree"):
+			return true
+		}
+	}
+	return false
+}
+
+func lastComponent(p string) string {
+	p = strings.TrimRight(p, "/")
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// within reports whether p is root or lies under it; both are clean and
+// absolute.
+func within(p, root string) bool {
+	if root == "" {
+		return false
+	}
+	if p == root || root == "/" {
+		return true
+	}
+	return strings.HasPrefix(p, root) && p[len(root)] == '/'
+}

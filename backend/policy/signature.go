@@ -1,0 +1,135 @@
+package policy
+
+import (
+	"regexp"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// SignatureOf is what an "always" answer for this call remembers
+// (permission-model.md, "Signatures"). Namespaces never overlap: MCP tools are
+// mcp-tool:..., shell commands shell:..., shell=..., ssh:... or git-...:,
+// browser actions browser:..., everything else the bare tool name.
+func SignatureOf(call Call) string {
+	for i := range call.Effects {
+		if call.Effects[i].Kind == EffectMcp {
+			return mcpSignature(call, &call.Effects[i])
+		}
+	}
+	for i := range call.Effects {
+		e := &call.Effects[i]
+		switch e.Kind {
+		case EffectExec:
+			return ClassifyShell(e.Command, e.Cwd).Signature
+		case EffectBrowser:
+			return browserSignature(e)
+		}
+	}
+	return call.Tool
+}
+
+func mcpSignature(call Call, e *Effect) string {
+	if e.Server == "" && e.Tool == "" && strings.HasPrefix(call.Tool, "mcp-tool:") {
+		return call.Tool
+	}
+	tool := e.Tool
+	if tool == "" {
+		tool = call.Tool
+	}
+	return "mcp-tool:" + e.Server + "/" + tool
+}
+
+func browserSignature(e *Effect) string {
+	if e.Action == "navigate" || e.Action == "goto" || e.Action == "open" {
+		return "browser:navigate:" + e.Origin
+	}
+	return "browser:" + e.Action
+}
+
+// subcommandPrograms are the programs whose first word names what they do:
+// `npm test` and `npm publish` must not share a grant.
+var subcommandPrograms = map[string]bool{
+	"git": true, "npm": true, "yarn": true, "pnpm": true, "bun": true, "cargo": true, "go": true, "docker": true,
+	"podman": true, "kubectl": true, "make": true, "gmake": true, "pip": true, "pip3": true, "uv": true,
+	"poetry": true, "gradle": true, "gradlew": true, "mvn": true, "dotnet": true, "deno": true, "rustup": true,
+	"gh": true, "brew": true, "apt": true, "apt-get": true, "systemctl": true, "just": true, "task": true,
+	"tox": true, "nox": true, "terraform": true, "helm": true, "composer": true, "bundle": true, "rake": true,
+	"mix": true, "swift": true, "zig": true, "flutter": true, "dart": true, "nx": true, "turbo": true,
+	"bazel": true, "cmake": true, "conda": true, "gem": true, "pytest": false,
+}
+
+var runVerbs = map[string]bool{"run": true, "exec": true, "x": true, "run-script": true, "dlx": true}
+
+var subcommandWord = regexp.MustCompile(`^[a-z][a-z0-9._:-]*$`)
+
+// signature is computed after classification: a head signature only for one
+// plain command that is read-only or unproven-but-not-an-interpreter.
+func (w *walker) signature(f *syntax.File, src string, class Class) string {
+	exact := "shell=" + normalise(f, src)
+	if w.res.Segments != 1 || w.flagged || len(f.Stmts) != 1 || !w.headSeen || len(w.head) == 0 {
+		return exact
+	}
+	for _, a := range w.head {
+		if !a.static || a.glob {
+			return exact
+		}
+	}
+	prog := w.head[0].val
+	if i := strings.LastIndexByte(prog, '/'); i >= 0 {
+		prog = prog[i+1:]
+	}
+	args := w.head[1:]
+	switch prog {
+	case "ssh":
+		if class == ClassUnknown || class == ClassDestructive {
+			return exact
+		}
+		user, host, port, cmd, _ := sshTarget(args)
+		dest := host + ":" + port
+		if user != "" {
+			dest = user + "@" + dest
+		}
+		return strings.TrimSpace("ssh:" + dest + " " + strings.Join(cmd, " "))
+	case "git":
+		if class != ClassUnknown {
+			if sig, ok := gitSignature(args); ok {
+				return sig
+			}
+		}
+	}
+	if class != ClassReadOnly && class != ClassUnknown || isInterpreter(prog) || handlers[prog] != nil && isShellName(prog) {
+		return exact
+	}
+	head := prog
+	if subcommandPrograms[prog] && len(args) > 0 && subcommandWord.MatchString(args[0].val) {
+		head += " " + args[0].val
+		if runVerbs[args[0].val] && len(args) > 1 && subcommandWord.MatchString(args[1].val) {
+			head += " " + args[1].val
+		}
+	}
+	return "shell:" + head
+}
+
+func isShellName(n string) bool {
+	switch n {
+	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "eval", "source", ".", "env",
+		"xargs", "sudo", "doas", "su", "exec", "command", "builtin", "nohup", "nice", "timeout", "time", "watch",
+		"npx", "pnpx", "bunx", "uvx", "find", "fd":
+		return true
+	}
+	return false
+}
+
+// normalise prints the parsed script in the printer's canonical form, so
+// spacing and quoting variants of one command share a signature.
+func normalise(f *syntax.File, src string) string {
+	var b strings.Builder
+	b.Grow(len(src) + 8)
+	pr := printerPool.Get().(*syntax.Printer)
+	defer printerPool.Put(pr)
+	if err := pr.Print(&b, f); err != nil {
+		return strings.TrimSpace(src)
+	}
+	return strings.TrimSpace(b.String())
+}

@@ -1,0 +1,209 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/warden-dev/warden/backend/store"
+)
+
+// PendingApprovals lists the asks waiting for a human ("" for every
+// session), oldest first; after a restart they come back from the store.
+func (s *Service) PendingApprovals(ctx context.Context, sessionID string) ([]Approval, error) {
+	return s.br.pending(ctx, sessionID)
+}
+
+// Answer applies a human's answer to one ask. It is idempotent; an unknown
+// or stale request id is refused with a *RequestError.
+func (s *Service) Answer(ctx context.Context, a AnswerArgs) error {
+	if a.RequestID == "" {
+		return errors.New("answer: request_id is empty")
+	}
+	return s.br.answer(ctx, a)
+}
+
+// SessionEvents pages a session's events forward, oldest first.
+func (s *Service) SessionEvents(ctx context.Context, sessionID string, afterSeq int64, limit int) ([]Event, error) {
+	if _, err := s.st.Session(ctx, sessionID); err != nil {
+		return nil, err
+	}
+	evs, err := s.st.Events(ctx, store.EventQuery{SessionID: sessionID, AfterSeq: afterSeq, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	return eventViews(evs), nil
+}
+
+// AuditLog pages a session's permission story backwards (newest page
+// first, each page oldest first). No kinds means the permission audit set.
+func (s *Service) AuditLog(ctx context.Context, sessionID string, kinds []string, limit int, beforeSeq int64) ([]Event, error) {
+	if _, err := s.st.Session(ctx, sessionID); err != nil {
+		return nil, err
+	}
+	q := store.EventQuery{SessionID: sessionID, BeforeSeq: beforeSeq, Limit: limit, Desc: true}
+	if len(kinds) == 0 {
+		q.Kinds = AuditKinds()
+	}
+	known := map[store.Kind]bool{}
+	for _, k := range store.Kinds() {
+		known[k] = true
+	}
+	for _, k := range kinds {
+		if !known[store.Kind(k)] {
+			return nil, fmt.Errorf("unknown event kind %q", k)
+		}
+		q.Kinds = append(q.Kinds, store.Kind(k))
+	}
+	evs, err := s.st.Events(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	for i, j := 0, len(evs)-1; i < j; i, j = i+1, j-1 {
+		evs[i], evs[j] = evs[j], evs[i]
+	}
+	return eventViews(evs), nil
+}
+
+// AuditKinds are the kinds of the permission audit.
+func AuditKinds() []store.Kind {
+	return []store.Kind{store.KindPermissionRequested, store.KindPermissionGranted, store.KindPermissionDenied,
+		store.KindApprovalPolicyChanged, store.KindSandboxPolicyChanged, store.KindPlanningEntered,
+		store.KindPlanningExited, store.KindGrantAdded, store.KindGrantRevoked, store.KindMcpServerTrusted,
+		store.KindMcpServerUntrusted}
+}
+
+// Export is a file for the user to save.
+type Export struct {
+	Filename string `json:"filename"`
+	Content  string `json:"content"`
+}
+
+// ExportAudit renders a session's permission audit as JSON lines or CSV.
+func (s *Service) ExportAudit(ctx context.Context, sessionID, format string) (Export, error) {
+	if _, err := s.st.Session(ctx, sessionID); err != nil {
+		return Export{}, err
+	}
+	evs, err := s.st.PermissionAudit(ctx, sessionID)
+	if err != nil {
+		return Export{}, err
+	}
+	var b bytes.Buffer
+	switch format {
+	case "jsonl":
+		for _, e := range evs {
+			line, err := json.Marshal(e)
+			if err != nil {
+				return Export{}, err
+			}
+			b.Write(append(line, '\n'))
+		}
+	case "csv":
+		w := csv.NewWriter(&b)
+		_ = w.Write([]string{"seq", "time", "kind", "tool", "signature", "decision", "source_or_reason", "detail", "data"})
+		for _, e := range evs {
+			var f struct {
+				Tool      string `json:"tool"`
+				Signature string `json:"signature"`
+				Source    string `json:"source"`
+				Reason    string `json:"reason"`
+				Detail    string `json:"detail"`
+			}
+			_ = json.Unmarshal(e.Payload, &f)
+			why := f.Source
+			if why == "" {
+				why = f.Reason
+			}
+			_ = w.Write([]string{strconv.FormatInt(e.Seq, 10), e.Time.UTC().Format(time.RFC3339Nano), string(e.Kind),
+				f.Tool, f.Signature, decisionOf(e.Kind), why, f.Detail, string(e.Payload)})
+		}
+		w.Flush()
+		if err := w.Error(); err != nil {
+			return Export{}, err
+		}
+	default:
+		return Export{}, fmt.Errorf("format %q is not jsonl or csv", format)
+	}
+	return Export{Filename: fmt.Sprintf("warden-audit-%s.%s", sessionID, format), Content: b.String()}, nil
+}
+
+func decisionOf(k store.Kind) string {
+	switch k {
+	case store.KindPermissionRequested:
+		return "ask"
+	case store.KindPermissionGranted:
+		return "allow"
+	case store.KindPermissionDenied:
+		return "deny"
+	}
+	return ""
+}
+
+// ListGrants lists a session's grants, its workspace's rules and MCP trusts.
+func (s *Service) ListGrants(ctx context.Context, sessionID string) ([]GrantView, error) {
+	ss, err := s.st.Session(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := s.st.Grants(ctx, store.GrantFilter{WorkspaceID: ss.WorkspaceID, SessionID: ss.ID})
+	if err != nil {
+		return nil, err
+	}
+	out := []GrantView{}
+	now := s.cfg.Now()
+	for _, g := range recs {
+		if !g.Active(now) {
+			continue
+		}
+		v := GrantView{ID: g.ID, Kind: "grant", Signature: g.Signature, Scope: string(g.Scope), Reasons: g.Reasons,
+			CreatedAt: g.CreatedAt.UnixMilli(), Uses: g.UseCount}
+		if g.Scope == "workspace" {
+			v.Kind = "rule"
+		}
+		if !g.ExpiresAt.IsZero() {
+			v.ExpiresAt = g.ExpiresAt.UnixMilli()
+		}
+		out = append(out, v)
+	}
+	trusts, err := s.st.McpTrusts(ctx, ss.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range trusts {
+		out = append(out, GrantView{ID: t.Server, Kind: "mcp-trust", Signature: "mcp-server:" + t.Server, Scope: "persistent",
+			CreatedAt: t.TrustedAt.UnixMilli(), Server: t.Server})
+	}
+	return out, nil
+}
+
+// RevokeGrantArgs names what to revoke: a grant or rule by id, or an MCP
+// trust by server name (its id in ListGrants) within the session's
+// workspace.
+type RevokeGrantArgs struct {
+	ID        string `json:"id"`
+	Kind      string `json:"kind"` // grant | mcp-trust
+	SessionID string `json:"session_id,omitempty"`
+}
+
+// RevokeGrant revokes a grant, rule or MCP trust (human only).
+func (s *Service) RevokeGrant(ctx context.Context, a RevokeGrantArgs) error {
+	switch a.Kind {
+	case "grant", "rule", "":
+		return s.st.RevokeGrant(ctx, a.ID, a.SessionID)
+	case "mcp-trust":
+		if a.SessionID == "" {
+			return errors.New("revoking an MCP trust needs the session_id whose workspace holds it")
+		}
+		ss, err := s.st.Session(ctx, a.SessionID)
+		if err != nil {
+			return err
+		}
+		return s.st.UntrustMcp(ctx, ss.ID, ss.WorkspaceID, a.ID)
+	}
+	return fmt.Errorf("kind %q is not grant or mcp-trust", a.Kind)
+}

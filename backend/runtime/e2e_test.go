@@ -1,0 +1,262 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/store"
+)
+
+// callStory collects, per call id, the permission and invocation events.
+type callStory struct {
+	requested *store.PermissionRequested
+	granted   *store.PermissionGranted
+	denied    *store.PermissionDenied
+	completed *store.ToolInvocationCompleted
+	failed    *store.ToolInvocationFailed
+}
+
+func stories(evs []store.StoredEvent) map[string]*callStory {
+	out := map[string]*callStory{}
+	get := func(id string) *callStory {
+		if out[id] == nil {
+			out[id] = &callStory{}
+		}
+		return out[id]
+	}
+	for _, e := range evs {
+		switch ev := e.Event.(type) {
+		case store.PermissionRequested:
+			get(ev.CallID).requested = &ev
+		case store.PermissionGranted:
+			get(ev.CallID).granted = &ev
+		case store.PermissionDenied:
+			get(ev.CallID).denied = &ev
+		case store.ToolInvocationCompleted:
+			get(ev.CallID).completed = &ev
+		case store.ToolInvocationFailed:
+			get(ev.CallID).failed = &ev
+		}
+	}
+	return out
+}
+
+// TestDoneWhen is issue 8's "Done when": a conversation with a server
+// speaking the Anthropic wire protocol runs end to end through the real
+// gate, engine, tools, cage and store.
+func TestDoneWhen(t *testing.T) {
+	srv := newSSEServer(t, "1_read.sse", "2_write.sse", "3_rm.sse", "4_curl.sse", "5_done.sse")
+	r := newRig(t, anthropicProvider(t, srv.URL), nil)
+	ctx := context.Background()
+	sess := r.session(nil)
+	if sess.Approval != policy.OnRequest || sess.Sandbox.Kind != policy.WorkspaceWrite || sess.Sandbox.NetworkAccess {
+		t.Fatalf("defaults: %+v", sess)
+	}
+	pctx, stop := context.WithCancel(ctx)
+	defer stop()
+	pushes := r.svc.Subscribe(pctx)
+	seenc := make(chan map[string]bool)
+	go func() {
+		seen := map[string]bool{}
+		for p := range pushes {
+			seen[p.Type] = true
+		}
+		seenc <- seen
+	}()
+
+	if err := r.svc.SendMessage(ctx, sess.ID, "Tidy the project"); err != nil {
+		t.Fatal(err)
+	}
+	asks := r.waitPending(sess.ID, 1)
+	ask := asks[0]
+	if ask.Tool != "shell.exec" || ask.CallID != "toolu_rm" || !ask.Live {
+		t.Fatalf("ask: %+v", ask)
+	}
+	if ask.Signature != "shell=rm -rf build" || !containsReason(ask.Reasons, policy.ReasonDestructiveEffect) {
+		t.Fatalf("ask signature %q reasons %v", ask.Signature, ask.Reasons)
+	}
+	if err := r.svc.Answer(ctx, AnswerArgs{RequestID: ask.RequestID, Answer: AnswerAlways, Scope: policy.ScopeSession}); err != nil {
+		t.Fatal(err)
+	}
+	r.waitIdle(sess.ID)
+
+	// The effects happened on disk.
+	if b, err := os.ReadFile(filepath.Join(r.ws, "notes.txt")); err != nil || string(b) != "build notes\n" {
+		t.Fatalf("notes.txt: %q %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(r.ws, "build")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("build should be gone: %v", err)
+	}
+
+	st := stories(r.events(sess.ID))
+	cases := []struct {
+		call, source string
+		denied       policy.Reason
+		asked        bool
+	}{
+		{call: "toolu_read", source: "sandbox+policy"},
+		{call: "toolu_write", source: "sandbox+policy"},
+		{call: "toolu_rm", source: "human:always", asked: true},
+		{call: "toolu_curl", denied: policy.ReasonSandboxRejected},
+	}
+	for _, c := range cases {
+		t.Run(c.call, func(t *testing.T) {
+			s := st[c.call]
+			if s == nil {
+				t.Fatal("no events for the call")
+			}
+			if (s.requested != nil) != c.asked {
+				t.Errorf("asked = %v, want %v", s.requested != nil, c.asked)
+			}
+			if c.denied != "" {
+				if s.denied == nil || s.denied.Reason != c.denied || s.denied.By != store.DeniedBySandbox {
+					t.Fatalf("denial: %+v", s.denied)
+				}
+				if !strings.Contains(strings.ToLower(s.denied.Remedy), "network") {
+					t.Errorf("remedy %q does not say how to admit it", s.denied.Remedy)
+				}
+				if s.completed != nil || s.granted != nil {
+					t.Error("a denied call ran")
+				}
+				return
+			}
+			if s.granted == nil || s.granted.Source != c.source {
+				t.Fatalf("granted: %+v, want source %s", s.granted, c.source)
+			}
+			if s.completed == nil {
+				t.Fatalf("not completed (failed: %+v)", s.failed)
+			}
+		})
+	}
+
+	// The model read the denial and its remedy.
+	if n := srv.requests(); n != 5 {
+		t.Fatalf("model requests = %d, want 5", n)
+	}
+	if body := string(srv.bodies[4]); !strings.Contains(body, "sandbox-rejected") {
+		t.Errorf("the last request does not carry the denial: %s", body)
+	}
+
+	// "always" remembered exactly that signature, for the reason asked.
+	gs, err := r.svc.ListGrants(ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gs) != 1 || gs[0].Signature != "shell=rm -rf build" || gs[0].Scope != "session" ||
+		len(gs[0].Reasons) != 1 || gs[0].Reasons[0] != policy.ReasonDestructiveEffect {
+		t.Fatalf("grants: %+v", gs)
+	}
+	// The same command now runs on the grant; a sibling still asks.
+	if err := os.MkdirAll(filepath.Join(r.ws, "build"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.svc.Run(ctx, sess.ID, "!rm -rf build"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.svc.SendMessage(ctx, sess.ID, "!rm -rf dist"); err != nil {
+		t.Fatal(err)
+	}
+	sib := r.waitPending(sess.ID, 1)[0]
+	if sib.Signature != "shell=rm -rf dist" {
+		t.Fatalf("sibling signature %q", sib.Signature)
+	}
+	if err := r.svc.Answer(ctx, AnswerArgs{RequestID: sib.RequestID, Answer: AnswerDeny, Note: "keep dist"}); err != nil {
+		t.Fatal(err)
+	}
+	r.waitIdle(sess.ID)
+	var viaGrant, userDenied bool
+	for _, e := range r.events(sess.ID, store.KindPermissionGranted, store.KindPermissionDenied) {
+		switch ev := e.Event.(type) {
+		case store.PermissionGranted:
+			viaGrant = viaGrant || ev.Source == "session-grant:shell=rm -rf build"
+		case store.PermissionDenied:
+			userDenied = userDenied || (ev.By == store.DeniedByUser && strings.Contains(ev.Detail, "keep dist"))
+		}
+	}
+	if !viaGrant || !userDenied {
+		t.Fatalf("grant use %v, user denial with note %v", viaGrant, userDenied)
+	}
+
+	// The window saw the stream: deltas, the ask and its resolution.
+	stop()
+	seen := <-seenc
+	for _, k := range []string{PushDelta, PushApproval, PushApprovalResolved, PushEvent, PushSession} {
+		if !seen[k] {
+			t.Errorf("no %s push", k)
+		}
+	}
+}
+
+func containsReason(rs []policy.Reason, r policy.Reason) bool {
+	for _, x := range rs {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRestartMidAskShowsTheAskAgain closes the service and the database
+// while an ask waits, reopens both on the same file, and answers it there.
+func TestRestartMidAskShowsTheAskAgain(t *testing.T) {
+	srv := newSSEServer(t, "r1_rm.sse")
+	r := newRig(t, anthropicProvider(t, srv.URL), nil)
+	ctx := context.Background()
+	sess := r.session(nil)
+	if err := r.svc.SendMessage(ctx, sess.ID, "clean up"); err != nil {
+		t.Fatal(err)
+	}
+	before := r.waitPending(sess.ID, 1)[0]
+
+	r.close()
+	r.open()
+
+	after, err := r.svc.PendingApprovals(ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != 1 || after[0].RequestID != before.RequestID || after[0].Signature != before.Signature || after[0].Live {
+		t.Fatalf("after restart: %+v", after)
+	}
+	if got, _ := r.svc.GetSession(ctx, sess.ID); got.Pending != 1 {
+		t.Fatalf("session pending = %d", got.Pending)
+	}
+	if err := r.svc.Answer(ctx, AnswerArgs{RequestID: before.RequestID, Answer: AnswerOnce}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.svc.Answer(ctx, AnswerArgs{RequestID: before.RequestID, Answer: AnswerOnce}); err != nil {
+		t.Fatalf("repeating an answer: %v", err)
+	}
+	var re *RequestError
+	if err := r.svc.Answer(ctx, AnswerArgs{RequestID: before.RequestID, Answer: AnswerDeny}); !errors.As(err, &re) {
+		t.Fatalf("a different answer later: %v", err)
+	}
+	if ps, _ := r.svc.PendingApprovals(ctx, sess.ID); len(ps) != 0 {
+		t.Fatalf("still pending: %+v", ps)
+	}
+	var src string
+	for _, e := range r.events(sess.ID, store.KindPermissionGranted) {
+		if g := e.Event.(store.PermissionGranted); g.RequestID == before.RequestID {
+			src = g.Source
+		}
+	}
+	if src != "human:once" {
+		t.Fatalf("answer source %q", src)
+	}
+	// The transcript stays valid for the next turn: the interrupted call
+	// has an explicit result.
+	hist, err := r.svc.history(ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(hist)
+	if !strings.Contains(string(raw), "interrupted") {
+		t.Fatalf("history: %s", raw)
+	}
+}

@@ -1,0 +1,445 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/runtime/model"
+	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/tools"
+)
+
+// turn is the work running for a session: one user message's loop.
+type turn struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	err    error
+}
+
+// ErrBusy is returned when a session already runs a turn.
+var ErrBusy = errors.New("a turn is already running in this session: wait or cancel it")
+
+// SendMessage starts a turn and returns at once; its progress arrives as
+// pushes. "/plan" toggles the freeze; "!cmd" runs shell.exec through the
+// gate without a model.
+func (s *Service) SendMessage(ctx context.Context, sessionID, text string) error {
+	_, err := s.start(ctx, sessionID, text)
+	return err
+}
+
+// Run is SendMessage that waits for the turn to end and returns its error.
+func (s *Service) Run(ctx context.Context, sessionID, text string) error {
+	t, err := s.start(ctx, sessionID, text)
+	if err != nil || t == nil {
+		return err
+	}
+	select {
+	case <-t.done:
+		return t.err
+	case <-ctx.Done():
+		_ = s.Cancel(context.WithoutCancel(ctx), sessionID)
+		<-t.done
+		return ctx.Err()
+	}
+}
+
+func (s *Service) start(ctx context.Context, sessionID, text string) (*turn, error) {
+	ss, err := s.st.Session(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	trimmed := strings.TrimSpace(text)
+	if trimmed == "" {
+		return nil, errors.New("the message is empty")
+	}
+	if trimmed == "/plan" {
+		_, err := s.SetPlanning(ctx, sessionID, !ss.Planning)
+		return nil, err
+	}
+	var run func(ctx context.Context) error
+	if cmd, ok := strings.CutPrefix(trimmed, "!"); ok {
+		cmd = strings.TrimSpace(cmd)
+		if cmd == "" {
+			return nil, errors.New("! needs a command")
+		}
+		run = func(ctx context.Context) error { return s.bang(ctx, sessionID, trimmed, cmd) }
+	} else {
+		if s.cfg.Provider == nil {
+			return nil, ErrNoModel
+		}
+		run = func(ctx context.Context) error {
+			if _, err := s.st.Append(ctx, sessionID, store.AnyVersion, store.MessageAppended{MessageID: s.newID(), Role: "user", Text: text}); err != nil {
+				return err
+			}
+			_, err := s.loop(ctx, sessionID, 0)
+			return err
+		}
+	}
+	s.mu.Lock()
+	if _, busy := s.turns[sessionID]; busy {
+		s.mu.Unlock()
+		return nil, ErrBusy
+	}
+	if s.ctx.Err() != nil {
+		s.mu.Unlock()
+		return nil, errors.New("the service is closed")
+	}
+	tctx, cancel := context.WithCancel(s.ctx)
+	t := &turn{cancel: cancel, done: make(chan struct{})}
+	s.turns[sessionID] = t
+	s.wg.Add(1)
+	s.mu.Unlock()
+	s.touch(sessionID)
+	go func() {
+		defer s.wg.Done()
+		t.err = run(tctx)
+		if t.err != nil && tctx.Err() == nil {
+			s.note(sessionID, "error: "+t.err.Error())
+		} else if tctx.Err() != nil && s.ctx.Err() == nil {
+			s.note(sessionID, "the turn was cancelled")
+		}
+		cancel()
+		s.mu.Lock()
+		delete(s.turns, sessionID)
+		s.mu.Unlock()
+		close(t.done)
+		s.touch(sessionID)
+	}()
+	return t, nil
+}
+
+// note records a runtime message (errors, cancellation) for the window.
+func (s *Service) note(sessionID, text string) {
+	_, _ = s.st.Append(context.WithoutCancel(s.ctx), sessionID, store.AnyVersion, store.MessageAppended{MessageID: s.newID(), Role: "system", Text: text})
+}
+
+// Cancel stops a session's turn: pending asks are denied, running tools
+// are killed (their context ends), foreground subagents stop with it.
+func (s *Service) Cancel(ctx context.Context, sessionID string) error {
+	if _, err := s.st.Session(ctx, sessionID); err != nil {
+		return err
+	}
+	s.stopSession(sessionID)
+	return nil
+}
+
+func (s *Service) stopSession(sessionID string) {
+	s.mu.Lock()
+	t := s.turns[sessionID]
+	var kids []string
+	for id, k := range s.kids {
+		if k.parent == sessionID && !k.background {
+			kids = append(kids, id)
+		}
+	}
+	s.mu.Unlock()
+	for _, id := range append(kids, sessionID) {
+		s.br.denyAll(id, "the turn was cancelled")
+	}
+	if t != nil {
+		t.cancel()
+	}
+}
+
+// loop runs model turns until the model stops; it returns the last
+// assistant text.
+func (s *Service) loop(ctx context.Context, sessionID string, depth int) (string, error) {
+	if s.cfg.Provider == nil {
+		return "", ErrNoModel
+	}
+	specs := s.specs(depth)
+	for step := 0; step < s.cfg.MaxSteps; step++ {
+		hist, err := s.history(ctx, sessionID)
+		if err != nil {
+			return "", err
+		}
+		req := model.Request{Messages: append([]model.Message{model.SystemMessage(s.cfg.System)}, hist...), Tools: specs}
+		stream, err := s.cfg.Provider.Stream(ctx, req)
+		if err != nil {
+			return "", fmt.Errorf("model: %w", err)
+		}
+		resp, err := model.Collect(stream, func(ev model.Event) {
+			if ev.Type == model.EventTextDelta {
+				s.hub.publish(Push{Type: PushDelta, SessionID: sessionID, Text: ev.Text})
+			}
+		})
+		if err != nil {
+			return "", fmt.Errorf("model: %w", err)
+		}
+		msg := resp.Message
+		for i := range msg.ToolCalls {
+			if msg.ToolCalls[i].ID == "" {
+				msg.ToolCalls[i].ID = s.newID()
+			}
+		}
+		calls := make([]store.ToolCall, len(msg.ToolCalls))
+		for i, c := range msg.ToolCalls {
+			calls[i] = store.ToolCall{ID: c.ID, Name: c.Name, Args: c.Args}
+		}
+		am := store.MessageAppended{MessageID: s.newID(), Role: "assistant", Text: msg.Text(), ToolCalls: calls,
+			Model: s.cfg.Provider.Name() + ":" + s.cfg.Provider.Model()}
+		if _, err := s.st.Append(context.WithoutCancel(ctx), sessionID, store.AnyVersion, am); err != nil {
+			return "", err
+		}
+		if len(msg.ToolCalls) == 0 {
+			return msg.Text(), nil
+		}
+		if err := s.runCalls(ctx, sessionID, msg.ToolCalls, depth); err != nil {
+			return "", err
+		}
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+	}
+	s.note(sessionID, fmt.Sprintf("stopped after %d model turns without an end", s.cfg.MaxSteps))
+	return "", nil
+}
+
+func (s *Service) specs(depth int) []model.ToolSpec {
+	var out []model.ToolSpec
+	for _, t := range s.tools.List() {
+		if t.Name() == taskToolName && depth >= maxTaskDepth {
+			continue
+		}
+		out = append(out, model.ToolSpec{Name: t.Name(), Description: t.Description(), Schema: t.Schema()})
+	}
+	return out
+}
+
+// runCalls runs one model turn's calls: consecutive calls that only read
+// run together; everything else runs one at a time, in order, so asks
+// reach the human one by one and a write is never raced by its reads.
+func (s *Service) runCalls(ctx context.Context, sessionID string, calls []model.ToolCall, depth int) error {
+	for i := 0; i < len(calls); {
+		j := i
+		for j < len(calls) && s.readOnly(ctx, sessionID, calls[j]) {
+			j++
+		}
+		if j == i {
+			j = i + 1
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, j-i)
+		for k := i; k < j; k++ {
+			wg.Add(1)
+			go func(k int) {
+				defer wg.Done()
+				errs[k-i] = s.runCall(ctx, sessionID, calls[k], depth)
+			}(k)
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
+}
+
+func (s *Service) readOnly(ctx context.Context, sessionID string, c model.ToolCall) bool {
+	t, ok := s.tools.Get(c.Name)
+	if !ok {
+		return true // answered at once with an error
+	}
+	ps, _, err := s.policySession(ctx, sessionID)
+	if err != nil {
+		return false
+	}
+	effs, err := t.Effects(c.Args, tools.Env{SessionID: sessionID, Workspace: ps.Workspace, Sandbox: ps.Sandbox})
+	if err != nil {
+		return true
+	}
+	for _, e := range effs {
+		if e.Kind != policy.EffectRead {
+			return false
+		}
+	}
+	return len(effs) > 0
+}
+
+type ctxKey int
+
+const (
+	callIDKey ctxKey = iota
+	depthKey
+)
+
+// runCall takes one call through the gate and records its result message.
+func (s *Service) runCall(ctx context.Context, sessionID string, c model.ToolCall, depth int) error {
+	var res tools.Result
+	t, ok := s.tools.Get(c.Name)
+	if !ok {
+		res = tools.ErrorResult(fmt.Sprintf("unknown tool %q", c.Name))
+	} else {
+		out, err := s.gateCall(ctx, sessionID, c.ID, t, c.Args, depth)
+		if err != nil {
+			return err
+		}
+		if s.ctx.Err() != nil {
+			// Shutting down: record no result, so the call reads as
+			// interrupted and its ask stays pending for the next start.
+			return s.ctx.Err()
+		}
+		res = out.Result
+	}
+	_, err := s.st.Append(context.WithoutCancel(ctx), sessionID, store.AnyVersion, store.MessageAppended{
+		MessageID: s.newID(), Role: "tool", ToolCallID: c.ID, Text: resultText(res)})
+	return err
+}
+
+func (s *Service) gateCall(ctx context.Context, sessionID, callID string, t tools.Tool, args json.RawMessage, depth int) (tools.Outcome, error) {
+	first := true
+	var approver tools.Approver
+	if !s.cfg.Headless {
+		approver = s.br
+	}
+	g, err := tools.NewGate(tools.GateConfig{
+		Decider: s.cfg.Engine,
+		Session: func(ctx context.Context, env tools.Env) (policy.Session, error) {
+			ps, _, err := s.policySession(ctx, env.SessionID)
+			return ps, err
+		},
+		Approver:        approver,
+		ApprovalTimeout: s.cfg.ApprovalTimeout,
+		Journal:         journal{s: s},
+		Now:             s.cfg.Now,
+		// The first id is the call id: the model's, so the store's events
+		// and the assistant message name the same call.
+		NewID: func() string {
+			if first {
+				first = false
+				return callID
+			}
+			return s.newID()
+		},
+	})
+	if err != nil {
+		return tools.Outcome{}, err
+	}
+	ctx = context.WithValue(context.WithValue(ctx, callIDKey, callID), depthKey, depth)
+	env := tools.Env{SessionID: sessionID, Output: s.output(sessionID, callID)}
+	return g.Call(ctx, t, args, env)
+}
+
+// output records streamed tool output; monitors report on their own
+// streams ("monitor/<id>/<stream>") long after the call returned.
+func (s *Service) output(sessionID, callID string) func(stream string, chunk []byte) {
+	return func(stream string, chunk []byte) {
+		ctx := context.WithoutCancel(s.ctx)
+		if rest, ok := strings.CutPrefix(stream, "monitor/"); ok {
+			id, sub, _ := strings.Cut(rest, "/")
+			_, _ = s.st.Append(ctx, sessionID, store.AnyVersion, store.MonitorEvent{MonitorID: id, Stream: sub, Line: string(chunk)})
+			return
+		}
+		_, _ = s.st.Append(ctx, sessionID, store.AnyVersion, store.ToolOutput{CallID: callID, Stream: stream, Chunk: string(chunk)})
+	}
+}
+
+// bang runs a human's "!cmd" through the same gate, without a model.
+func (s *Service) bang(ctx context.Context, sessionID, line, cmd string) error {
+	if _, err := s.st.Append(ctx, sessionID, store.AnyVersion, store.MessageAppended{MessageID: s.newID(), Role: "user", Text: line}); err != nil {
+		return err
+	}
+	t, ok := s.tools.Get("shell.exec")
+	if !ok {
+		return errors.New("shell.exec is not available")
+	}
+	args, _ := json.Marshal(map[string]string{"command": cmd})
+	callID := "bang-" + s.newID()
+	out, err := s.gateCall(ctx, sessionID, callID, t, args, 0)
+	if err != nil {
+		return err
+	}
+	_, err = s.st.Append(context.WithoutCancel(ctx), sessionID, store.AnyVersion, store.MessageAppended{
+		MessageID: s.newID(), Role: "tool", ToolCallID: callID, Text: resultText(out.Result)})
+	return err
+}
+
+// history rebuilds the conversation from the session's messages. A call
+// left without a result (a crash, a restart mid-ask) gets an explicit
+// "no result" so the transcript stays valid; a human's "!" output is
+// shown to the model as user text.
+func (s *Service) history(ctx context.Context, sessionID string) ([]model.Message, error) {
+	evs, err := s.st.Events(ctx, store.EventQuery{SessionID: sessionID, Kinds: []store.Kind{store.KindMessageAppended,
+		store.KindPermissionDenied, store.KindToolInvocationFailed}})
+	if err != nil {
+		return nil, err
+	}
+	var msgs []model.Message
+	var open []model.ToolCall
+	got := map[string]model.ToolResult{}
+	flush := func() {
+		if len(open) == 0 {
+			return
+		}
+		rs := make([]model.ToolResult, len(open))
+		for i, c := range open {
+			r, ok := got[c.ID]
+			if !ok {
+				r = model.ToolResult{CallID: c.ID, Name: c.Name, IsError: true,
+					Content: []model.Part{model.TextPart("no result: the call was interrupted before it finished")}}
+			}
+			rs[i] = r
+		}
+		msgs = append(msgs, model.ToolResultsMessage(rs...))
+		open, got = nil, map[string]model.ToolResult{}
+	}
+	user := func(text string) {
+		flush()
+		if n := len(msgs); n > 0 && msgs[n-1].Role == model.RoleUser {
+			msgs[n-1].Content = append(msgs[n-1].Content, model.TextPart("\n\n"+text))
+			return
+		}
+		msgs = append(msgs, model.UserMessage(text))
+	}
+	failed := map[string]bool{}
+	for _, e := range evs {
+		switch ev := e.Event.(type) {
+		case store.PermissionDenied:
+			failed[ev.CallID] = true
+		case store.ToolInvocationFailed:
+			failed[ev.CallID] = true
+		}
+	}
+	for _, e := range evs {
+		m, ok := e.Event.(store.MessageAppended)
+		if !ok {
+			continue
+		}
+		switch m.Role {
+		case "user":
+			user(m.Text)
+		case "assistant":
+			flush()
+			calls := make([]model.ToolCall, len(m.ToolCalls))
+			for i, c := range m.ToolCalls {
+				args := c.Args
+				if len(args) == 0 {
+					args = json.RawMessage("{}")
+				}
+				calls[i] = model.ToolCall{ID: c.ID, Name: c.Name, Args: args}
+			}
+			msgs = append(msgs, model.AssistantMessage(m.Text, calls...))
+			open = calls
+		case "tool":
+			isOpen := false
+			for _, c := range open {
+				if c.ID == m.ToolCallID {
+					isOpen = true
+					got[c.ID] = model.ToolResult{CallID: c.ID, Name: c.Name, Content: []model.Part{model.TextPart(m.Text)},
+						IsError: failed[c.ID]}
+				}
+			}
+			if !isOpen {
+				user("Output of a command the user ran:\n" + m.Text)
+			}
+		}
+	}
+	flush()
+	return msgs, nil
+}

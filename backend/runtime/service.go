@@ -1,0 +1,187 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/runtime/model"
+	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/tools"
+)
+
+// Config wires a Service. Store, Engine and Tools are required.
+type Config struct {
+	Store  *store.Store
+	Engine tools.Decider
+	// Tools are the unwrapped tools a model may call (built-ins, MCP,
+	// browser...). The runtime adds its meta tools (write_plan,
+	// present_plan, task) and puts every call behind the gate.
+	Tools *tools.Registry
+	// Provider is the model; nil means none is configured: `!` commands,
+	// /plan and every human control still work, a chat message is refused.
+	Provider model.Provider
+	Demo     bool   // the provider is the built-in demo script
+	System   string // system prompt; empty uses DefaultSystemPrompt
+	// Caged reports whether shell commands run in the OS cage under a
+	// sandbox policy (sandbox.Cage.Caged); nil means never.
+	Caged      func(policy.SandboxPolicy) bool
+	CageReason string
+	// Defaults for new sessions.
+	Approval policy.ApprovalPolicy
+	Sandbox  policy.SandboxPolicy
+	// Headless means no human is attached: an Ask waits ApprovalTimeout
+	// (0: not at all) and becomes Deny{no-approver}. Otherwise an Ask waits
+	// for Answer, or ApprovalTimeout when it is > 0.
+	Headless        bool
+	ApprovalTimeout time.Duration
+	// OnSessionClose runs when a session is deleted or the service closes,
+	// to stop what lives with it (monitors, browser contexts).
+	OnSessionClose []func(sessionID string)
+	// KillMonitor stops a monitor for KillAgent; nil: only subagents.
+	KillMonitor func(sessionID, id string) error
+	// TrustMcp trusts an MCP server from an answer's trust_server; nil:
+	// such an answer is refused.
+	TrustMcp func(ctx context.Context, sessionID, server string, persistent bool) error
+	// MaxSteps bounds the model turns of one user message (default 50).
+	MaxSteps int
+	Version  string
+	Now      func() time.Time
+}
+
+// DefaultSystemPrompt tells the model how it is governed.
+const DefaultSystemPrompt = "You are Warden, a coding agent working in the user's workspace. " +
+	"Every tool call passes a permission gate: it may run, ask the human, or be denied with a reason and a remedy. " +
+	"When a call is denied, read the reason and re-plan; never try to get around a denial. " +
+	"Only the human changes the sandbox, the approval policy, grants or the planning freeze."
+
+// ErrNoModel is returned by SendMessage when no model is configured.
+var ErrNoModel = errors.New("no model is configured: start with --model PROVIDER:MODEL, or run a command with !")
+
+// Service is the one API the windows use.
+type Service struct {
+	cfg   Config
+	st    *store.Store
+	tools *tools.Registry // unwrapped, meta tools included
+	hub   *hub
+	br    *broker
+
+	ctx    context.Context // lives until Close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu    sync.Mutex
+	turns map[string]*turn  // session id → running turn
+	kids  map[string]*child // child session id → running subagent
+	plans map[string]string // session id → latest write_plan text
+}
+
+// New starts a service. Sessions that were planning when the last run
+// ended land in Always approval (resume rule of the contract).
+func New(ctx context.Context, cfg Config) (*Service, error) {
+	if cfg.Store == nil || cfg.Engine == nil || cfg.Tools == nil {
+		return nil, errors.New("runtime: a Store, an Engine and Tools are required")
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.MaxSteps <= 0 {
+		cfg.MaxSteps = 50
+	}
+	if cfg.System == "" {
+		cfg.System = DefaultSystemPrompt
+	}
+	if cfg.Caged == nil {
+		cfg.Caged = func(policy.SandboxPolicy) bool { return false }
+	}
+	s := &Service{cfg: cfg, st: cfg.Store, hub: newHub(), turns: map[string]*turn{}, kids: map[string]*child{}, plans: map[string]string{}}
+	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	s.br = newBroker(s)
+	reg, err := tools.NewRegistry(cfg.Tools.List()...)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range []tools.Tool{&writePlan{s: s}, &presentPlan{s: s}, &taskTool{s: s}} {
+		if err := reg.Register(t); err != nil {
+			return nil, fmt.Errorf("runtime: %w", err)
+		}
+	}
+	s.tools = reg
+	if err := s.resumePlanning(ctx); err != nil {
+		return nil, err
+	}
+	sub, err := s.st.Subscribe(s.ctx, store.SubscribeFilter{AfterSeq: -1})
+	if err != nil {
+		return nil, fmt.Errorf("runtime: subscribe: %w", err)
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for e := range sub.Events() {
+			ev := eventView(e)
+			s.hub.publish(Push{Type: PushEvent, Event: &ev})
+		}
+	}()
+	return s, nil
+}
+
+func (s *Service) resumePlanning(ctx context.Context) error {
+	all, err := s.st.Sessions(ctx, "")
+	if err != nil {
+		return fmt.Errorf("runtime: list sessions: %w", err)
+	}
+	always := policy.Always
+	for _, ss := range all {
+		if ss.Planning && ss.Approval != policy.Always {
+			if _, err := s.st.UpdateSessionPolicy(ctx, ss.ID, store.PolicyUpdate{Approval: &always, By: "resume"}); err != nil {
+				return fmt.Errorf("runtime: resume %s: %w", ss.ID, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Close cancels every turn and subagent, denies nothing (pending asks stay
+// in the store for the next start), runs the session closers and waits.
+func (s *Service) Close() error {
+	s.cancel()
+	s.mu.Lock()
+	var ids []string
+	for id := range s.turns {
+		ids = append(ids, id)
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+	for _, id := range ids {
+		for _, f := range s.cfg.OnSessionClose {
+			f(id)
+		}
+	}
+	return nil
+}
+
+// Subscribe delivers every push from now until ctx ends.
+func (s *Service) Subscribe(ctx context.Context) <-chan Push { return s.hub.subscribe(ctx) }
+
+// Info describes the service.
+func (s *Service) Info(ctx context.Context) (Info, error) {
+	in := Info{Name: "Warden", Version: s.cfg.Version, Demo: s.cfg.Demo, Caged: s.cfg.Caged(s.cfg.Sandbox),
+		CageReason: s.cfg.CageReason, DataPath: s.st.Path()}
+	switch {
+	case s.cfg.Demo:
+		in.Model = "script:demo"
+	case s.cfg.Provider != nil:
+		in.Model = s.cfg.Provider.Name() + ":" + s.cfg.Provider.Model()
+	}
+	return in, nil
+}
+
+func (s *Service) newID() string { return uuid.NewString() }
+
+// FrontendReady is the desktop smoke marker; the service has nothing to do.
+func (s *Service) FrontendReady(ctx context.Context) error { return nil }

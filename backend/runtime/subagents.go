@@ -1,0 +1,169 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/tools"
+)
+
+const (
+	taskToolName = "task"
+	// maxTaskDepth stops a subagent from starting subagents of its own.
+	maxTaskDepth = 1
+)
+
+// child is a running subagent: a session whose parent is the caller.
+type child struct {
+	parent     string
+	background bool
+	cancel     context.CancelFunc
+}
+
+type taskArgs struct {
+	Prompt      string `json:"prompt" desc:"The task, self-contained: the subagent sees nothing of this conversation."`
+	Description string `json:"description,omitempty" desc:"A few words naming the task."`
+	Background  bool   `json:"background,omitempty" desc:"Run in the background and return at once; default: wait for the result."`
+}
+
+// taskTool runs a child loop with its own prompt. The child inherits the
+// parent's axes and freeze live (policySession reads them from the root),
+// so it can never be wider; its events are in its own session, linked to
+// the parent by ParentID and SubagentStarted/Finished.
+type taskTool struct{ s *Service }
+
+func (*taskTool) Name() string { return taskToolName }
+func (*taskTool) Description() string {
+	return "Start a subagent on a self-contained task, with the same tools, sandbox and approval policy as you. " +
+		"By default wait for its final answer; with background it runs on and you get its id."
+}
+func (*taskTool) Schema() json.RawMessage { return tools.SchemaOf[taskArgs]() }
+func (*taskTool) Risk() policy.Risk       { return policy.RiskLow }
+func (*taskTool) Effects(args json.RawMessage, _ tools.Env) ([]policy.Effect, error) {
+	_, err := parseTask(args)
+	return metaEffects, err
+}
+
+func parseTask(args json.RawMessage) (taskArgs, error) {
+	var a taskArgs
+	if err := json.Unmarshal(args, &a); err != nil {
+		return a, fmt.Errorf("arguments: %w", err)
+	}
+	if strings.TrimSpace(a.Prompt) == "" {
+		return a, errors.New("prompt is empty")
+	}
+	return a, nil
+}
+
+func (t *taskTool) Invoke(ctx context.Context, args json.RawMessage, env tools.Env) (tools.Result, error) {
+	a, err := parseTask(args)
+	if err != nil {
+		return tools.ErrorResult(err.Error()), nil
+	}
+	s := t.s
+	depth, _ := ctx.Value(depthKey).(int)
+	if depth >= maxTaskDepth {
+		return tools.ErrorResult("a subagent cannot start subagents"), nil
+	}
+	parent, err := s.st.Session(ctx, env.SessionID)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	title := a.Description
+	if title == "" {
+		title = firstLine(a.Prompt, 60)
+	}
+	kid, err := s.st.CreateSession(ctx, store.NewSession{Workspace: parent.Workspace, Title: "task: " + title,
+		ParentID: parent.ID, Approval: parent.Approval, Sandbox: parent.Sandbox, Planning: parent.Planning})
+	if err != nil {
+		return tools.Result{}, err
+	}
+	callID, _ := ctx.Value(callIDKey).(string)
+	if _, err := s.st.Append(context.WithoutCancel(ctx), parent.ID, store.AnyVersion,
+		store.SubagentStarted{SubagentID: kid.ID, CallID: callID, Task: a.Prompt}); err != nil {
+		return tools.Result{}, err
+	}
+	base := ctx
+	if a.Background {
+		base = s.ctx
+	}
+	cctx, cancel := context.WithCancel(base)
+	s.mu.Lock()
+	s.kids[kid.ID] = &child{parent: parent.ID, background: a.Background, cancel: cancel}
+	s.mu.Unlock()
+	run := func() (string, error) {
+		defer cancel()
+		defer func() {
+			s.mu.Lock()
+			delete(s.kids, kid.ID)
+			s.mu.Unlock()
+		}()
+		text, err := s.childLoop(cctx, cancel, kid.ID, a.Prompt, depth+1)
+		fin := store.SubagentFinished{SubagentID: kid.ID, Result: text}
+		if err != nil {
+			fin.Error = err.Error()
+		}
+		_, _ = s.st.Append(context.WithoutCancel(s.ctx), parent.ID, store.AnyVersion, fin)
+		return text, err
+	}
+	if a.Background {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			_, _ = run()
+		}()
+		return tools.TextResult(fmt.Sprintf("subagent %s started in the background", kid.ID)), nil
+	}
+	text, err := run()
+	if err != nil {
+		return tools.ErrorResult(fmt.Sprintf("subagent %s stopped: %v", kid.ID, err)), nil
+	}
+	return tools.TextResult(text), nil
+}
+
+func (s *Service) childLoop(ctx context.Context, cancel context.CancelFunc, id, prompt string, depth int) (string, error) {
+	if _, err := s.st.Append(ctx, id, store.AnyVersion, store.MessageAppended{MessageID: s.newID(), Role: "user", Text: prompt}); err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	s.turns[id] = &turn{cancel: cancel, done: make(chan struct{})}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.turns, id)
+		s.mu.Unlock()
+	}()
+	return s.loop(ctx, id, depth)
+}
+
+// KillAgent stops a subagent of the session (without cancelling the
+// session's own turn), or one of its monitors. Human only: no tool calls it.
+func (s *Service) KillAgent(ctx context.Context, sessionID, agentID string) error {
+	s.mu.Lock()
+	k, ok := s.kids[agentID]
+	s.mu.Unlock()
+	if ok && k.parent == sessionID {
+		s.br.denyAll(agentID, "the subagent was stopped by the human")
+		k.cancel()
+		return nil
+	}
+	if s.cfg.KillMonitor != nil {
+		if err := s.cfg.KillMonitor(sessionID, agentID); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("no running subagent or monitor %q in session %s", agentID, sessionID)
+}
+
+func firstLine(s string, n int) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
+}

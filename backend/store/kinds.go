@@ -1,0 +1,294 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/warden-dev/warden/backend/policy"
+)
+
+// Every kind: a struct embedding event, plus one registration line below.
+// Field names are the stored JSON; renaming one breaks old logs.
+var (
+	KindSessionCreated          = register[SessionCreated]("session_created")
+	KindSessionRenamed          = register[SessionRenamed]("session_renamed")
+	KindMessageAppended         = register[MessageAppended]("message_appended")
+	KindPermissionRequested     = registerAudit[PermissionRequested]("permission_requested")
+	KindPermissionGranted       = registerAudit[PermissionGranted]("permission_granted")
+	KindPermissionDenied        = registerAudit[PermissionDenied]("permission_denied")
+	KindToolInvocationStarted   = register[ToolInvocationStarted]("tool_invocation_started")
+	KindToolOutput              = registerStream[ToolOutput]("tool_output")
+	KindToolInvocationCompleted = register[ToolInvocationCompleted]("tool_invocation_completed")
+	KindToolInvocationFailed    = register[ToolInvocationFailed]("tool_invocation_failed")
+	KindApprovalPolicyChanged   = registerAudit[ApprovalPolicyChanged]("approval_policy_changed")
+	KindSandboxPolicyChanged    = registerAudit[SandboxPolicyChanged]("sandbox_policy_changed")
+	KindPlanningEntered         = registerAudit[PlanningEntered]("planning_entered")
+	KindPlanningExited          = registerAudit[PlanningExited]("planning_exited")
+	KindPlanPresented           = register[PlanPresented]("plan_presented")
+	KindGrantAdded              = registerAudit[GrantAdded]("grant_added")
+	KindGrantRevoked            = registerAudit[GrantRevoked]("grant_revoked")
+	KindMcpServerTrusted        = registerAudit[McpServerTrusted]("mcp_server_trusted")
+	KindMcpServerUntrusted      = registerAudit[McpServerUntrusted]("mcp_server_untrusted")
+	KindMonitorStarted          = register[MonitorStarted]("monitor_started")
+	KindMonitorEvent            = registerStream[MonitorEvent]("monitor_event")
+	KindMonitorStopped          = register[MonitorStopped]("monitor_stopped")
+	KindSubagentStarted         = register[SubagentStarted]("subagent_started")
+	KindSubagentFinished        = register[SubagentFinished]("subagent_finished")
+)
+
+// SessionCreated is always version 1 of a session; CreateSession writes it.
+type SessionCreated struct {
+	event
+	Workspace string                `json:"workspace"` // absolute path
+	Title     string                `json:"title,omitempty"`
+	ParentID  string                `json:"parent_id,omitempty"` // subagent sessions
+	Approval  policy.ApprovalPolicy `json:"approval"`
+	Sandbox   policy.SandboxPolicy  `json:"sandbox"`
+	Planning  bool                  `json:"planning,omitempty"`
+}
+
+type SessionRenamed struct {
+	event
+	Title string `json:"title"`
+}
+
+// ToolCall is a tool call the model asked for inside a message.
+type ToolCall struct {
+	ID   string          `json:"id"`
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args,omitempty"`
+}
+
+// MessageAppended is one chat message: role user, assistant, system or tool.
+type MessageAppended struct {
+	event
+	MessageID  string     `json:"message_id,omitempty"`
+	Role       string     `json:"role"`
+	Text       string     `json:"text,omitempty"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"` // role tool: the call it answers
+	Model      string     `json:"model,omitempty"`
+}
+
+func (m MessageAppended) validate() error {
+	switch m.Role {
+	case "user", "assistant", "system", "tool":
+		return nil
+	}
+	return fmt.Errorf("role %q is not user, assistant, system or tool", m.Role)
+}
+
+// PermissionRequested parks a call until a human answers; the answer is a
+// PermissionGranted or PermissionDenied with the same RequestID. Until then
+// it is listed by PendingRequests, across restarts.
+type PermissionRequested struct {
+	event
+	RequestID string          `json:"request_id"`
+	CallID    string          `json:"call_id"`
+	Tool      string          `json:"tool"`
+	Args      json.RawMessage `json:"args,omitempty"`
+	Risk      policy.Risk     `json:"risk,omitempty"`
+	Reasons   []policy.Reason `json:"reasons"`
+	Signature string          `json:"signature"`
+	Effects   []policy.Effect `json:"effects,omitempty"`
+	Trace     []policy.Step   `json:"trace,omitempty"`
+}
+
+func (p PermissionRequested) validate() error { return needIDs(p.RequestID, p.CallID, p.Tool) }
+
+// PermissionGranted lets a call run. Source says what allowed it
+// (sandbox+policy, session-grant:<sig>, human:once, ...). An allow that was
+// never asked carries its own fresh RequestID.
+type PermissionGranted struct {
+	event
+	RequestID string        `json:"request_id"`
+	CallID    string        `json:"call_id"`
+	Tool      string        `json:"tool"`
+	Signature string        `json:"signature,omitempty"`
+	Source    string        `json:"source"`
+	Trace     []policy.Step `json:"trace,omitempty"`
+}
+
+func (p PermissionGranted) validate() error {
+	if p.Source == "" {
+		return errors.New("source is empty")
+	}
+	return needIDs(p.RequestID, p.CallID, p.Tool)
+}
+
+// DeniedBy says who refused a call.
+type DeniedBy string
+
+const (
+	DeniedBySandbox    DeniedBy = "sandbox"
+	DeniedByUser       DeniedBy = "user"
+	DeniedByFreeze     DeniedBy = "freeze"
+	DeniedByNoApprover DeniedBy = "no-approver"
+)
+
+type PermissionDenied struct {
+	event
+	RequestID string        `json:"request_id"`
+	CallID    string        `json:"call_id"`
+	Tool      string        `json:"tool"`
+	Signature string        `json:"signature,omitempty"`
+	Reason    policy.Reason `json:"reason"`
+	Detail    string        `json:"detail,omitempty"`
+	Remedy    string        `json:"remedy,omitempty"`
+	By        DeniedBy      `json:"by"`
+	Trace     []policy.Step `json:"trace,omitempty"`
+}
+
+func (p PermissionDenied) validate() error {
+	switch p.By {
+	case DeniedBySandbox, DeniedByUser, DeniedByFreeze, DeniedByNoApprover:
+	default:
+		return fmt.Errorf("by %q is not sandbox, user, freeze or no-approver", p.By)
+	}
+	if p.Reason == "" {
+		return errors.New("reason is empty")
+	}
+	return needIDs(p.RequestID, p.CallID, p.Tool)
+}
+
+func needIDs(requestID, callID, tool string) error {
+	switch {
+	case requestID == "":
+		return errors.New("request_id is empty")
+	case callID == "":
+		return errors.New("call_id is empty")
+	case tool == "":
+		return errors.New("tool is empty")
+	}
+	return nil
+}
+
+type ToolInvocationStarted struct {
+	event
+	CallID string          `json:"call_id"`
+	Tool   string          `json:"tool"`
+	Args   json.RawMessage `json:"args,omitempty"`
+}
+
+// ToolOutput is a chunk of streamed output (shell stdout/stderr).
+type ToolOutput struct {
+	event
+	CallID string `json:"call_id"`
+	Stream string `json:"stream"`
+	Chunk  string `json:"chunk"`
+}
+
+type ToolInvocationCompleted struct {
+	event
+	CallID     string          `json:"call_id"`
+	Tool       string          `json:"tool"`
+	Result     json.RawMessage `json:"result,omitempty"`
+	Output     string          `json:"output,omitempty"`
+	ExitCode   *int            `json:"exit_code,omitempty"`
+	DurationMs int64           `json:"duration_ms"`
+}
+
+type ToolInvocationFailed struct {
+	event
+	CallID     string `json:"call_id"`
+	Tool       string `json:"tool"`
+	Error      string `json:"error"`
+	DurationMs int64  `json:"duration_ms"`
+}
+
+// ApprovalPolicyChanged and the other axis events: By is who changed it
+// ("user", "cli", "resume").
+type ApprovalPolicyChanged struct {
+	event
+	From policy.ApprovalPolicy `json:"from"`
+	To   policy.ApprovalPolicy `json:"to"`
+	By   string                `json:"by,omitempty"`
+}
+
+type SandboxPolicyChanged struct {
+	event
+	From policy.SandboxPolicy `json:"from"`
+	To   policy.SandboxPolicy `json:"to"`
+	By   string               `json:"by,omitempty"`
+}
+
+type PlanningEntered struct {
+	event
+	By string `json:"by,omitempty"`
+}
+
+type PlanningExited struct {
+	event
+	By string `json:"by,omitempty"`
+}
+
+type PlanPresented struct {
+	event
+	Plan string `json:"plan"`
+}
+
+// GrantAdded records a grant made in this session (scope session or
+// workspace); AddGrant writes it.
+type GrantAdded struct {
+	event
+	Grant     policy.Grant `json:"grant"`
+	RequestID string       `json:"request_id,omitempty"` // the request whose answer made it
+}
+
+type GrantRevoked struct {
+	event
+	GrantID   string `json:"grant_id"`
+	Signature string `json:"signature"`
+}
+
+type McpServerTrusted struct {
+	event
+	Server     string            `json:"server"`
+	ConfigHash string            `json:"config_hash"`
+	ToolHashes map[string]string `json:"tool_hashes,omitempty"`
+	Persistent bool              `json:"persistent,omitempty"` // stored for the workspace, not only this session
+}
+
+type McpServerUntrusted struct {
+	event
+	Server string `json:"server"`
+}
+
+type MonitorStarted struct {
+	event
+	MonitorID string `json:"monitor_id"`
+	CallID    string `json:"call_id,omitempty"`
+	Command   string `json:"command"`
+	Cwd       string `json:"cwd,omitempty"`
+}
+
+// MonitorEvent is one line a monitor reported.
+type MonitorEvent struct {
+	event
+	MonitorID string `json:"monitor_id"`
+	Stream    string `json:"stream,omitempty"`
+	Line      string `json:"line"`
+}
+
+type MonitorStopped struct {
+	event
+	MonitorID string `json:"monitor_id"`
+	ExitCode  *int   `json:"exit_code,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+// SubagentStarted links a child session running a task for this one.
+type SubagentStarted struct {
+	event
+	SubagentID string `json:"subagent_id"` // the child session
+	CallID     string `json:"call_id,omitempty"`
+	Task       string `json:"task"`
+}
+
+type SubagentFinished struct {
+	event
+	SubagentID string `json:"subagent_id"`
+	Result     string `json:"result,omitempty"`
+	Error      string `json:"error,omitempty"`
+}

@@ -1,0 +1,130 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// EventQuery selects events. Zero fields do not filter. Results are in seq
+// order (oldest first), or newest first with Desc: the last 200 events of a
+// session are {SessionID: id, Limit: 200, Desc: true}.
+type EventQuery struct {
+	SessionID string    // "" for every session
+	Kinds     []Kind    // any of these
+	Since     time.Time // time >= Since
+	Until     time.Time // time < Until
+	AfterSeq  int64     // seq > AfterSeq (paging forward, tailing)
+	BeforeSeq int64     // seq < BeforeSeq (paging backward)
+	Limit     int       // 0: no limit
+	Desc      bool
+}
+
+const eventCols = `seq, session_id, version, kind, time_ms, payload, hash`
+
+// Events runs q. Session queries use the (session_id, seq) and
+// (session_id, kind, seq) indexes, so a page costs the same on a large log.
+func (s *Store) Events(ctx context.Context, q EventQuery) ([]StoredEvent, error) {
+	var where []string
+	var args []any
+	if q.SessionID != "" {
+		where, args = append(where, "session_id = ?"), append(args, q.SessionID)
+	}
+	if len(q.Kinds) > 0 {
+		ph := strings.TrimSuffix(strings.Repeat("?,", len(q.Kinds)), ",")
+		where = append(where, "kind IN ("+ph+")")
+		for _, k := range q.Kinds {
+			args = append(args, string(k))
+		}
+	}
+	if !q.Since.IsZero() {
+		where, args = append(where, "time_ms >= ?"), append(args, q.Since.UnixMilli())
+	}
+	if !q.Until.IsZero() {
+		where, args = append(where, "time_ms < ?"), append(args, q.Until.UnixMilli())
+	}
+	if q.AfterSeq > 0 {
+		where, args = append(where, "seq > ?"), append(args, q.AfterSeq)
+	}
+	if q.BeforeSeq > 0 {
+		where, args = append(where, "seq < ?"), append(args, q.BeforeSeq)
+	}
+	query := "SELECT " + eventCols + " FROM events"
+	if len(where) > 0 {
+		query += " WHERE " + strings.Join(where, " AND ")
+	}
+	query += " ORDER BY seq"
+	if q.Desc {
+		query += " DESC"
+	}
+	if q.Limit > 0 {
+		query += fmt.Sprintf(" LIMIT %d", q.Limit)
+	}
+	return s.queryEvents(ctx, query, args...)
+}
+
+// auditKinds are the kinds registered with registerAudit.
+func auditKinds() []Kind {
+	var out []Kind
+	for k, info := range kindsByName {
+		if info.audit {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// PermissionAudit returns, oldest first, everything of a session that says
+// what was allowed and why: permission requests and their answers, axis and
+// planning changes, grants and MCP trust. It reads a partial index of those
+// rows only.
+func (s *Store) PermissionAudit(ctx context.Context, sessionID string) ([]StoredEvent, error) {
+	return s.queryEvents(ctx, "SELECT "+eventCols+" FROM events WHERE session_id = ? AND audit = 1 ORDER BY seq", sessionID)
+}
+
+// PendingRequests returns the PermissionRequested events that have no
+// PermissionGranted or PermissionDenied answer yet, oldest first, for one
+// session or, with "", for all. They survive restarts: a UI shows them again.
+func (s *Store) PendingRequests(ctx context.Context, sessionID string) ([]StoredEvent, error) {
+	return s.queryEvents(ctx, `SELECT e.seq, e.session_id, e.version, e.kind, e.time_ms, e.payload, e.hash
+		FROM pending_requests p JOIN events e ON e.seq = p.seq
+		WHERE ? = '' OR p.session_id = ? ORDER BY e.seq`, sessionID, sessionID)
+}
+
+func (s *Store) queryEvents(ctx context.Context, query string, args ...any) ([]StoredEvent, error) {
+	rows, err := s.r.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: query events: %w", err)
+	}
+	defer rows.Close()
+	var out []StoredEvent
+	for rows.Next() {
+		e, err := scanEvent(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: query events: %w", err)
+	}
+	return out, nil
+}
+
+func scanEvent(rows *sql.Rows) (StoredEvent, error) {
+	var e StoredEvent
+	var kind, payload string
+	var ms int64
+	if err := rows.Scan(&e.Seq, &e.SessionID, &e.Version, &kind, &ms, &payload, &e.Hash); err != nil {
+		return e, fmt.Errorf("store: read event: %w", err)
+	}
+	e.Kind, e.Time, e.Payload = Kind(kind), time.UnixMilli(ms), []byte(payload)
+	ev, err := decodeData(e.Kind, e.Payload)
+	if err != nil {
+		return e, fmt.Errorf("store: event seq %d (session %s v%d): %w", e.Seq, e.SessionID, e.Version, err)
+	}
+	e.Event = ev
+	return e, nil
+}

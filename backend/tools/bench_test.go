@@ -1,0 +1,198 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/tools/sandbox"
+)
+
+// BenchmarkShellTrue measures `true` through gate + cage against the same
+// bwrap command line run directly, a minimal bwrap, and plain sh -c.
+func BenchmarkShellTrue(b *testing.B) {
+	cage := testCage(b)
+	env := testEnv(b)
+	gitInit(b, env.Workspace)
+	g, err := NewGate(GateConfig{
+		Decider: benchDecider(),
+		Journal: &journal{},
+		Session: func(context.Context, Env) (policy.Session, error) {
+			return policy.Session{Workspace: env.Workspace, Sandbox: env.Sandbox, Caged: true}, nil
+		},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sh := NewShellExec(cage)
+	args := json.RawMessage(`{"command":"true"}`)
+	prep, err := cage.Prepare(context.Background(), sandbox.Spec{Workspace: env.Workspace, Policy: env.Sandbox, Args: []string{"bash", "-c", "true"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	prep.Finish()
+	sameArgv := prep.Argv
+	run := func(b *testing.B, argv ...string) {
+		for i := 0; i < b.N; i++ {
+			if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
+				b.Fatalf("%v: %s", err, out)
+			}
+		}
+	}
+	b.Run("gate+cage", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			out, err := g.Call(context.Background(), sh, args, env)
+			if err != nil || out.Result.IsError {
+				b.Fatalf("%v %s", err, text(out.Result))
+			}
+		}
+	})
+	b.Run("bwrap-same-argv", func(b *testing.B) { run(b, sameArgv...) })
+	b.Run("bwrap-minimal", func(b *testing.B) {
+		run(b, "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-net", "--die-with-parent", "true")
+	})
+	b.Run("sh-c", func(b *testing.B) { run(b, "sh", "-c", "true") })
+}
+
+// BenchmarkCageOverhead alternates gate+cage and the same bwrap command
+// line run directly, one of each per iteration, and reports the median of
+// each and of their difference: on a loaded machine that is far steadier
+// than two benchmarks run minutes apart.
+func BenchmarkCageOverhead(b *testing.B) {
+	cage := testCage(b)
+	env := testEnv(b)
+	gitInit(b, env.Workspace)
+	g, err := NewGate(GateConfig{Decider: benchDecider(), Journal: &journal{},
+		Session: func(context.Context, Env) (policy.Session, error) {
+			return policy.Session{Workspace: env.Workspace, Sandbox: env.Sandbox, Caged: true}, nil
+		}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sh := NewShellExec(cage)
+	prep, err := cage.Prepare(context.Background(), sandbox.Spec{Workspace: env.Workspace, Policy: env.Sandbox, Args: []string{"bash", "-c", "true"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	prep.Finish()
+	argv := prep.Argv
+	var gate, raw, diff []float64
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		out, err := g.Call(context.Background(), sh, json.RawMessage(`{"command":"true"}`), env)
+		if err != nil || out.Result.IsError {
+			b.Fatalf("%v %s", err, text(out.Result))
+		}
+		t1 := time.Now()
+		if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
+			b.Fatalf("%v %s", err, out)
+		}
+		t2 := time.Now()
+		gate = append(gate, float64(t1.Sub(t0).Microseconds())/1000)
+		raw = append(raw, float64(t2.Sub(t1).Microseconds())/1000)
+		diff = append(diff, float64(t1.Sub(t0).Microseconds()-t2.Sub(t1).Microseconds())/1000)
+	}
+	b.ReportMetric(median(gate), "gate+cage-ms")
+	b.ReportMetric(median(raw), "bwrap-ms")
+	b.ReportMetric(median(diff), "overhead-ms")
+}
+
+// BenchmarkGateAndCageSetup is the in-process part of a caged shell call,
+// everything but the process itself: effects, the engine's decision, the
+// bwrap command line with its protected paths, the after-exit check.
+func BenchmarkGateAndCageSetup(b *testing.B) {
+	cage := testCage(b)
+	env := testEnv(b)
+	gitInit(b, env.Workspace)
+	engine := benchDecider()
+	sh := NewShellExec(cage)
+	args := json.RawMessage(`{"command":"true"}`)
+	s := policy.Session{Workspace: env.Workspace, Sandbox: env.Sandbox, Caged: true, Now: time.Now()}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		eff, err := sh.Effects(args, env)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if d := engine.Decide(policy.Call{Tool: sh.Name(), Effects: eff}, s); d.Verdict != policy.VerdictAllow {
+			b.Fatal(d)
+		}
+		p, err := cage.Prepare(context.Background(), sandbox.Spec{Workspace: env.Workspace, Policy: env.Sandbox, Args: []string{"bash", "-c", "true"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		p.Finish()
+	}
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s) == 0 {
+		return 0
+	}
+	return s[len(s)/2]
+}
+
+// searchTree makes a 10,000-file tree where one file in four holds a match.
+func searchTree(b *testing.B) string {
+	b.Helper()
+	ws := workspace(b)
+	body := strings.Repeat("nothing to see here, just a line of text\n", 20)
+	for i := 0; i < 10000; i++ {
+		content := body
+		if i%4 == 0 {
+			content += fmt.Sprintf("func target%d() {}\n", i)
+		}
+		p := filepath.Join(ws, fmt.Sprintf("d%02d", i%100), fmt.Sprintf("f%05d.go", i))
+		if i < 100 {
+			_ = os.MkdirAll(filepath.Dir(p), 0o755)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return ws
+}
+
+// BenchmarkSearch compares search.ripgrep with rg --json on the same tree;
+// both read all 2,500 matches.
+func BenchmarkSearch(b *testing.B) {
+	ws := searchTree(b)
+	env := Env{Workspace: ws}
+	tool := NewSearchRipgrep("")
+	args := json.RawMessage(`{"pattern":"func target","max_results":5000}`)
+	b.Run("search.ripgrep", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			r, err := tool.Invoke(context.Background(), args, env)
+			if err != nil || r.IsError {
+				b.Fatalf("%v %s", err, text(r))
+			}
+		}
+	})
+	b.Run("rg-json", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			cmd := exec.Command("rg", "--json", "--no-config", "-e", "func target", "--", ".")
+			cmd.Dir = ws
+			out, _ := cmd.StdoutPipe()
+			if err := cmd.Start(); err != nil {
+				b.Fatal(err)
+			}
+			_, _ = io.Copy(io.Discard, out)
+			if err := cmd.Wait(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func benchDecider() Decider { return policy.New(policy.Config{}) }

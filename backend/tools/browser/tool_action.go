@@ -1,0 +1,102 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/tools"
+)
+
+const actionDescription = `Drive a real Chromium browser, one action per call. The session has one browser tab that keeps its state between calls.
+Actions: navigate {url} (http/https only), click {selector}, fill {selector, value}, press {key, selector?}, select {selector, value}, hover {selector}, wait_for {selector | text, timeout_ms?}, screenshot {full_page?} (returns a PNG), get_text {selector?} (whole page without one).
+Selectors are Playwright selectors: CSS ("#email"), text ("text=Submit"), role ("role=button[name='Save']").
+Without network access only loopback pages (localhost, 127.0.0.1) load. There is no way to run JavaScript.`
+
+// ActionTool is browser.action: one browser step per call.
+type ActionTool struct{ m *Manager }
+
+// NewActionTool returns browser.action driving m's browser.
+func NewActionTool(m *Manager) *ActionTool { return &ActionTool{m: m} }
+
+func (t *ActionTool) Name() string            { return "browser.action" }
+func (t *ActionTool) Description() string     { return actionDescription }
+func (t *ActionTool) Schema() json.RawMessage { return json.RawMessage(actionSchema) }
+func (t *ActionTool) Risk() policy.Risk       { return policy.RiskMedium }
+
+// Effects: navigate carries its target origin; every other action carries
+// the origin of the page it will act on, which is the session's current one.
+func (t *ActionTool) Effects(args json.RawMessage, env tools.Env) ([]policy.Effect, error) {
+	a, err := ParseAction(args)
+	if err != nil {
+		return nil, err
+	}
+	eff, err := actionEffect(a, OriginOf(t.m.CurrentURL(env.SessionID)))
+	if err != nil {
+		return nil, err
+	}
+	return []policy.Effect{eff}, nil
+}
+
+func actionEffect(a Action, current string) (policy.Effect, error) {
+	if a.Action == VerbNavigate {
+		return policy.Effect{Kind: policy.EffectBrowser, Action: VerbNavigate, Origin: a.origin}, nil
+	}
+	if current == "" {
+		return policy.Effect{}, fmt.Errorf("%s needs an open page: navigate to an http(s) URL first", a.Action)
+	}
+	return policy.Effect{Kind: policy.EffectBrowser, Action: a.Action, Origin: current}, nil
+}
+
+func (t *ActionTool) Invoke(ctx context.Context, args json.RawMessage, env tools.Env) (tools.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return tools.Result{}, err
+	}
+	a, err := ParseAction(args)
+	if err != nil {
+		return tools.ErrorResult(err.Error()), nil
+	}
+	s, err := t.m.session(env.SessionID, networkAllowed(env.Sandbox))
+	if err != nil {
+		return tools.ErrorResult(err.Error()), nil
+	}
+	s.mu.Lock()
+	res := t.m.run(s, a)
+	s.mu.Unlock()
+	return stepsResult([]stepResult{res}, res.Text), nil
+}
+
+// networkAllowed mirrors the sandbox axis for the request filter.
+func networkAllowed(sb policy.SandboxPolicy) bool {
+	switch sb.Kind {
+	case policy.DangerFullAccess:
+		return true
+	case policy.WorkspaceWrite:
+		return sb.NetworkAccess
+	}
+	return false
+}
+
+// stepsResult renders step results for the model: a summary line, the page
+// each step ended on, screenshots as images, and the steps as structured
+// JSON for the UI.
+func stepsResult(steps []stepResult, summary string) tools.Result {
+	var r tools.Result
+	text := summary
+	last := steps[len(steps)-1]
+	if last.OK {
+		text += fmt.Sprintf("\npage: %s (title %q)", orBlank(last.URL), last.Title)
+	}
+	r.Content = append(r.Content, tools.Content{Type: "text", Text: text})
+	for _, s := range steps {
+		if s.image != nil {
+			r.Content = append(r.Content, tools.Content{Type: "image", MimeType: "image/png", Data: s.image})
+		}
+		if !s.OK {
+			r.IsError = true
+		}
+	}
+	r.Structured, _ = json.Marshal(map[string]any{"steps": steps})
+	return r
+}

@@ -1,0 +1,357 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/warden-dev/warden/backend/policy"
+)
+
+// Decider is the policy engine; *policy.Engine satisfies it.
+type Decider interface {
+	Decide(call policy.Call, s policy.Session) policy.Decision
+}
+
+// Previewer is implemented by tools that can show a human what a call would
+// change (fs.write's diff, patch.apply's patch) for the approval prompt.
+type Previewer interface {
+	Preview(args json.RawMessage, env Env) (string, error)
+}
+
+// ApprovalRequest is what a human is asked on an Ask.
+type ApprovalRequest struct {
+	SessionID string          `json:"session_id"`
+	CallID    string          `json:"call_id"`
+	Tool      string          `json:"tool"`
+	Args      json.RawMessage `json:"args"`
+	Effects   []policy.Effect `json:"effects"`
+	Risk      policy.Risk     `json:"risk"`
+	Reasons   []policy.Reason `json:"reasons"`
+	// Signature is exactly what "always" would remember.
+	Signature string        `json:"signature"`
+	Preview   string        `json:"preview,omitempty"`
+	Trace     []policy.Step `json:"trace"`
+}
+
+// Approval is a human's answer. Always means the broker has remembered a
+// grant for the signature (the gate only records it as human:always).
+type Approval struct {
+	Approved bool   `json:"approved"`
+	Always   bool   `json:"always,omitempty"`
+	Note     string `json:"note,omitempty"`
+}
+
+// Approver parks a call until a human answers. It returns an error when no
+// answer can come (ctx done, nobody attached); the gate then denies.
+type Approver interface {
+	Approve(ctx context.Context, req ApprovalRequest) (Approval, error)
+}
+
+// EventType names a gate event; the names are the store's event types.
+type EventType string
+
+const (
+	EventPermissionRequested     EventType = "PermissionRequested"
+	EventPermissionGranted       EventType = "PermissionGranted"
+	EventPermissionDenied        EventType = "PermissionDenied"
+	EventToolInvocationStarted   EventType = "ToolInvocationStarted"
+	EventToolInvocationCompleted EventType = "ToolInvocationCompleted"
+	EventToolInvocationFailed    EventType = "ToolInvocationFailed"
+)
+
+// Event is one step of a call through the gate. Only the fields of its Type
+// are set.
+type Event struct {
+	Type   EventType `json:"type"`
+	At     time.Time `json:"at"`
+	CallID string    `json:"call_id"`
+	// RequestID ties a permission answer to its question; an allow that
+	// was never asked has its own.
+	RequestID string           `json:"request_id"`
+	Tool      string           `json:"tool"`
+	Risk      policy.Risk      `json:"risk,omitempty"`     // Requested
+	Args      json.RawMessage  `json:"args,omitempty"`     // Requested, Started
+	Effects   []policy.Effect  `json:"effects,omitempty"`  // Requested, Granted, Denied
+	Decision  *policy.Decision `json:"decision,omitempty"` // Requested, Granted, Denied
+	Source    string           `json:"source,omitempty"`   // Granted
+	Reason    policy.Reason    `json:"reason,omitempty"`   // Denied
+	Detail    string           `json:"detail,omitempty"`   // Denied
+	Preview   string           `json:"preview,omitempty"`  // Requested
+	Result    *Result          `json:"result,omitempty"`   // Completed, Failed
+	Error     string           `json:"error,omitempty"`    // Failed
+	Duration  time.Duration    `json:"duration_ns,omitempty"`
+}
+
+// Journal records a session's events, in order. A failure to record a
+// permission event stops the call: nothing runs unrecorded.
+type Journal interface {
+	Record(ctx context.Context, sessionID string, events ...Event) error
+}
+
+// SessionFunc returns the policy view of the call's session: axes, freeze,
+// grants, caged. Its Workspace and Sandbox override the Env's, so the cage
+// enforces exactly what the engine decided on.
+type SessionFunc func(ctx context.Context, env Env) (policy.Session, error)
+
+// GateConfig wires a gate. Decider and Session are required.
+type GateConfig struct {
+	Decider Decider
+	Session SessionFunc
+	// Approver answers Asks; nil means no human is attached.
+	Approver Approver
+	// ApprovalTimeout bounds the wait for an answer (with no Approver, the
+	// gate waits this long, then denies with no-approver). 0 with an
+	// Approver waits until ctx ends.
+	ApprovalTimeout time.Duration
+	Journal         Journal // nil records nothing
+	Now             func() time.Time
+	NewID           func() string
+}
+
+// Gate is the one path every tool call takes: effects, decision, approval,
+// invocation, each step recorded. A tool never consults the policy itself.
+type Gate struct{ cfg GateConfig }
+
+// NewGate returns a gate.
+func NewGate(cfg GateConfig) (*Gate, error) {
+	if cfg.Decider == nil || cfg.Session == nil {
+		return nil, errors.New("tools: gate needs a Decider and a Session source")
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.NewID == nil {
+		cfg.NewID = uuid.NewString
+	}
+	return &Gate{cfg: cfg}, nil
+}
+
+// Outcome is the full story of one call.
+type Outcome struct {
+	CallID   string           `json:"call_id"`
+	Decision *policy.Decision `json:"decision"` // nil when the arguments were unusable
+	Effects  []policy.Effect  `json:"effects,omitempty"`
+	Result   Result           `json:"result"`
+	Invoked  bool             `json:"invoked"`
+}
+
+// Call runs one tool call through the gate. The error is for failures of the
+// gate itself (session lookup, journal); refusals and tool failures are in
+// the Outcome's Result for the model to read.
+func (g *Gate) Call(ctx context.Context, t Tool, args json.RawMessage, env Env) (Outcome, error) {
+	out := Outcome{CallID: g.cfg.NewID()}
+	s, err := g.cfg.Session(ctx, env)
+	if err != nil {
+		return out, fmt.Errorf("gate: session: %w", err)
+	}
+	if s.Now.IsZero() {
+		s.Now = g.cfg.Now()
+	}
+	env.Workspace, env.Sandbox = s.Workspace, s.Sandbox
+	effects, err := t.Effects(args, env)
+	if err != nil {
+		out.Result = ErrorResult(fmt.Sprintf("%s: invalid arguments: %v", t.Name(), err))
+		return out, nil
+	}
+	out.Effects = effects
+	d := g.cfg.Decider.Decide(policy.Call{Tool: t.Name(), Effects: effects}, s)
+	base := Event{CallID: out.CallID, RequestID: g.cfg.NewID(), Tool: t.Name()}
+	switch d.Verdict {
+	case policy.VerdictAllow:
+		ev := g.ev(base, EventPermissionGranted)
+		ev.Effects, ev.Decision, ev.Source = effects, &d, d.Source
+		if err := g.record(ctx, env, ev); err != nil {
+			return out, err
+		}
+	case policy.VerdictAsk:
+		d, err = g.ask(ctx, t, args, env, effects, d, base)
+		if err != nil {
+			return out, err
+		}
+	default:
+		if err := g.deny(ctx, env, base, effects, &d); err != nil {
+			return out, err
+		}
+	}
+	out.Decision = &d
+	if d.Verdict != policy.VerdictAllow {
+		out.Result = denialResult(d)
+		return out, nil
+	}
+	// A symlink can change while a human thinks: resolve the paths again
+	// and run only what was decided on.
+	if again, err := t.Effects(args, env); err != nil || !reflect.DeepEqual(again, effects) {
+		ev := g.ev(base, EventToolInvocationFailed)
+		ev.Error = "the call's paths resolve differently than when it was decided (a symlink or folder changed); nothing ran"
+		out.Result = ErrorResult(ev.Error + "; call again")
+		ev.Result = &out.Result
+		return out, g.record(ctx, env, ev)
+	}
+	out.Invoked = true
+	out.Result, err = g.invoke(ctx, t, args, env, base)
+	return out, err
+}
+
+func (g *Gate) ask(ctx context.Context, t Tool, args json.RawMessage, env Env, effects []policy.Effect, d policy.Decision, base Event) (policy.Decision, error) {
+	req := ApprovalRequest{SessionID: env.SessionID, CallID: base.CallID, Tool: t.Name(), Args: args, Effects: effects,
+		Risk: t.Risk(), Reasons: d.Reasons, Signature: d.Signature, Trace: d.Trace}
+	if pv, ok := t.(Previewer); ok {
+		if p, err := pv.Preview(args, env); err == nil {
+			req.Preview = p
+		} else {
+			req.Preview = "no preview: " + err.Error()
+		}
+	}
+	ev := g.ev(base, EventPermissionRequested)
+	ev.Args, ev.Effects, ev.Decision, ev.Preview, ev.Risk = args, effects, &d, req.Preview, req.Risk
+	if err := g.record(ctx, env, ev); err != nil {
+		return d, err
+	}
+	ans, why := g.await(ctx, req)
+	final := d
+	final.Reasons = nil
+	if why == "" && ans.Approved {
+		final.Verdict, final.Source = policy.VerdictAllow, "human:once"
+		if ans.Always {
+			final.Source = "human:always"
+		}
+		final.Trace = append(append([]policy.Step(nil), d.Trace...), policy.Step{Step: "approval", Saw: "asked a human: " + reasonList(d.Reasons), Concluded: "allow (" + final.Source + ")"})
+		ev := g.ev(base, EventPermissionGranted)
+		ev.Effects, ev.Decision, ev.Source = effects, &final, final.Source
+		return final, g.record(ctx, env, ev)
+	}
+	final.Verdict = policy.VerdictDeny
+	if why != "" {
+		final.Reason, final.Detail = policy.ReasonNoApprover, why
+		final.Remedy = "attach a human (the desktop app or an approval timeout), or add a grant for " + d.Signature
+	} else {
+		final.Reason, final.Detail = policy.ReasonUserDenied, "a human denied the call"
+		if ans.Note != "" {
+			final.Detail += ": " + ans.Note
+		}
+	}
+	final.Trace = append(append([]policy.Step(nil), d.Trace...), policy.Step{Step: "approval", Saw: "asked: " + reasonList(d.Reasons), Concluded: "deny (" + string(final.Reason) + ")"})
+	return final, g.deny(ctx, env, base, effects, &final)
+}
+
+// await gets an answer, or the reason none came.
+func (g *Gate) await(ctx context.Context, req ApprovalRequest) (Approval, string) {
+	if g.cfg.Approver == nil {
+		if g.cfg.ApprovalTimeout > 0 {
+			select {
+			case <-ctx.Done():
+			case <-time.After(g.cfg.ApprovalTimeout):
+			}
+		}
+		return Approval{}, fmt.Sprintf("no human attached to answer (waited %s)", g.cfg.ApprovalTimeout)
+	}
+	if g.cfg.ApprovalTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, g.cfg.ApprovalTimeout)
+		defer cancel()
+	}
+	ans, err := g.cfg.Approver.Approve(ctx, req)
+	if err != nil {
+		return Approval{}, "no answer: " + err.Error()
+	}
+	return ans, ""
+}
+
+func (g *Gate) deny(ctx context.Context, env Env, base Event, effects []policy.Effect, d *policy.Decision) error {
+	ev := g.ev(base, EventPermissionDenied)
+	ev.Effects, ev.Decision, ev.Reason, ev.Detail = effects, d, d.Reason, d.Detail
+	return g.record(ctx, env, ev)
+}
+
+func (g *Gate) invoke(ctx context.Context, t Tool, args json.RawMessage, env Env, base Event) (Result, error) {
+	ev := g.ev(base, EventToolInvocationStarted)
+	ev.Args = args
+	if err := g.record(ctx, env, ev); err != nil {
+		return Result{}, err
+	}
+	start := g.cfg.Now()
+	res, err := t.Invoke(ctx, args, env)
+	end := g.ev(base, EventToolInvocationCompleted)
+	end.Duration = g.cfg.Now().Sub(start)
+	if err != nil {
+		res = ErrorResult(fmt.Sprintf("%s failed: %v", t.Name(), err))
+		end.Error = err.Error()
+	}
+	if err != nil || res.IsError {
+		end.Type = EventToolInvocationFailed
+	}
+	end.Result = &res
+	// The call ran; a journal failure now must not hide its result.
+	_ = g.record(context.WithoutCancel(ctx), env, end)
+	return res, nil
+}
+
+func (g *Gate) ev(base Event, typ EventType) Event {
+	base.Type, base.At = typ, g.cfg.Now()
+	return base
+}
+
+func (g *Gate) record(ctx context.Context, env Env, ev Event) error {
+	if g.cfg.Journal == nil {
+		return nil
+	}
+	if err := g.cfg.Journal.Record(ctx, env.SessionID, ev); err != nil {
+		return fmt.Errorf("gate: record %s: %w", ev.Type, err)
+	}
+	return nil
+}
+
+// denialResult is the refusal the model reads and re-plans from.
+func denialResult(d policy.Decision) Result {
+	var b strings.Builder
+	fmt.Fprintf(&b, "denied (%s)", d.Reason)
+	if d.Detail != "" {
+		b.WriteString(": " + d.Detail)
+	}
+	if d.Remedy != "" {
+		b.WriteString(". Remedy: " + d.Remedy)
+	}
+	return ErrorResult(b.String())
+}
+
+func reasonList(rs []policy.Reason) string {
+	s := make([]string, len(rs))
+	for i, r := range rs {
+		s[i] = string(r)
+	}
+	return strings.Join(s, ", ")
+}
+
+// Wrap returns t behind the gate: its Invoke takes the whole path.
+func (g *Gate) Wrap(t Tool) Tool { return &gated{Tool: t, g: g} }
+
+// WrapAll returns a registry holding every tool of r behind the gate.
+func (g *Gate) WrapAll(r *Registry) (*Registry, error) {
+	out, _ := NewRegistry()
+	for _, t := range r.List() {
+		if err := out.Register(g.Wrap(t)); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+type gated struct {
+	Tool
+	g *Gate
+}
+
+func (t *gated) Invoke(ctx context.Context, args json.RawMessage, env Env) (Result, error) {
+	out, err := t.g.Call(ctx, t.Tool, args, env)
+	return out.Result, err
+}
+
+// Unwrap returns the tool behind the gate.
+func (t *gated) Unwrap() Tool { return t.Tool }

@@ -1,0 +1,265 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/warden-dev/warden/backend/policy"
+)
+
+// fixedDecider answers every call with one decision: the gate tests are
+// about what the gate does with each verdict, not about the chain.
+type fixedDecider struct {
+	d    policy.Decision
+	seen []policy.Call
+	sess []policy.Session
+}
+
+func (f *fixedDecider) Decide(c policy.Call, s policy.Session) policy.Decision {
+	f.seen = append(f.seen, c)
+	f.sess = append(f.sess, s)
+	return f.d
+}
+
+// journal keeps recorded events in memory.
+type journal struct {
+	mu   sync.Mutex
+	evs  []Event
+	fail error
+}
+
+func (j *journal) Record(_ context.Context, _ string, evs ...Event) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.fail != nil {
+		return j.fail
+	}
+	j.evs = append(j.evs, evs...)
+	return nil
+}
+
+func (j *journal) types() string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var s []string
+	for _, e := range j.evs {
+		s = append(s, string(e.Type))
+	}
+	return strings.Join(s, ",")
+}
+
+// answer is a human who always gives the same answer, or never answers.
+type answer struct {
+	a     Approval
+	never bool
+	asked []ApprovalRequest
+	mu    sync.Mutex
+}
+
+func (a *answer) Approve(ctx context.Context, req ApprovalRequest) (Approval, error) {
+	a.mu.Lock()
+	a.asked = append(a.asked, req)
+	a.mu.Unlock()
+	if a.never {
+		<-ctx.Done()
+		return Approval{}, ctx.Err()
+	}
+	return a.a, nil
+}
+
+func TestGate(t *testing.T) {
+	allow := policy.Decision{Verdict: policy.VerdictAllow, Source: "sandbox+policy", Signature: "fs.write"}
+	ask := policy.Decision{Verdict: policy.VerdictAsk, Reasons: []policy.Reason{policy.ReasonProtectedPath}, Signature: "fs.write"}
+	deny := policy.Decision{Verdict: policy.VerdictDeny, Reason: policy.ReasonSandboxRejected, Detail: "outside the workspace", Remedy: "switch the sandbox", Signature: "fs.write"}
+	tests := []struct {
+		name     string
+		decision policy.Decision
+		approver *answer
+		timeout  time.Duration
+		verdict  policy.Verdict
+		source   string
+		reason   policy.Reason
+		events   string
+		written  bool
+	}{
+		{"allow runs", allow, nil, 0, policy.VerdictAllow, "sandbox+policy", "",
+			"PermissionGranted,ToolInvocationStarted,ToolInvocationCompleted", true},
+		{"deny never runs", deny, nil, 0, policy.VerdictDeny, "", policy.ReasonSandboxRejected, "PermissionDenied", false},
+		{"ask approved once", ask, &answer{a: Approval{Approved: true}}, 0, policy.VerdictAllow, "human:once", "",
+			"PermissionRequested,PermissionGranted,ToolInvocationStarted,ToolInvocationCompleted", true},
+		{"ask approved always", ask, &answer{a: Approval{Approved: true, Always: true}}, 0, policy.VerdictAllow, "human:always", "",
+			"PermissionRequested,PermissionGranted,ToolInvocationStarted,ToolInvocationCompleted", true},
+		{"ask denied by the human", ask, &answer{a: Approval{Note: "not now"}}, 0, policy.VerdictDeny, "", policy.ReasonUserDenied,
+			"PermissionRequested,PermissionDenied", false},
+		{"ask with nobody attached", ask, nil, 0, policy.VerdictDeny, "", policy.ReasonNoApprover,
+			"PermissionRequested,PermissionDenied", false},
+		{"ask with nobody attached waits the timeout", ask, nil, 50 * time.Millisecond, policy.VerdictDeny, "", policy.ReasonNoApprover,
+			"PermissionRequested,PermissionDenied", false},
+		{"ask that is never answered times out", ask, &answer{never: true}, 50 * time.Millisecond, policy.VerdictDeny, "", policy.ReasonNoApprover,
+			"PermissionRequested,PermissionDenied", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env := testEnv(t)
+			writeFile(t, filepath.Join(env.Workspace, "f.txt"), "old\n")
+			dec := &fixedDecider{d: tc.decision}
+			j := &journal{}
+			cfg := GateConfig{Decider: dec, Journal: j, ApprovalTimeout: tc.timeout,
+				Session: func(context.Context, Env) (policy.Session, error) {
+					return policy.Session{Workspace: env.Workspace, Sandbox: env.Sandbox, Caged: true}, nil
+				}}
+			if tc.approver != nil {
+				cfg.Approver = tc.approver
+			}
+			g, err := NewGate(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			out, err := g.Call(context.Background(), NewFsWrite(), json.RawMessage(`{"path":"f.txt","content":"new\n"}`), env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if waited := time.Since(start); waited < tc.timeout {
+				t.Fatalf("returned after %v, before the approval timeout", waited)
+			}
+			d := out.Decision
+			if d == nil || d.Verdict != tc.verdict || d.Source != tc.source || d.Reason != tc.reason {
+				t.Fatalf("decision %+v", d)
+			}
+			if got := j.types(); got != tc.events {
+				t.Fatalf("events %s, want %s", got, tc.events)
+			}
+			for _, e := range j.evs {
+				if e.CallID != out.CallID || e.RequestID == "" || e.RequestID != j.evs[0].RequestID {
+					t.Fatalf("event %s has call %q request %q; want call %q and one request id", e.Type, e.CallID, e.RequestID, out.CallID)
+				}
+			}
+			if written := readFile(t, filepath.Join(env.Workspace, "f.txt")) == "new\n"; written != tc.written || out.Invoked != tc.written {
+				t.Fatalf("written=%v invoked=%v, want %v", written, out.Invoked, tc.written)
+			}
+			if !tc.written && (!out.Result.IsError || !strings.Contains(text(out.Result), "denied ("+string(tc.reason)+")")) {
+				t.Fatalf("the model must read the refusal: %s", text(out.Result))
+			}
+			if len(dec.seen) != 1 || dec.seen[0].Tool != "fs.write" || dec.seen[0].Effects[0].Paths[0] != filepath.Join(env.Workspace, "f.txt") {
+				t.Fatalf("the engine saw %+v", dec.seen)
+			}
+			if dec.sess[0].Now.IsZero() {
+				t.Fatal("the session reached the engine without a time")
+			}
+			if tc.approver != nil && len(tc.approver.asked) == 1 {
+				req := tc.approver.asked[0]
+				if req.Signature != "fs.write" || !strings.Contains(req.Preview, "-old\n+new\n") || req.Risk != policy.RiskMedium {
+					t.Fatalf("approval request %+v", req)
+				}
+			}
+			if d.Verdict != policy.VerdictAllow && tc.decision.Verdict == policy.VerdictAsk {
+				if last := d.Trace[len(d.Trace)-1]; last.Step != "approval" {
+					t.Fatalf("trace does not say how the ask ended: %+v", d.Trace)
+				}
+			}
+		})
+	}
+}
+
+func TestGateRefusesBadArgumentsBeforeDeciding(t *testing.T) {
+	dec := &fixedDecider{d: policy.Decision{Verdict: policy.VerdictAllow}}
+	g, _ := NewGate(GateConfig{Decider: dec, Session: func(_ context.Context, e Env) (policy.Session, error) {
+		return policy.Session{Workspace: e.Workspace}, nil
+	}})
+	out, err := g.Call(context.Background(), NewFsWrite(), json.RawMessage(`{"path":1}`), testEnv(t))
+	if err != nil || out.Decision != nil || out.Invoked || !out.Result.IsError || !strings.Contains(text(out.Result), "invalid arguments") {
+		t.Fatalf("%+v %v", out, err)
+	}
+	if len(dec.seen) != 0 {
+		t.Fatal("the engine was asked about unusable arguments")
+	}
+}
+
+func TestGateFailsClosedWhenTheJournalFails(t *testing.T) {
+	env := testEnv(t)
+	g, _ := NewGate(GateConfig{
+		Decider: &fixedDecider{d: policy.Decision{Verdict: policy.VerdictAllow}},
+		Journal: &journal{fail: errors.New("disk full")},
+		Session: func(context.Context, Env) (policy.Session, error) {
+			return policy.Session{Workspace: env.Workspace}, nil
+		},
+	})
+	out, err := g.Call(context.Background(), NewFsWrite(), json.RawMessage(`{"path":"f","content":"x"}`), env)
+	if err == nil || out.Invoked || exists(filepath.Join(env.Workspace, "f")) {
+		t.Fatalf("ran without a record: %+v %v", out, err)
+	}
+}
+
+func TestGateEnforcesTheSessionsSandbox(t *testing.T) {
+	// The Env claims full access; the session says read-only. The cage must
+	// follow the session, which is what the engine decided on.
+	env := testEnv(t)
+	env.Sandbox = policy.SandboxPolicy{Kind: policy.DangerFullAccess}
+	g, _ := NewGate(GateConfig{
+		Decider: &fixedDecider{d: policy.Decision{Verdict: policy.VerdictAllow}},
+		Session: func(context.Context, Env) (policy.Session, error) {
+			return policy.Session{Workspace: env.Workspace, Sandbox: policy.SandboxPolicy{Kind: policy.ReadOnly}, Caged: true}, nil
+		},
+	})
+	reg, _ := NewRegistry(NewShellExec(testCage(t)))
+	wrapped, err := g.WrapAll(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh, _ := wrapped.Get("shell.exec")
+	if _, err := sh.Invoke(context.Background(), json.RawMessage(`{"command":"touch made"}`), env); err != nil {
+		t.Fatal(err)
+	}
+	if exists(filepath.Join(env.Workspace, "made")) {
+		t.Fatal("the wrapped tool ran with the Env's sandbox instead of the session's")
+	}
+}
+
+// swapper is an approver that moves a symlink while the human "thinks".
+type swapper struct{ link, to string }
+
+func (s swapper) Approve(context.Context, ApprovalRequest) (Approval, error) {
+	_ = os.Remove(s.link)
+	_ = os.Symlink(s.to, s.link)
+	return Approval{Approved: true}, nil
+}
+
+func TestGateRechecksPathsAfterApproval(t *testing.T) {
+	env := testEnv(t)
+	inside := filepath.Join(env.Workspace, "inside")
+	outside := workspace(t)
+	if err := os.Mkdir(inside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(env.Workspace, "dir")
+	if err := os.Symlink(inside, link); err != nil {
+		t.Fatal(err)
+	}
+	j := &journal{}
+	g, _ := NewGate(GateConfig{
+		Decider:  &fixedDecider{d: policy.Decision{Verdict: policy.VerdictAsk, Reasons: []policy.Reason{policy.ReasonPolicyAlways}}},
+		Approver: swapper{link: link, to: outside},
+		Journal:  j,
+		Session: func(context.Context, Env) (policy.Session, error) {
+			return policy.Session{Workspace: env.Workspace}, nil
+		},
+	})
+	out, err := g.Call(context.Background(), NewFsWrite(), json.RawMessage(`{"path":"dir/f","content":"x"}`), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Invoked || exists(filepath.Join(outside, "f")) || !strings.Contains(text(out.Result), "resolve differently") {
+		t.Fatalf("ran after the symlink moved: %+v", out)
+	}
+	if j.types() != "PermissionRequested,PermissionGranted,ToolInvocationFailed" {
+		t.Fatalf("events %s", j.types())
+	}
+}

@@ -1,0 +1,192 @@
+// Package mcp adapts the tools of external MCP servers into Warden tools and
+// keeps the trust that lets them run without a prompt.
+//
+// Servers come from the workspace's .mcp.json and the [mcp.servers] table of
+// the user's config.toml. They start lazily, restart after a crash with
+// backoff, and write their stderr to a per-server log file. Each server tool
+// becomes a tools.Tool named "mcp-tool:<server>/<tool>" whose Effects carry
+// a Trusted flag computed from the trust store: the server's launch config
+// hash and the tool's description/schema hash must both match what the human
+// trusted, and the tool must not have appeared through tools/list_changed
+// since. Tool descriptions are data: this package stores and compares them,
+// never interprets them.
+package mcp
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Transport names how Warden talks to a server.
+type Transport string
+
+const (
+	TransportStdio Transport = "stdio"
+	TransportHTTP  Transport = "http" // streamable HTTP
+)
+
+// ServerConfig is one server as configured. Exactly one of Command and URL
+// is set.
+type ServerConfig struct {
+	Name    string            `json:"name"`
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"-"` // values may be secrets: never serialised
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"-"` // may carry tokens: never serialised
+	// Source is the file the server was read from.
+	Source string `json:"source"`
+	// Dir is the working directory of a stdio server. Servers from a
+	// workspace's .mcp.json run in the workspace and the directory is part of
+	// their launch hash, because a relative command means different code in
+	// another checkout.
+	Dir string `json:"dir,omitempty"`
+}
+
+// Transport says which transport the config selects.
+func (c ServerConfig) Transport() Transport {
+	if c.URL != "" {
+		return TransportHTTP
+	}
+	return TransportStdio
+}
+
+// EnvNames is the sorted list of configured environment variable names.
+func (c ServerConfig) EnvNames() []string { return sortedKeys(c.Env) }
+
+// LaunchHash is what trust binds to: command, args, env names (not values:
+// rotating a token must not re-prompt), url and, for workspace servers, the
+// working directory. Any change re-prompts.
+func (c ServerConfig) LaunchHash() string {
+	payload, _ := json.Marshal(struct {
+		Command  string   `json:"command"`
+		Args     []string `json:"args"`
+		EnvNames []string `json:"env_names"`
+		URL      string   `json:"url"`
+		Dir      string   `json:"dir,omitempty"`
+	}{c.Command, c.Args, c.EnvNames(), c.URL, c.Dir})
+	sum := sha256.Sum256(payload)
+	return hex.EncodeToString(sum[:])
+}
+
+// ConfigError is one problem in a config file: the file, the server (empty
+// when the whole file is bad), the field and what is wrong with it.
+type ConfigError struct {
+	File   string
+	Server string
+	Field  string
+	Msg    string
+}
+
+func (e *ConfigError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Server != "" {
+		fmt.Fprintf(&b, ": server %q", e.Server)
+	}
+	if e.Field != "" {
+		fmt.Fprintf(&b, ": field %q", e.Field)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// serverNameRE keeps names usable in tool names, file names and the model's
+// identifier form.
+var serverNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+// rawServer is the shape both config formats decode into.
+type rawServer struct {
+	Type    string
+	Command string
+	Args    []string
+	Env     map[string]string
+	URL     string
+	Headers map[string]string
+}
+
+// validate turns a decoded entry into a ServerConfig, or says which field is
+// wrong.
+func (r rawServer) validate(file, name string) (ServerConfig, error) {
+	bad := func(field, format string, a ...any) (ServerConfig, error) {
+		return ServerConfig{}, &ConfigError{File: file, Server: name, Field: field, Msg: fmt.Sprintf(format, a...)}
+	}
+	if !serverNameRE.MatchString(name) {
+		return bad("", "server names use letters, digits, '_', '-' and '.', start with a letter or digit, at most 64 characters")
+	}
+	switch r.Type {
+	case "", "stdio", "http", "streamable-http", "streamableHttp", "streamable_http":
+	case "sse":
+		return bad("type", "the legacy SSE transport is not supported; use streamable HTTP")
+	default:
+		return bad("type", "unknown transport %q (want \"stdio\" or \"http\")", r.Type)
+	}
+	if r.Command != "" && r.URL != "" {
+		return bad("url", "set either \"command\" (stdio) or \"url\" (HTTP), not both")
+	}
+	cfg := ServerConfig{Name: name, Source: file}
+	switch {
+	case r.Command != "":
+		if r.Type != "" && r.Type != "stdio" {
+			return bad("type", "%q needs \"url\", but the server has \"command\"", r.Type)
+		}
+		if strings.ContainsRune(r.Command, 0) {
+			return bad("command", "contains a NUL byte")
+		}
+		if len(r.Headers) > 0 {
+			return bad("headers", "headers apply to HTTP servers only")
+		}
+		for k := range r.Env {
+			if k == "" || strings.ContainsAny(k, "=\x00") {
+				return bad("env", "invalid variable name %q", k)
+			}
+		}
+		for i, a := range r.Args {
+			if strings.ContainsRune(a, 0) {
+				return bad(fmt.Sprintf("args[%d]", i), "contains a NUL byte")
+			}
+		}
+		cfg.Command, cfg.Args, cfg.Env = r.Command, r.Args, r.Env
+	case r.URL != "":
+		if r.Type == "stdio" {
+			return bad("type", "\"stdio\" needs \"command\", but the server has \"url\"")
+		}
+		u, err := url.Parse(r.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return bad("url", "want an absolute http:// or https:// URL, got %q", r.URL)
+		}
+		if len(r.Env) > 0 || len(r.Args) > 0 {
+			return bad("env", "\"args\" and \"env\" apply to stdio servers only")
+		}
+		for k := range r.Headers {
+			if k == "" || strings.ContainsAny(k, " :\r\n\x00") {
+				return bad("headers", "invalid header name %q", k)
+			}
+		}
+		for k, v := range r.Headers {
+			if strings.ContainsAny(v, "\r\n\x00") {
+				return bad("headers", "header %q has a control character in its value", k)
+			}
+		}
+		cfg.URL, cfg.Headers = r.URL, r.Headers
+	default:
+		return bad("command", "missing: set \"command\" (stdio) or \"url\" (HTTP)")
+	}
+	return cfg, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

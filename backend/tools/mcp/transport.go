@@ -1,0 +1,209 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// maxLogBytes is where a server log is rotated (once, to <name>.log.1) when
+// the server starts.
+const maxLogBytes = 1 << 20
+
+// openLog opens the server's log for appending, rotating a large one.
+func openLog(path string) (*os.File, error) {
+	if fi, err := os.Stat(path); err == nil && fi.Size() > maxLogBytes {
+		_ = os.Rename(path, path+".1")
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("opening the server log: %w", err)
+	}
+	return f, nil
+}
+
+// newTransport builds the SDK transport for cfg and, for stdio, starts the
+// process. stop kills what was started (safe to call twice); exit describes
+// how the process ended, or "" while it runs.
+func newTransport(cfg ServerConfig, log *os.File, maxFrame int) (t sdk.Transport, stop func(), exit func() string, err error) {
+	if cfg.Transport() == TransportHTTP {
+		client := &http.Client{Transport: headerTransport{headers: cfg.Headers, base: http.DefaultTransport}}
+		return &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxRetries: 1},
+			func() {}, func() string { return "" }, nil
+	}
+	p, err := startProcess(cfg, log)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return &sdk.IOTransport{Reader: p.stdout, Writer: p, MaxLineLength: maxFrame}, p.kill, p.exitStatus, nil
+}
+
+// process is a stdio server. Its pipes are plain os.Pipes rather than
+// exec's StdoutPipe, so that reaping the process never closes stdout under
+// a reader that has not drained the server's last message.
+type process struct {
+	cmd    *exec.Cmd
+	stdin  *os.File
+	stdout *os.File
+	done   chan struct{}
+	mu     sync.Mutex
+	status string
+}
+
+func startProcess(cfg ServerConfig, log *os.File) (*process, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	cmd := exec.Command(cfg.Command, cfg.Args...)
+	cmd.Dir = cfg.Dir
+	cmd.Env = inheritedEnv()
+	for _, k := range cfg.EnvNames() {
+		cmd.Env = append(cmd.Env, k+"="+cfg.Env[k])
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, log
+	ownProcessGroup(cmd)
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, err
+	}
+	p := &process{cmd: cmd, stdin: inW, stdout: outR, done: make(chan struct{})}
+	go func() {
+		err := cmd.Wait()
+		p.mu.Lock()
+		p.status = "the process exited"
+		if err != nil {
+			p.status = "the process ended: " + err.Error()
+		}
+		p.mu.Unlock()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+func (p *process) Write(b []byte) (int, error) { return p.stdin.Write(b) }
+
+// Close ends the session the polite way first: close stdin, give the
+// server a moment to exit, then kill its process group.
+func (p *process) Close() error {
+	_ = p.stdin.Close()
+	select {
+	case <-p.done:
+	case <-time.After(time.Second):
+		p.kill()
+	}
+	return nil
+}
+
+func (p *process) kill() {
+	// The whole group, even when the leader has exited: a wrapper such as
+	// npx may leave its children behind.
+	killProcessGroup(p.cmd)
+	<-p.done
+}
+
+func (p *process) exitStatus() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.status
+}
+
+// inheritedVars is what a stdio server gets from Warden's environment,
+// the same short list the official TypeScript SDK passes by default.
+// Anything else (API keys above all) reaches a server only when its
+// config names it under "env".
+var inheritedVars = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"}
+
+func inheritedEnv() []string {
+	var env []string
+	for _, k := range inheritedVars {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// headerTransport adds the configured headers to every request.
+type headerTransport struct {
+	headers map[string]string
+	base    http.RoundTripper
+}
+
+func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(h.headers) > 0 {
+		req = req.Clone(req.Context())
+		for k, v := range h.headers {
+			req.Header.Set(k, v)
+		}
+	}
+	return h.base.RoundTrip(req)
+}
+
+// logTail returns the last lines of a server log, made safe to show: the
+// log is written by the server and may hold anything.
+func logTail(path string, lines int) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	const window = 4096
+	if fi, err := f.Stat(); err == nil && fi.Size() > window {
+		_, _ = f.Seek(fi.Size()-window, io.SeekStart)
+	}
+	data, _ := io.ReadAll(io.LimitReader(f, window))
+	var kept []string
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		if line := strings.TrimSpace(sc.Text()); line != "" {
+			kept = append(kept, line)
+		}
+	}
+	if len(kept) > lines {
+		kept = kept[len(kept)-lines:]
+	}
+	return EscapeForDisplay(strings.Join(kept, " | "))
+}
+
+// EscapeForDisplay makes server-controlled text (descriptions, log lines,
+// error messages) safe to print in a terminal or a log: control characters,
+// including the escape that starts a terminal sequence, become visible \x
+// escapes. Newlines and tabs stay.
+func EscapeForDisplay(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r == '\u202e' || r == '\u202d' || r == '\u2066' || r == '\u2067' || r == '\u2068' || r == '\u2069' || r == '\u202a' || r == '\u202b' || r == '\u202c':
+			fmt.Fprintf(&b, `\u%04x`, r) // bidi overrides can disguise text
+		case r == '\ufffd':
+			b.WriteString(`\ufffd`)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

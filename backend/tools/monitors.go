@@ -1,0 +1,315 @@
+package tools
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/warden-dev/warden/backend/tools/sandbox"
+)
+
+const (
+	monitorTailLines = 50
+	maxWatchDirs     = 2000
+)
+
+// MonitorInfo describes one background monitor.
+type MonitorInfo struct {
+	ID        string    `json:"id"`
+	SessionID string    `json:"session_id"`
+	Name      string    `json:"name"`
+	Kind      string    `json:"kind"` // "command" | "watch"
+	Command   string    `json:"command,omitempty"`
+	WatchPath string    `json:"watch_path,omitempty"`
+	Started   time.Time `json:"started"`
+	Running   bool      `json:"running"`
+	ExitCode  *int      `json:"exit_code,omitempty"`
+	Confined  bool      `json:"confined,omitempty"`
+	Tail      []string  `json:"tail,omitempty"` // last lines of output or events
+}
+
+// Monitors runs the background monitors of all sessions: a long-running
+// command in the cage, or a file-system watch. Output lines and change events
+// go to the Env.Output of the call that started the monitor, on streams named
+// "monitor/<id>/stdout", ".../stderr", ".../event" and ".../exit". A
+// session's monitors die with it (StopSession), and all of them with Close.
+type Monitors struct {
+	cage *sandbox.Cage
+
+	mu   sync.Mutex
+	seq  int
+	mons map[string]*monitor
+}
+
+type monitor struct {
+	mu     sync.Mutex
+	info   MonitorInfo
+	cancel context.CancelFunc
+	done   chan struct{}
+	out    func(stream string, chunk []byte)
+}
+
+// NewMonitors returns a manager starting command monitors in cage.
+func NewMonitors(cage *sandbox.Cage) *Monitors {
+	return &Monitors{cage: cage, mons: map[string]*monitor{}}
+}
+
+// MonitorSpec is what to monitor: exactly one of Command or WatchPath
+// (absolute, resolved); Cwd for a command.
+type MonitorSpec struct {
+	Name      string
+	Command   string
+	Cwd       string
+	WatchPath string
+}
+
+// Start starts a monitor for the session of env and returns at once.
+func (m *Monitors) Start(env Env, spec MonitorSpec) (MonitorInfo, error) {
+	if (spec.Command == "") == (spec.WatchPath == "") {
+		return MonitorInfo{}, errors.New("give exactly one of command or watch_path")
+	}
+	m.mu.Lock()
+	m.seq++
+	id := fmt.Sprintf("mon-%d", m.seq)
+	m.mu.Unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	mon := &monitor{cancel: cancel, done: make(chan struct{}), out: env.Output,
+		info: MonitorInfo{ID: id, SessionID: env.SessionID, Name: spec.Name, Started: time.Now(), Running: true}}
+	if mon.info.Name == "" {
+		mon.info.Name = id
+	}
+	var err error
+	if spec.Command != "" {
+		mon.info.Kind, mon.info.Command = "command", spec.Command
+		err = m.startCommand(ctx, env, spec, mon)
+	} else {
+		mon.info.Kind, mon.info.WatchPath = "watch", spec.WatchPath
+		err = startWatch(ctx, spec.WatchPath, mon)
+	}
+	if err != nil {
+		cancel()
+		return MonitorInfo{}, err
+	}
+	m.mu.Lock()
+	m.mons[id] = mon
+	m.mu.Unlock()
+	return mon.snapshot(), nil
+}
+
+func (m *Monitors) startCommand(ctx context.Context, env Env, spec MonitorSpec, mon *monitor) error {
+	prep, err := m.cage.Prepare(ctx, sandbox.Spec{Workspace: env.Workspace, Policy: env.Sandbox, Dir: spec.Cwd,
+		Args: []string{"bash", "-c", spec.Command}})
+	if err != nil {
+		return err
+	}
+	mon.info.Confined = prep.Confined
+	stdout, err := prep.Cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	stderr, err := prep.Cmd.StderrPipe()
+	if err != nil {
+		return err
+	}
+	if err := prep.Cmd.Start(); err != nil {
+		return fmt.Errorf("start monitor: %w", err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); mon.pump("stdout", stdout) }()
+	go func() { defer wg.Done(); mon.pump("stderr", stderr) }()
+	go func() {
+		wg.Wait()
+		err := prep.Cmd.Wait()
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		}
+		for _, v := range prep.Finish() {
+			mon.emit("stderr", fmt.Sprintf("sandbox violation: %s: %s", v.Path, v.Detail))
+		}
+		mon.mu.Lock()
+		mon.info.Running, mon.info.ExitCode = false, &code
+		mon.mu.Unlock()
+		mon.send("exit", fmt.Sprintf("exit code %d", code))
+		close(mon.done)
+	}()
+	return nil
+}
+
+func (mon *monitor) pump(stream string, r io.Reader) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		mon.emit(stream, sc.Text())
+	}
+	_, _ = io.Copy(io.Discard, r) // an over-long line: drain so the process is not blocked
+}
+
+// emit keeps a line in the tail and streams it.
+func (mon *monitor) emit(stream, line string) {
+	mon.mu.Lock()
+	mon.info.Tail = append(mon.info.Tail, line)
+	if over := len(mon.info.Tail) - monitorTailLines; over > 0 {
+		mon.info.Tail = append(mon.info.Tail[:0], mon.info.Tail[over:]...)
+	}
+	mon.mu.Unlock()
+	mon.send(stream, line)
+}
+
+func (mon *monitor) send(stream, line string) {
+	if mon.out != nil {
+		mon.out("monitor/"+mon.info.ID+"/"+stream, []byte(line+"\n"))
+	}
+}
+
+func (mon *monitor) snapshot() MonitorInfo {
+	mon.mu.Lock()
+	defer mon.mu.Unlock()
+	i := mon.info
+	i.Tail = append([]string(nil), mon.info.Tail...)
+	return i
+}
+
+func startWatch(ctx context.Context, root string, mon *monitor) error {
+	fi, err := os.Stat(root)
+	if err != nil {
+		return fmt.Errorf("watch_path: %w", err)
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return fmt.Errorf("watch: %w", err)
+	}
+	n := 0
+	add := func(dir string) {
+		_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err != nil || !d.IsDir() {
+				return nil
+			}
+			if n >= maxWatchDirs || (p != dir && (d.Name() == ".git" || d.Name() == "node_modules")) {
+				return filepath.SkipDir
+			}
+			if w.Add(p) == nil {
+				n++
+			}
+			return nil
+		})
+	}
+	if fi.IsDir() {
+		add(root)
+	} else if err := w.Add(root); err != nil {
+		w.Close()
+		return fmt.Errorf("watch: %w", err)
+	}
+	go func() {
+		defer close(mon.done)
+		defer w.Close()
+		for {
+			select {
+			case <-ctx.Done():
+				mon.mu.Lock()
+				mon.info.Running = false
+				mon.mu.Unlock()
+				return
+			case ev, ok := <-w.Events:
+				if !ok {
+					return
+				}
+				if ev.Has(fsnotify.Create) {
+					if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() {
+						add(ev.Name)
+					}
+				}
+				mon.emit("event", strings.ToLower(ev.Op.String())+" "+ev.Name)
+			case err, ok := <-w.Errors:
+				if !ok {
+					return
+				}
+				mon.emit("event", "error "+err.Error())
+			}
+		}
+	}()
+	return nil
+}
+
+// List returns the session's monitors, oldest first.
+func (m *Monitors) List(sessionID string) []MonitorInfo {
+	m.mu.Lock()
+	var out []MonitorInfo
+	for _, mon := range m.mons {
+		if mon.info.SessionID == sessionID {
+			out = append(out, mon.snapshot())
+		}
+	}
+	m.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Started.Before(out[j].Started) || (out[i].Started.Equal(out[j].Started) && out[i].ID < out[j].ID)
+	})
+	return out
+}
+
+// Stop stops one monitor of the session and waits for it to end.
+func (m *Monitors) Stop(sessionID, id string) (MonitorInfo, error) {
+	m.mu.Lock()
+	mon, ok := m.mons[id]
+	if ok && mon.info.SessionID != sessionID {
+		ok = false
+	}
+	if ok {
+		delete(m.mons, id)
+	}
+	m.mu.Unlock()
+	if !ok {
+		return MonitorInfo{}, fmt.Errorf("no monitor %q in this session", id)
+	}
+	mon.stop()
+	return mon.snapshot(), nil
+}
+
+func (mon *monitor) stop() {
+	mon.cancel()
+	select {
+	case <-mon.done:
+	case <-time.After(5 * time.Second):
+	}
+}
+
+// StopSession stops every monitor of a session; it returns how many.
+func (m *Monitors) StopSession(sessionID string) int {
+	m.mu.Lock()
+	var stop []*monitor
+	for id, mon := range m.mons {
+		if mon.info.SessionID == sessionID {
+			stop = append(stop, mon)
+			delete(m.mons, id)
+		}
+	}
+	m.mu.Unlock()
+	for _, mon := range stop {
+		mon.stop()
+	}
+	return len(stop)
+}
+
+// Close stops every monitor.
+func (m *Monitors) Close() {
+	m.mu.Lock()
+	all := m.mons
+	m.mons = map[string]*monitor{}
+	m.mu.Unlock()
+	for _, mon := range all {
+		mon.stop()
+	}
+}

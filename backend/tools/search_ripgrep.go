@@ -1,0 +1,214 @@
+package tools
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/warden-dev/warden/backend/policy"
+)
+
+const (
+	defaultSearchResults = 100
+	maxSearchResults     = 5000
+	maxMatchChars        = 500
+)
+
+// SearchRipgrepParams are the arguments of search.ripgrep.
+type SearchRipgrepParams struct {
+	Pattern         string `json:"pattern" desc:"Regular expression (Rust regex syntax)."`
+	Path            string `json:"path,omitempty" desc:"File or folder to search, relative to the workspace. Default: the workspace."`
+	Glob            string `json:"glob,omitempty" desc:"Only search files matching this glob, e.g. *.go or !vendor/**."`
+	CaseInsensitive bool   `json:"case_insensitive,omitempty" desc:"Match regardless of case."`
+	MaxResults      int    `json:"max_results,omitempty" desc:"Stop after this many matching lines. Default 100."`
+}
+
+// SearchRipgrep is the search.ripgrep tool: the real rg, its JSON parsed.
+type SearchRipgrep struct{ rg string }
+
+// NewSearchRipgrep returns search.ripgrep running the rg binary at path
+// ("" means rg on PATH).
+func NewSearchRipgrep(path string) *SearchRipgrep {
+	if path == "" {
+		path = "rg"
+	}
+	return &SearchRipgrep{rg: path}
+}
+
+func (*SearchRipgrep) Name() string { return "search.ripgrep" }
+func (*SearchRipgrep) Description() string {
+	return "Search file contents with ripgrep (respects .gitignore). Returns path:line: text for each matching line."
+}
+func (*SearchRipgrep) Schema() json.RawMessage { return SchemaOf[SearchRipgrepParams]() }
+func (*SearchRipgrep) Risk() policy.Risk       { return policy.RiskLow }
+
+func (*SearchRipgrep) Effects(args json.RawMessage, env Env) ([]policy.Effect, error) {
+	_, path, err := parseSearch(args, env)
+	if err != nil {
+		return nil, err
+	}
+	return []policy.Effect{{Kind: policy.EffectRead, Paths: []string{path}}}, nil
+}
+
+func parseSearch(args json.RawMessage, env Env) (SearchRipgrepParams, string, error) {
+	p, err := decodeArgs[SearchRipgrepParams](args)
+	if err != nil {
+		return p, "", err
+	}
+	if p.Pattern == "" {
+		return p, "", errors.New("pattern is empty")
+	}
+	if p.MaxResults < 0 || p.MaxResults > maxSearchResults {
+		return p, "", fmt.Errorf("max_results must be between 1 and %d", maxSearchResults)
+	}
+	if p.Path == "" {
+		p.Path = "."
+	}
+	path, err := ResolvePath(env.Workspace, p.Path)
+	if err != nil {
+		return p, "", fmt.Errorf("path: %w", err)
+	}
+	return p, path, nil
+}
+
+// Match is one matching line.
+type Match struct {
+	Path string `json:"path"`
+	Line int    `json:"line"`
+	Text string `json:"text"`
+}
+
+type rgText struct {
+	Text  *string `json:"text"`
+	Bytes string  `json:"bytes"`
+}
+
+func (t rgText) String() string {
+	if t.Text != nil {
+		return *t.Text
+	}
+	b, _ := base64.StdEncoding.DecodeString(t.Bytes)
+	return string(b)
+}
+
+type rgMatch struct {
+	Data struct {
+		Path       rgText `json:"path"`
+		Lines      rgText `json:"lines"`
+		LineNumber int    `json:"line_number"`
+	} `json:"data"`
+}
+
+var matchPrefix = []byte(`{"type":"match"`)
+
+func (t *SearchRipgrep) Invoke(ctx context.Context, args json.RawMessage, env Env) (Result, error) {
+	p, path, err := parseSearch(args, env)
+	if err != nil {
+		return ErrorResult(err.Error()), nil
+	}
+	if _, err := os.Stat(path); err != nil {
+		return ErrorResult(fmt.Sprintf("%s does not exist", display(env.Workspace, path))), nil
+	}
+	limit := p.MaxResults
+	if limit == 0 {
+		limit = defaultSearchResults
+	}
+	target := path
+	if within(env.Workspace, path) {
+		target = display(env.Workspace, path) // relative paths in the output
+	}
+	argv := []string{"--json", "--no-config", "-e", p.Pattern}
+	if p.CaseInsensitive {
+		argv = append(argv, "--ignore-case")
+	}
+	if p.Glob != "" {
+		argv = append(argv, "--glob", p.Glob)
+	}
+	argv = append(argv, "--", target)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, t.rg, argv...)
+	cmd.Dir = env.Workspace
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return Result{}, fmt.Errorf("search.ripgrep: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return ErrorResult(fmt.Sprintf("cannot run ripgrep (%s): %v", t.rg, err)), nil
+	}
+	matches, truncated, perr := readMatches(out, limit)
+	if truncated {
+		cancel() // enough: stop rg instead of reading the rest
+	}
+	_, _ = io.Copy(io.Discard, out)
+	werr := cmd.Wait()
+	if perr != nil {
+		return Result{}, fmt.Errorf("search.ripgrep: reading rg output: %w", perr)
+	}
+	var ee *exec.ExitError
+	if !truncated && errors.As(werr, &ee) && ee.ExitCode() == 2 && len(matches) == 0 {
+		return ErrorResult("ripgrep failed: " + strings.TrimSpace(stderr.String())), nil
+	}
+	return searchResult(matches, truncated, limit), nil
+}
+
+// readMatches parses rg --json lines until limit matches; truncated says
+// more were coming.
+func readMatches(r io.Reader, limit int) ([]Match, bool, error) {
+	br := bufio.NewReaderSize(r, 256<<10)
+	var out []Match
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A huge line: gather it whole.
+			rest, err2 := br.ReadBytes('\n')
+			line, err = append(append([]byte(nil), line...), rest...), err2
+		}
+		if bytes.HasPrefix(line, matchPrefix) {
+			if len(out) >= limit {
+				return out, true, nil
+			}
+			var m rgMatch
+			if jerr := json.Unmarshal(line, &m); jerr != nil {
+				return out, false, jerr
+			}
+			text := strings.TrimRight(m.Data.Lines.String(), "\r\n")
+			if len(text) > maxMatchChars {
+				text = text[:maxMatchChars] + " … [truncated]"
+			}
+			out = append(out, Match{Path: strings.TrimPrefix(m.Data.Path.String(), "./"), Line: m.Data.LineNumber, Text: text})
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return out, false, nil
+			}
+			return out, false, err
+		}
+	}
+}
+
+func searchResult(ms []Match, truncated bool, limit int) Result {
+	var b strings.Builder
+	if len(ms) == 0 {
+		b.WriteString("no matches")
+	}
+	for _, m := range ms {
+		fmt.Fprintf(&b, "%s:%d: %s\n", m.Path, m.Line, m.Text)
+	}
+	if truncated {
+		fmt.Fprintf(&b, "[stopped at %d matches; narrow the pattern, path or glob, or raise max_results]", limit)
+	}
+	res := TextResult(strings.TrimRight(b.String(), "\n"))
+	res.Structured, _ = json.Marshal(map[string]any{"matches": ms, "truncated": truncated})
+	return res
+}

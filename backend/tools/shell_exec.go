@@ -1,0 +1,204 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/tools/sandbox"
+)
+
+const (
+	defaultShellTimeout = 2 * time.Minute
+	maxShellTimeout     = 30 * time.Minute
+	// shellOutputLimit is the bytes kept per stream: half head, half tail.
+	shellOutputLimit = 32 << 10
+)
+
+// ShellExecParams are the arguments of shell.exec.
+type ShellExecParams struct {
+	Command   string            `json:"command" desc:"The command line, run with bash -c."`
+	Cwd       string            `json:"cwd,omitempty" desc:"Working directory, relative to the workspace. Default: the workspace."`
+	TimeoutMs int               `json:"timeout_ms,omitempty" desc:"Kill the command (and everything it started) after this many milliseconds. Default 120000."`
+	Env       map[string]string `json:"env,omitempty" desc:"Extra environment variables."`
+}
+
+// ShellExec is the shell.exec tool: one bash command in the OS cage.
+type ShellExec struct{ cage *sandbox.Cage }
+
+// NewShellExec returns shell.exec running its commands in cage.
+func NewShellExec(cage *sandbox.Cage) *ShellExec { return &ShellExec{cage: cage} }
+
+func (*ShellExec) Name() string { return "shell.exec" }
+func (*ShellExec) Description() string {
+	return "Run a shell command with bash -c inside the sandbox and return its exit code, stdout and stderr " +
+		"(long output keeps its head and tail). The command and everything it starts are killed at the timeout."
+}
+func (*ShellExec) Schema() json.RawMessage { return SchemaOf[ShellExecParams]() }
+func (*ShellExec) Risk() policy.Risk       { return policy.RiskHigh }
+
+func (*ShellExec) Effects(args json.RawMessage, env Env) ([]policy.Effect, error) {
+	p, cwd, err := parseShell(args, env)
+	if err != nil {
+		return nil, err
+	}
+	return []policy.Effect{{Kind: policy.EffectExec, Command: commandForPolicy(p.Command, p.Env), Cwd: cwd}}, nil
+}
+
+func (t *ShellExec) Invoke(ctx context.Context, args json.RawMessage, env Env) (Result, error) {
+	p, cwd, err := parseShell(args, env)
+	if err != nil {
+		return ErrorResult(err.Error()), nil
+	}
+	timeout := defaultShellTimeout
+	if p.TimeoutMs > 0 {
+		timeout = time.Duration(p.TimeoutMs) * time.Millisecond
+	}
+	run, err := runShell(ctx, t.cage, env, p.Command, cwd, p.Env, timeout)
+	if err != nil {
+		return Result{}, err
+	}
+	return run.result(), nil
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func parseShell(args json.RawMessage, env Env) (ShellExecParams, string, error) {
+	p, err := decodeArgs[ShellExecParams](args)
+	if err != nil {
+		return p, "", err
+	}
+	if strings.TrimSpace(p.Command) == "" {
+		return p, "", errors.New("command is empty")
+	}
+	if p.TimeoutMs < 0 || time.Duration(p.TimeoutMs)*time.Millisecond > maxShellTimeout {
+		return p, "", fmt.Errorf("timeout_ms must be between 1 and %d", maxShellTimeout.Milliseconds())
+	}
+	for k := range p.Env {
+		if !envName.MatchString(k) {
+			return p, "", fmt.Errorf("env: %q is not a variable name", k)
+		}
+	}
+	cwd, err := resolveDir(env, p.Cwd)
+	return p, cwd, err
+}
+
+// resolveDir resolves a working directory argument; it must exist.
+func resolveDir(env Env, dir string) (string, error) {
+	if dir == "" {
+		dir = env.Workspace
+	}
+	cwd, err := ResolvePath(env.Workspace, dir)
+	if err != nil {
+		return "", fmt.Errorf("cwd: %w", err)
+	}
+	fi, err := os.Stat(cwd)
+	if err != nil {
+		return "", fmt.Errorf("cwd %s does not exist", display(env.Workspace, cwd))
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("cwd %s is not a directory", display(env.Workspace, cwd))
+	}
+	return cwd, nil
+}
+
+// commandForPolicy shows the classifier the environment too: `PATH=/x ls`
+// is not the read-only `ls` it would otherwise see.
+func commandForPolicy(command string, env map[string]string) string {
+	if len(env) == 0 {
+		return command
+	}
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(k + "=" + shellQuote(env[k]) + " ")
+	}
+	return b.String() + command
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// shellRun is the outcome of one caged command.
+type shellRun struct {
+	ExitCode   int                 `json:"exit_code"`
+	Signal     string              `json:"signal,omitempty"`
+	TimedOut   bool                `json:"timed_out,omitempty"`
+	DurationMs int64               `json:"duration_ms"`
+	Stdout     string              `json:"stdout"`
+	Stderr     string              `json:"stderr"`
+	Truncated  bool                `json:"truncated,omitempty"`
+	Confined   bool                `json:"confined"`
+	Violations []sandbox.Violation `json:"violations,omitempty"`
+	timeout    time.Duration
+}
+
+func runShell(ctx context.Context, cage *sandbox.Cage, env Env, command, cwd string, extra map[string]string, timeout time.Duration) (*shellRun, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	prep, err := cage.Prepare(ctx, sandbox.Spec{Workspace: env.Workspace, Policy: env.Sandbox, Dir: cwd, Env: extra, Args: []string{"bash", "-c", command}})
+	if err != nil {
+		return nil, fmt.Errorf("shell.exec: %w", err)
+	}
+	stdout := newCapture("stdout", shellOutputLimit, env.Output)
+	stderr := newCapture("stderr", shellOutputLimit, env.Output)
+	prep.Cmd.Stdout, prep.Cmd.Stderr = stdout, stderr
+	start := time.Now()
+	err = prep.Cmd.Run()
+	r := &shellRun{DurationMs: time.Since(start).Milliseconds(), Confined: prep.Confined, timeout: timeout}
+	r.Violations = prep.Finish()
+	r.Stdout, r.Stderr = stdout.String(), stderr.String()
+	r.Truncated = stdout.truncated() || stderr.truncated()
+	r.TimedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		r.ExitCode = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			r.Signal = ws.Signal().String()
+		}
+	case err != nil && !r.TimedOut:
+		return nil, fmt.Errorf("shell.exec: %w", err)
+	}
+	return r, nil
+}
+
+func (r *shellRun) result() Result {
+	var b strings.Builder
+	switch {
+	case r.TimedOut:
+		fmt.Fprintf(&b, "timed out after %d ms; the command and its children were killed\n", r.timeout.Milliseconds())
+	case r.Signal != "":
+		fmt.Fprintf(&b, "killed by signal %s after %d ms\n", r.Signal, r.DurationMs)
+	default:
+		fmt.Fprintf(&b, "exit code %d (%d ms)\n", r.ExitCode, r.DurationMs)
+	}
+	for _, v := range r.Violations {
+		fmt.Fprintf(&b, "sandbox violation: %s: %s\n", v.Path, v.Detail)
+	}
+	if r.Stdout != "" {
+		b.WriteString("stdout:\n" + r.Stdout)
+		if !strings.HasSuffix(r.Stdout, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	if r.Stderr != "" {
+		b.WriteString("stderr:\n" + r.Stderr)
+	}
+	res := TextResult(strings.TrimRight(b.String(), "\n"))
+	res.IsError = r.TimedOut || r.ExitCode != 0 || r.Signal != "" || len(r.Violations) > 0
+	res.Structured, _ = json.Marshal(r)
+	return res
+}

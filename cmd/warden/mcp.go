@@ -1,0 +1,287 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/tools/mcp"
+	"github.com/warden-dev/warden/backend/tools/mcp/mcpstore"
+)
+
+func mcpCommand() command {
+	return command{
+		name:    "mcp",
+		summary: "list MCP servers and their tools, trust or untrust a server",
+		run:     runMCP,
+	}
+}
+
+const mcpUsage = `Usage:
+  warden mcp list    [--workspace DIR] [--db PATH] [--json] [--no-start]
+  warden mcp trust   NAME [--tool TOOL] [--workspace DIR] [--db PATH]
+  warden mcp untrust NAME [--workspace DIR] [--db PATH]
+
+Servers come from <workspace>/.mcp.json and [mcp.servers] in
+$XDG_CONFIG_HOME/warden/config.toml. Trust given here is persistent for the
+workspace (stored in the Warden database) and binds to the server's launch
+config and to each tool's description and schema as they are now.
+`
+
+func runMCP(ctx context.Context, args []string, io stdio) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		w := io.err
+		if len(args) > 0 {
+			w = io.out
+		}
+		fmt.Fprint(w, mcpUsage)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	sub, rest := args[0], args[1:]
+	fs := flag.NewFlagSet("warden mcp "+sub, flag.ContinueOnError)
+	fs.SetOutput(io.err)
+	workspace := fs.String("workspace", ".", "workspace directory")
+	dbPath := fs.String("db", "", "Warden database (default $XDG_DATA_HOME/warden/warden.db)")
+	asJSON := fs.Bool("json", false, "list: print JSON")
+	noStart := fs.Bool("no-start", false, "list: do not start servers (tools of stopped servers are not shown)")
+	tool := fs.String("tool", "", "trust: accept only this tool's current description and schema")
+	// Flags may come before or after NAME.
+	var name string
+	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+		name, rest = rest[0], rest[1:]
+	}
+	if err := fs.Parse(rest); err != nil {
+		return 2
+	}
+	if name == "" && fs.NArg() > 0 {
+		name = fs.Arg(0)
+	}
+	switch sub {
+	case "list":
+	case "trust", "untrust":
+		if name == "" {
+			fmt.Fprintf(io.err, "warden mcp %s: missing the server NAME\n\n%s", sub, mcpUsage)
+			return 2
+		}
+	default:
+		fmt.Fprintf(io.err, "warden mcp: unknown subcommand %q\n\n%s", sub, mcpUsage)
+		return 2
+	}
+
+	env, err := openMCPEnv(ctx, *workspace, *dbPath)
+	if err != nil {
+		fmt.Fprintf(io.err, "warden mcp %s: %v\n", sub, err)
+		return 1
+	}
+	defer env.close()
+	for _, e := range env.manager.ConfigErrors() {
+		fmt.Fprintf(io.err, "warden mcp: config: %s\n", mcp.EscapeForDisplay(e.Error()))
+	}
+
+	switch sub {
+	case "list":
+		return mcpList(ctx, env, *asJSON, *noStart, io)
+	case "trust":
+		return mcpTrust(ctx, env, name, *tool, io)
+	default:
+		if err := env.manager.Untrust(ctx, name); err != nil {
+			fmt.Fprintf(io.err, "warden mcp untrust: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(io.out, "%s: trust removed for workspace %s; its tools will ask again\n", name, env.workspace)
+		return 0
+	}
+}
+
+type mcpEnv struct {
+	workspace string
+	manager   *mcp.Manager
+	db        *store.Store
+}
+
+func (e *mcpEnv) close() {
+	_ = e.manager.Close()
+	_ = e.db.Close()
+}
+
+func openMCPEnv(ctx context.Context, workspace, dbPath string) (*mcpEnv, error) {
+	abs, err := filepath.Abs(workspace)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %q: %w", workspace, err)
+	}
+	if abs, err = filepath.EvalSymlinks(abs); err != nil {
+		return nil, fmt.Errorf("workspace: %w", err)
+	}
+	if dbPath == "" {
+		if dbPath, err = store.DefaultPath(); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(dbPath), 0o700); err != nil {
+		return nil, fmt.Errorf("database directory: %w", err)
+	}
+	db, err := store.Open(ctx, dbPath)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := db.EnsureWorkspace(ctx, abs)
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	userPath, err := mcp.UserConfigPath()
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	m, err := mcp.NewManager(mcp.Options{
+		Config:        mcp.LoadConfig(userPath, abs),
+		Persistent:    mcpstore.New(db, ws.ID, ""),
+		ClientVersion: version,
+	})
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return &mcpEnv{workspace: abs, manager: m, db: db}, nil
+}
+
+func mcpList(ctx context.Context, env *mcpEnv, asJSON, noStart bool, io stdio) int {
+	if !noStart {
+		env.manager.Tools(ctx)
+	}
+	statuses := env.manager.Status(ctx)
+	if asJSON {
+		enc := json.NewEncoder(io.out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(statuses); err != nil {
+			fmt.Fprintf(io.err, "warden mcp list: %v\n", err)
+			return 1
+		}
+	} else {
+		printStatuses(io.out, statuses)
+	}
+	if len(env.manager.ConfigErrors()) > 0 {
+		return 1
+	}
+	return 0
+}
+
+// printStatuses writes the human listing. Everything a server controls
+// (descriptions, errors carrying its stderr) is escaped: a description may
+// hold terminal escape sequences.
+func printStatuses(w io.Writer, statuses []mcp.ServerStatus) {
+	if len(statuses) == 0 {
+		fmt.Fprintln(w, "no MCP servers configured (.mcp.json in the workspace, [mcp.servers] in config.toml)")
+		return
+	}
+	esc := mcp.EscapeForDisplay
+	for _, s := range statuses {
+		trust := "untrusted"
+		if s.Trust != nil {
+			trust = fmt.Sprintf("trusted (%s, %s)", s.Trust.Scope, s.Trust.TrustedAt.Format("2006-01-02 15:04"))
+			if !s.Trust.ConfigMatches {
+				trust = "trust void: launch config changed since " + s.Trust.TrustedAt.Format("2006-01-02 15:04")
+			}
+		}
+		fmt.Fprintf(w, "%s  %s  %s  %s\n", s.Name, s.Transport, s.State, trust)
+		fmt.Fprintf(w, "  source:  %s\n", s.Source)
+		if s.Transport == mcp.TransportHTTP {
+			fmt.Fprintf(w, "  url:     %s\n", s.URL)
+		} else {
+			fmt.Fprintf(w, "  command: %q %q\n", s.Command, s.Args)
+		}
+		if len(s.EnvNames) > 0 {
+			fmt.Fprintf(w, "  env:     %s\n", strings.Join(s.EnvNames, " "))
+		}
+		fmt.Fprintf(w, "  config:  %s\n", short(s.ConfigHash))
+		fmt.Fprintf(w, "  log:     %s\n", s.LogPath)
+		if s.LastError != "" {
+			fmt.Fprintf(w, "  error:   %s\n", esc(s.LastError))
+		}
+		for _, t := range s.Tools {
+			state := "trusted"
+			if !t.Trusted {
+				state = "asks: " + t.Untrusted
+			}
+			ro := ""
+			if t.ReadOnlyHint {
+				ro = "  read-only"
+			}
+			fmt.Fprintf(w, "  - %s  %s  %s%s  %s\n", t.Name, t.ModelName, short(t.Hash), ro, state)
+			if d := firstLine(t.Description); d != "" {
+				fmt.Fprintf(w, "      %s\n", esc(d))
+			}
+			if t.SchemaError != "" {
+				fmt.Fprintf(w, "      schema: %s\n", esc(t.SchemaError))
+			}
+		}
+	}
+}
+
+func mcpTrust(ctx context.Context, env *mcpEnv, name, tool string, io stdio) int {
+	m := env.manager
+	var err error
+	if tool != "" {
+		if err := m.Start(ctx, name); err != nil {
+			fmt.Fprintf(io.err, "warden mcp trust: %s\n", mcp.EscapeForDisplay(err.Error()))
+			return 1
+		}
+		old, cur, derr := m.TrustDiff(ctx, name, tool)
+		if derr == nil && old != cur {
+			fmt.Fprintf(io.out, "%s/%s description, as trusted (-) and now (+):\n%s", name, tool, mcp.DescriptionDiff(old, cur))
+		}
+		err = m.TrustTool(ctx, name, tool, mcp.TrustPersistent)
+	} else {
+		err = m.Trust(ctx, name, mcp.TrustPersistent)
+	}
+	if err != nil {
+		fmt.Fprintf(io.err, "warden mcp trust: %s\n", mcp.EscapeForDisplay(err.Error()))
+		return 1
+	}
+	for _, s := range m.Status(ctx) {
+		if s.Name != name {
+			continue
+		}
+		fmt.Fprintf(io.out, "%s: trusted for workspace %s (config %s)\n", name, env.workspace, short(s.ConfigHash))
+		for _, t := range s.Tools {
+			if tool != "" && t.Name != tool {
+				continue
+			}
+			fmt.Fprintf(io.out, "  - %s  %s  %s\n", t.Name, short(t.Hash), mcp.EscapeForDisplay(firstLine(t.Description)))
+		}
+	}
+	return 0
+}
+
+func short(hash string) string {
+	if len(hash) > 12 {
+		return hash[:12]
+	}
+	return hash
+}
+
+func firstLine(s string) string {
+	line, _, more := strings.Cut(s, "\n")
+	if len(line) > 120 {
+		cut := 120
+		for cut > 0 && !utf8.RuneStart(line[cut]) {
+			cut--
+		}
+		line, more = line[:cut], true
+	}
+	if more {
+		line += " …"
+	}
+	return line
+}
