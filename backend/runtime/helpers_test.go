@@ -27,11 +27,19 @@ type sseServer struct {
 	files  []string
 	n      int
 	bodies [][]byte
+	// route, when set, picks the file for a request body instead of the
+	// next in files (for concurrent parent and child loops).
+	route func(body []byte) string
 }
 
 func newSSEServer(t *testing.T, files ...string) *sseServer {
 	t.Helper()
-	s := &sseServer{files: files}
+	return newRoutedSSE(t, nil, files...)
+}
+
+func newRoutedSSE(t *testing.T, route func(body []byte) string, files ...string) *sseServer {
+	t.Helper()
+	s := &sseServer{files: files, route: route}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		s.mu.Lock()
@@ -39,11 +47,17 @@ func newSSEServer(t *testing.T, files ...string) *sseServer {
 		s.n++
 		s.bodies = append(s.bodies, body)
 		s.mu.Unlock()
-		if r.URL.Path != "/v1/messages" || i >= len(s.files) {
+		name := ""
+		if s.route != nil {
+			name = s.route(body)
+		} else if i < len(s.files) {
+			name = s.files[i]
+		}
+		if r.URL.Path != "/v1/messages" || name == "" {
 			http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"no scripted reply"}}`, http.StatusBadRequest)
 			return
 		}
-		data, err := os.ReadFile(filepath.Join("testdata", "e2e", s.files[i]))
+		data, err := os.ReadFile(filepath.Join("testdata", "e2e", name))
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return

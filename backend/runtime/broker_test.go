@@ -1,0 +1,235 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/store"
+)
+
+// lastAnswer returns the answer event recorded for a request.
+func lastAnswer(r *rig, sessionID, requestID string) store.Event {
+	var out store.Event
+	for _, e := range r.events(sessionID, store.KindPermissionGranted, store.KindPermissionDenied) {
+		switch ev := e.Event.(type) {
+		case store.PermissionGranted:
+			if ev.RequestID == requestID {
+				out = ev
+			}
+		case store.PermissionDenied:
+			if ev.RequestID == requestID {
+				out = ev
+			}
+		}
+	}
+	return out
+}
+
+// TestBrokerAnswers drives asks raised by "!rm -rf build" (destructive:
+// an ask under on-request) through every way an ask can end.
+func TestBrokerAnswers(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		name string
+		// act resolves the pending ask; it may change axes or cancel.
+		act func(t *testing.T, r *rig, s Session, a Approval)
+		// want checks the recorded answer.
+		want func(t *testing.T, ev store.Event)
+		// gone is whether build/ was removed.
+		gone bool
+	}{
+		{
+			name: "once runs it",
+			act: func(t *testing.T, r *rig, s Session, a Approval) {
+				must(t, r.svc.Answer(ctx, AnswerArgs{RequestID: a.RequestID, Answer: AnswerOnce}))
+			},
+			want: wantGranted("human:once"), gone: true,
+		},
+		{
+			name: "deny carries the note to the model",
+			act: func(t *testing.T, r *rig, s Session, a Approval) {
+				must(t, r.svc.Answer(ctx, AnswerArgs{RequestID: a.RequestID, Answer: AnswerDeny, Note: "not today"}))
+			},
+			want: wantDenied(policy.ReasonUserDenied, store.DeniedByUser, "not today"),
+		},
+		{
+			name: "cancel denies the pending ask",
+			act: func(t *testing.T, r *rig, s Session, a Approval) {
+				must(t, r.svc.Cancel(ctx, s.ID))
+			},
+			want: wantDenied(policy.ReasonUserDenied, store.DeniedByUser, "cancelled"),
+		},
+		{
+			name: "switch to read-only re-decides into a sandbox denial",
+			act: func(t *testing.T, r *rig, s Session, a Approval) {
+				_, err := r.svc.SetSandboxPolicy(ctx, s.ID, Sandbox{Kind: policy.ReadOnly})
+				must(t, err)
+			},
+			want: wantDenied(policy.ReasonSandboxRejected, store.DeniedBySandbox, ""),
+		},
+		{
+			name: "switch to planning re-decides into a freeze denial",
+			act: func(t *testing.T, r *rig, s Session, a Approval) {
+				_, err := r.svc.SetPlanning(ctx, s.ID, true)
+				must(t, err)
+			},
+			want: wantDenied(policy.ReasonPlanningFreeze, store.DeniedByFreeze, ""),
+		},
+		{
+			name: "switch to never re-decides into an allow",
+			act: func(t *testing.T, r *rig, s Session, a Approval) {
+				_, err := r.svc.SetApprovalPolicy(ctx, s.ID, policy.Never)
+				must(t, err)
+			},
+			want: wantGranted("sandbox+policy"), gone: true,
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t, nil, nil)
+			s := r.session(nil)
+			must(t, r.svc.SendMessage(ctx, s.ID, "!rm -rf build"))
+			a := r.waitPending(s.ID, 1)[0]
+			c.act(t, r, s, a)
+			r.waitIdle(s.ID)
+			c.want(t, lastAnswer(r, s.ID, a.RequestID))
+			_, err := os.Stat(filepath.Join(r.ws, "build"))
+			if gone := errors.Is(err, os.ErrNotExist); gone != c.gone {
+				t.Errorf("build removed = %v, want %v", gone, c.gone)
+			}
+			if ps, _ := r.svc.PendingApprovals(ctx, s.ID); len(ps) != 0 {
+				t.Errorf("still pending: %+v", ps)
+			}
+		})
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func wantGranted(source string) func(*testing.T, store.Event) {
+	return func(t *testing.T, ev store.Event) {
+		t.Helper()
+		g, ok := ev.(store.PermissionGranted)
+		if !ok || g.Source != source {
+			t.Fatalf("answer %#v, want granted by %s", ev, source)
+		}
+	}
+}
+
+func wantDenied(reason policy.Reason, by store.DeniedBy, detail string) func(*testing.T, store.Event) {
+	return func(t *testing.T, ev store.Event) {
+		t.Helper()
+		d, ok := ev.(store.PermissionDenied)
+		if !ok || d.Reason != reason || d.By != by || !strings.Contains(d.Detail, detail) {
+			t.Fatalf("answer %#v, want denied %s by %s with %q", ev, reason, by, detail)
+		}
+	}
+}
+
+func TestBrokerRefusals(t *testing.T) {
+	ctx := context.Background()
+	r := newRig(t, nil, nil)
+	s := r.session(nil)
+	must(t, r.svc.SendMessage(ctx, s.ID, "!rm -rf build"))
+	a := r.waitPending(s.ID, 1)[0]
+	cases := []struct {
+		name    string
+		args    AnswerArgs
+		unknown bool // refused with ErrUnknownRequest
+	}{
+		{name: "unknown id", args: AnswerArgs{RequestID: "no-such-request", Answer: AnswerOnce}, unknown: true},
+		{name: "empty id", args: AnswerArgs{Answer: AnswerOnce}},
+		{name: "bad answer", args: AnswerArgs{RequestID: a.RequestID, Answer: "maybe"}},
+		{name: "bad scope", args: AnswerArgs{RequestID: a.RequestID, Answer: AnswerAlways, Scope: "galaxy"}},
+		{name: "negative expiry", args: AnswerArgs{RequestID: a.RequestID, Answer: AnswerAlways, ExpiresInSec: -1}},
+		{name: "trust on a non-MCP call", args: AnswerArgs{RequestID: a.RequestID, Answer: AnswerOnce, TrustServer: "session"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := r.svc.Answer(ctx, c.args)
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			if errors.Is(err, ErrUnknownRequest) != c.unknown {
+				t.Fatalf("err %v: unknown-request = %v, want %v", err, !c.unknown, c.unknown)
+			}
+		})
+	}
+	// None of those touched the ask; a workspace rule with expiry does.
+	must(t, r.svc.Answer(ctx, AnswerArgs{RequestID: a.RequestID, Answer: AnswerAlways, Scope: policy.ScopeWorkspace, ExpiresInSec: 3600}))
+	must(t, r.svc.Answer(ctx, AnswerArgs{RequestID: a.RequestID, Answer: AnswerAlways, Scope: policy.ScopeWorkspace, ExpiresInSec: 3600}))
+	r.waitIdle(s.ID)
+	var re *RequestError
+	if err := r.svc.Answer(ctx, AnswerArgs{RequestID: a.RequestID, Answer: AnswerDeny}); !errors.As(err, &re) {
+		t.Fatalf("a different answer after the first: %v", err)
+	}
+	// The rule covers a second session of the same workspace.
+	s2 := r.session(nil)
+	must(t, os.MkdirAll(filepath.Join(r.ws, "build"), 0o755))
+	must(t, r.svc.Run(ctx, s2.ID, "!rm -rf build"))
+	var src string
+	for _, e := range r.events(s2.ID, store.KindPermissionGranted) {
+		src = e.Event.(store.PermissionGranted).Source
+	}
+	if src != "workspace-rule:shell=rm -rf build" {
+		t.Fatalf("second session source %q", src)
+	}
+	gs, err := r.svc.ListGrants(ctx, s2.ID)
+	must(t, err)
+	if len(gs) != 1 || gs[0].Kind != "rule" || gs[0].ExpiresAt == 0 || gs[0].Uses != 1 {
+		t.Fatalf("grants: %+v", gs)
+	}
+	must(t, r.svc.RevokeGrant(ctx, RevokeGrantArgs{ID: gs[0].ID, Kind: "grant"}))
+	if gs, _ := r.svc.ListGrants(ctx, s2.ID); len(gs) != 0 {
+		t.Fatalf("after revoke: %+v", gs)
+	}
+}
+
+func TestHeadless(t *testing.T) {
+	cases := []struct {
+		name    string
+		timeout time.Duration
+	}{
+		{name: "no timeout denies at once"},
+		{name: "a timeout waits, then denies", timeout: 50 * time.Millisecond},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t, nil, func(cfg *Config) { cfg.Headless, cfg.ApprovalTimeout = true, c.timeout })
+			s := r.session(nil)
+			must(t, r.svc.Run(context.Background(), s.ID, "!rm -rf build"))
+			evs := r.events(s.ID, store.KindPermissionRequested, store.KindPermissionDenied)
+			if len(evs) != 2 {
+				t.Fatalf("events: %d", len(evs))
+			}
+			d := evs[1].Event.(store.PermissionDenied)
+			if d.Reason != policy.ReasonNoApprover || d.By != store.DeniedByNoApprover {
+				t.Fatalf("denial %+v", d)
+			}
+			if _, err := os.Stat(filepath.Join(r.ws, "build")); err != nil {
+				t.Fatal("build was removed without an answer")
+			}
+		})
+	}
+}
+
+func TestApprovalTimeoutWithAHumanAttached(t *testing.T) {
+	r := newRig(t, nil, func(cfg *Config) { cfg.ApprovalTimeout = 50 * time.Millisecond })
+	s := r.session(nil)
+	must(t, r.svc.Run(context.Background(), s.ID, "!rm -rf build"))
+	evs := r.events(s.ID, store.KindPermissionDenied)
+	if len(evs) != 1 || evs[0].Event.(store.PermissionDenied).Reason != policy.ReasonNoApprover {
+		t.Fatalf("events: %+v", evs)
+	}
+}
