@@ -36,4 +36,3 @@ func (s *Server) ws(w http.ResponseWriter, r *http.Request) {
 	}
 	c.Close(websocket.StatusNormalClosure, "")
 }
-
