@@ -26,10 +26,20 @@ type Paint struct {
 func Analyse(img image.Image) Paint {
 	b := img.Bounds()
 	counts := make(map[uint32]int)
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			counts[(r>>8)<<16|(g>>8)<<8|bl>>8]++
+	if rgba, ok := img.(*image.RGBA); ok {
+		// Screenshots are *image.RGBA; reading Pix directly is ~10x faster than At.
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			row := rgba.Pix[rgba.PixOffset(b.Min.X, y):rgba.PixOffset(b.Max.X, y)]
+			for i := 0; i+3 < len(row); i += 4 {
+				counts[uint32(row[i])<<16|uint32(row[i+1])<<8|uint32(row[i+2])]++
+			}
+		}
+	} else {
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				r, g, bl, _ := img.At(x, y).RGBA()
+				counts[(r>>8)<<16|(g>>8)<<8|bl>>8]++
+			}
 		}
 	}
 	p := Paint{Pixels: b.Dx() * b.Dy(), Colours: len(counts)}

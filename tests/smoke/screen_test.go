@@ -3,6 +3,7 @@ package smoke
 import (
 	"image"
 	"image/color"
+	"image/draw"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -87,16 +88,36 @@ func TestRendered(t *testing.T) {
 	}
 }
 
+// generic hides the concrete type, so Analyse takes its At path.
+type generic struct{ image.Image }
+
+// Analyse must count the same on the *image.RGBA fast path as through At.
+func TestAnalyseRGBAMatchesGeneric(t *testing.T) {
+	for _, name := range []string{"rendered-window.png", "unpainted-window.png"} {
+		t.Run(name, func(t *testing.T) {
+			src := load(t, name)
+			rgba := image.NewRGBA(src.Bounds())
+			draw.Draw(rgba, rgba.Bounds(), src, src.Bounds().Min, draw.Src)
+			if got, want := Analyse(rgba), Analyse(generic{src}); got != want {
+				t.Errorf("RGBA path %+v, generic path %+v", got, want)
+			}
+		})
+	}
+}
+
 func BenchmarkAnalyse(b *testing.B) {
 	f, err := os.Open(filepath.Join("testdata", "rendered-window.png"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	img, err := png.Decode(f)
+	src, err := png.Decode(f)
 	f.Close()
 	if err != nil {
 		b.Fatal(err)
 	}
+	// The smoke test analyses screenshots, which are *image.RGBA.
+	img := image.NewRGBA(src.Bounds())
+	draw.Draw(img, img.Bounds(), src, src.Bounds().Min, draw.Src)
 	b.ResetTimer()
 	for b.Loop() {
 		Analyse(img)
