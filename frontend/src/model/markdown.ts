@@ -10,8 +10,8 @@ export function escapeHtml(s: string): string {
 const keywords = new Set(
   (
     'if then else elif fi for while do done case esac function return in export local ' +
-    'const let var func def class import from package type interface struct go defer async await ' +
-    'true false null nil None True False new try catch finally throw public private static'
+    'const let var func def class import from package interface struct defer async await ' +
+    'true false null nil None True False try catch finally throw'
   ).split(' '),
 )
 

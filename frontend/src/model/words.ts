@@ -4,11 +4,11 @@ import type { ApprovalPolicy, Sandbox, SandboxKind } from '../bridge'
 export const reasonWords: Record<string, string> = {
   'sandbox-rejected': 'Sandbox: the current sandbox does not allow this',
   'policy-always': 'Approval policy "Always": every action is asked',
-  'destructive-effect': 'Destructive: removes or overwrites files',
+  'destructive-effect': 'Destructive: can remove or overwrite work for good',
   'unknown-command': 'Unknown command: Warden cannot tell what it does',
   'network-request': 'Network: reaches the network',
   'untrusted-mcp-server': 'Untrusted MCP server: its tools are not trusted yet',
-  'protected-path': 'Protected path: touches .git, .warden or a config file',
+  'protected-path': 'Protected path: writes where code or config runs later (git hooks, .warden, rc files, lockfiles, .env)',
   'desktop-control': 'Desktop control: moves the mouse or types on your desktop',
   'planning-freeze': 'Planning freeze: actions are paused while a plan is drafted',
   'no-approver': 'No approver: nobody was there to answer',
