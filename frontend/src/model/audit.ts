@@ -42,7 +42,10 @@ export function auditRow(e: WardenEvent): AuditRow {
       break
     case 'sandbox_policy_changed': {
       source = s(d.by)
-      const k = (v: unknown) => s((v as { kind?: unknown } | undefined)?.kind)
+      const k = (v: unknown) => {
+        const o = (v ?? {}) as { kind?: unknown; network_access?: unknown }
+        return s(o.kind) + (o.network_access ? ' + network' : '')
+      }
       summary = `${k(d.from)} → ${k(d.to)}`
       break
     }
