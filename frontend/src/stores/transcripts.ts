@@ -19,19 +19,35 @@ export const useTranscriptsStore = defineStore('transcripts', () => {
     triggerRef(bySession)
   }
 
+  // Pushes that arrive while a session is being hydrated wait here, so an
+  // early live event cannot move lastSeq past events still being fetched.
+  const pending = new Map<string, Push[]>()
+
   async function load(id: string) {
-    let t = get(id)
-    for (;;) {
-      const evs = await bridge.call('SessionEvents', { session_id: id, after_seq: t.lastSeq, limit: page })
-      for (const e of evs) t = applyEvent(t, e)
+    if (pending.has(id)) return
+    pending.set(id, [])
+    try {
+      let t = get(id)
+      for (;;) {
+        const evs = await bridge.call('SessionEvents', { session_id: id, after_seq: t.lastSeq, limit: page })
+        for (const e of evs) t = applyEvent(t, e)
+        if (evs.length < page) break
+      }
+      for (const p of pending.get(id) ?? []) t = reduceTranscript(t, p)
       put(id, t)
-      if (evs.length < page) return
+    } finally {
+      pending.delete(id)
     }
   }
 
   function onPush(p: Push) {
     const id = p.type === 'event' ? p.event.session_id : p.type === 'delta' ? p.session_id : null
     if (id) {
+      const buf = pending.get(id)
+      if (buf) {
+        buf.push(p)
+        return
+      }
       // A session never opened is hydrated in full when it is opened.
       if (!bySession.value.has(id)) return
       put(id, reduceTranscript(get(id), p))
