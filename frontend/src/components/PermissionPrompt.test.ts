@@ -130,3 +130,19 @@ describe('PermissionPrompt', () => {
     expect(mountPrompt().findAll('button').some((b) => b.text() === 'Trust this server')).toBe(false)
   })
 })
+
+describe('PermissionPrompt focus', () => {
+  it('takes focus when nothing editable has it', async () => {
+    const w = mountPrompt()
+    await new Promise((r) => setTimeout(r, 0))
+    expect(document.activeElement).toBe(w.get('[role="dialog"]').element)
+  })
+  it('leaves focus in the composer', async () => {
+    const ta = document.createElement('textarea')
+    document.body.appendChild(ta)
+    ta.focus()
+    mountPrompt()
+    await new Promise((r) => setTimeout(r, 0))
+    expect(document.activeElement).toBe(ta)
+  })
+})
