@@ -2,33 +2,87 @@ import { flushPromises, mount } from '@vue/test-utils'
 import { createPinia } from 'pinia'
 import { describe, expect, it } from 'vitest'
 import App from './App.vue'
-import { BridgeError, BridgeKey, type Bridge } from './bridge'
-import { fakeBridge } from './testing/fakeBridge'
+import { BridgeError, BridgeKey, type Approval, type Bridge } from './bridge'
+import { fakeBridge, testSession } from './testing/fakeBridge'
 
 function mountWith(bridge: Bridge) {
-  return mount(App, { global: { plugins: [createPinia()], provide: { [BridgeKey as symbol]: bridge } } })
+  return mount(App, { global: { plugins: [createPinia()], provide: { [BridgeKey as symbol]: bridge } }, attachTo: document.body })
+}
+
+const approval: Approval = {
+  request_id: 'r1',
+  session_id: 's1',
+  call_id: 'c1',
+  tool: 'shell.exec',
+  args: { command: 'rm -rf build' },
+  risk: 'high',
+  reasons: ['destructive-effect'],
+  signature: 'shell:rm',
+  effects: [],
+  trace: [],
+  created_at: 1,
 }
 
 describe('App', () => {
-  it('renders the shell, then tells the backend it is ready, once', async () => {
-    const bridge = fakeBridge({ info: { name: 'Warden', version: '0.1.0' } })
-    const w = mountWith(bridge)
+  it('hydrates, then tells the backend it is ready, once', async () => {
+    const f = fakeBridge({ handlers: { ListSessions: () => [testSession()] } })
+    const w = mountWith(f.bridge)
     await flushPromises()
-    expect(w.text()).toContain('No sessions yet')
-    expect(w.text()).toContain('Agent runtime not connected')
+    expect(w.text()).toContain('Fix the tests')
     expect(w.get('[data-testid="version"]').text()).toBe('Warden v0.1.0')
-    expect(bridge.frontendReady).toHaveBeenCalledTimes(1)
-    // Ready is sent only after the data it reports on has arrived.
-    const readyOrder = bridge.frontendReady.mock.invocationCallOrder[0]
-    expect(readyOrder).toBeGreaterThan(bridge.info.mock.invocationCallOrder[0] ?? Infinity)
+    const ready = f.call.mock.calls.filter((c) => c[0] === 'FrontendReady')
+    expect(ready).toHaveLength(1)
+    const order = f.call.mock.invocationCallOrder
+    const idx = (m: string) => f.call.mock.calls.findIndex((c) => c[0] === m)
+    expect(order[idx('FrontendReady')]).toBeGreaterThan(order[idx('Info')]!)
+    w.unmount()
   })
 
-  it('without a backend shows that and does not call ready', async () => {
+  it('without a backend says so and does not call ready', async () => {
     const noBackend = new BridgeError('no_backend', 'x', 'No backend')
-    const bridge = fakeBridge({ transport: 'none', info: noBackend, sandbox: noBackend })
-    const w = mountWith(bridge)
+    const f = fakeBridge({
+      transport: 'none',
+      handlers: {
+        Info: () => {
+          throw noBackend
+        },
+      },
+    })
+    const w = mountWith(f.bridge)
     await flushPromises()
-    expect(w.get('[data-testid="sandbox"]').text()).toBe('Sandbox: unknown (no backend)')
-    expect(bridge.frontendReady).not.toHaveBeenCalled()
+    expect(w.get('[data-testid="cage"]').text()).toBe('No backend')
+    expect(f.call.mock.calls.some((c) => c[0] === 'FrontendReady')).toBe(false)
+    w.unmount()
+  })
+
+  it('a pushed approval opens the prompt; answering sends Answer and closes it', async () => {
+    const f = fakeBridge({ handlers: { ListSessions: () => [testSession()], Answer: () => null } })
+    const w = mountWith(f.bridge)
+    await flushPromises()
+    expect(w.find('[role="dialog"]').exists()).toBe(false)
+    f.push({ type: 'approval', approval })
+    await flushPromises()
+    expect(w.get('[role="dialog"]').attributes('aria-label')).toBe('Permission request')
+    await w.findAll('button').find((b) => b.text() === 'Allow once')!.trigger('click')
+    await flushPromises()
+    expect(f.call).toHaveBeenCalledWith('Answer', { request_id: 'r1', answer: 'once' })
+    expect(w.find('[role="dialog"]').exists()).toBe(false)
+    w.unmount()
+  })
+
+  it('pushed events fold into the open transcript', async () => {
+    const f = fakeBridge({ handlers: { ListSessions: () => [testSession()] } })
+    const w = mountWith(f.bridge)
+    await flushPromises()
+    f.push({ type: 'delta', session_id: 's1', text: 'Hel' })
+    await flushPromises()
+    expect(w.text()).toContain('Hel')
+    f.push({
+      type: 'event',
+      event: { seq: 5, session_id: 's1', version: 2, kind: 'message_appended', at: 1, data: { role: 'assistant', text: 'Hello **there**' } },
+    })
+    await flushPromises()
+    expect(w.find('strong').text()).toBe('there')
+    w.unmount()
   })
 })

@@ -1,9 +1,14 @@
-// Wails rejects a failed call with the Go error's text as a bare string;
-// the bridge turns every rejection into one typed error the UI can show.
+// Wails rejects a failed call with the Go error's text as a bare string; the
+// HTTP transport gets a status and a JSON {error}. The bridge turns every
+// rejection into one typed error the UI can show.
 
 export type BridgeErrorCode =
-  // No transport: the page is not inside the desktop app.
+  // No transport: the page is not inside the desktop app nor under `warden serve`.
   | 'no_backend'
+  // The server refused the token (HTTP 401/403).
+  | 'unauthorized'
+  // The request never got an answer (network down, server gone).
+  | 'network'
   // The backend ran the call and returned an error.
   | 'backend'
 

@@ -1,67 +1,73 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import { BridgeError, hasWailsBindings, selectBridge } from '.'
-
-// Wails' generated App.js calls window.go.app.App.<Method>() at call time.
-function installWailsBindings(app: Record<string, (...args: unknown[]) => Promise<unknown>>) {
-  ;(window as unknown as { go?: unknown }).go = { app: { App: app } }
-}
-
-afterEach(() => {
-  delete (window as unknown as { go?: unknown }).go
-})
-
-describe('hasWailsBindings', () => {
-  const cases: { name: string; win: object; want: boolean }[] = [
-    { name: 'plain browser window', win: {}, want: false },
-    { name: 'go without app', win: { go: {} }, want: false },
-    { name: 'App is null', win: { go: { app: { App: null } } }, want: false },
-    { name: 'bound App', win: { go: { app: { App: {} } } }, want: true },
-  ]
-  for (const c of cases) {
-    it(c.name, () => expect(hasWailsBindings(c.win)).toBe(c.want))
-  }
-})
+import { describe, expect, it, vi } from 'vitest'
+import { BridgeError, createHttpBridge, createWailsBridge, hasWailsBindings, selectBridge } from '.'
 
 describe('selectBridge', () => {
-  it('without Wails every call fails with no_backend', async () => {
-    const bridge = selectBridge({})
-    expect(bridge.transport).toBe('none')
-    for (const call of [bridge.info, bridge.sandboxStatus, bridge.frontendReady]) {
-      const err = await call().catch((e: unknown) => e)
-      expect(err).toBeInstanceOf(BridgeError)
-      expect((err as BridgeError).code).toBe('no_backend')
-    }
-  })
+  const cases: { name: string; win: object; want: string }[] = [
+    { name: 'plain page without token', win: { location: { href: 'http://127.0.0.1:5/', origin: 'http://127.0.0.1:5' } }, want: 'none' },
+    { name: 'warden serve URL with token', win: { location: { href: 'http://127.0.0.1:5/?token=abc', origin: 'http://127.0.0.1:5' } }, want: 'http' },
+    { name: 'Wails bindings win', win: { go: { app: { App: {} } }, location: { href: 'http://x/?token=a', origin: 'http://x' } }, want: 'wails' },
+    { name: 'App null is not Wails', win: { go: { app: { App: null } } }, want: 'none' },
+  ]
+  for (const c of cases) it(c.name, () => expect(selectBridge(c.win).transport).toBe(c.want))
 
-  it('with Wails it calls the bound methods and copies plain data', async () => {
-    installWailsBindings({
-      Info: () => Promise.resolve({ name: 'Warden', version: '2.0.0', extra: 'dropped' }),
-      SandboxStatus: () =>
-        Promise.resolve({ available: false, mechanism: 'bubblewrap', version: '', detail: 'bwrap not found' }),
-      FrontendReady: () => Promise.resolve(),
-    })
-    const bridge = selectBridge(window)
-    expect(bridge.transport).toBe('wails')
-    expect(await bridge.info()).toEqual({ name: 'Warden', version: '2.0.0' })
-    expect(await bridge.sandboxStatus()).toEqual({
-      available: false,
-      mechanism: 'bubblewrap',
-      version: '',
-      detail: 'bwrap not found',
-    })
-    await expect(bridge.frontendReady()).resolves.toBeUndefined()
-  })
+  it('hasWailsBindings', () => expect(hasWailsBindings({ go: {} })).toBe(false))
 
-  it('with Wails a Go error string becomes a typed backend error', async () => {
-    installWailsBindings({ FrontendReady: () => Promise.reject('write ready marker: permission denied') })
-    const err = await selectBridge(window)
-      .frontendReady()
-      .catch((e: unknown) => e)
+  it('no backend fails with a typed no_backend error', async () => {
+    const err = await selectBridge({}).call('Info').catch((e: unknown) => e)
     expect(err).toBeInstanceOf(BridgeError)
-    expect(err).toMatchObject({
-      code: 'backend',
-      operation: 'frontendReady',
-      message: 'write ready marker: permission denied',
+    expect((err as BridgeError).code).toBe('no_backend')
+  })
+})
+
+describe('Wails bridge', () => {
+  it('calls window.go.app.App.<Method> with the args object', async () => {
+    const RenameSession = vi.fn(() => Promise.resolve({ id: 's1' }))
+    const b = createWailsBridge({ go: { app: { App: { RenameSession } } } })
+    await expect(b.call('RenameSession', { session_id: 's1', title: 't' })).resolves.toEqual({ id: 's1' })
+    expect(RenameSession).toHaveBeenCalledWith({ session_id: 's1', title: 't' })
+  })
+  it('a Go error string becomes a typed backend error', async () => {
+    const b = createWailsBridge({ go: { app: { App: { Cancel: () => Promise.reject('no such session') } } } })
+    await expect(b.call('Cancel', { session_id: 'x' })).rejects.toMatchObject({ code: 'backend', operation: 'Cancel', message: 'no such session' })
+  })
+  it('an unbound method says so', async () => {
+    const b = createWailsBridge({ go: { app: { App: {} } } })
+    await expect(b.call('Info')).rejects.toMatchObject({ message: 'the desktop app does not bind Info' })
+  })
+  it('subscribes to warden:push', () => {
+    const off = vi.fn()
+    const EventsOnMultiple = vi.fn(() => off)
+    const b = createWailsBridge({ runtime: { EventsOnMultiple } })
+    const fn = vi.fn()
+    expect(b.subscribe(fn)).toBe(off)
+    expect(EventsOnMultiple).toHaveBeenCalledWith('warden:push', expect.any(Function), -1)
+  })
+})
+
+describe('HTTP bridge', () => {
+  const reply = (status: number, body: string) => Promise.resolve(new Response(body, { status }))
+  const cases: { name: string; status: number; body: string; code?: string; message?: string }[] = [
+    { name: 'ok', status: 200, body: '{"name":"Warden"}' },
+    { name: 'backend error', status: 400, body: '{"error":"bad arguments: x"}', code: 'backend', message: 'bad arguments: x' },
+    { name: 'wrong token', status: 401, body: '{"error":"missing or wrong token"}', code: 'unauthorized', message: 'missing or wrong token' },
+    { name: 'non-JSON error', status: 500, body: 'boom', code: 'backend', message: 'boom' },
+  ]
+  for (const c of cases) {
+    it(c.name, async () => {
+      const f = vi.fn((_u: string, _i: RequestInit) => reply(c.status, c.body))
+      const b = createHttpBridge({ base: 'http://h:1', token: 'tok', fetch: f as unknown as typeof fetch })
+      const p = b.call('SendMessage', { session_id: 's', text: 'hi' })
+      if (c.code) await expect(p).rejects.toMatchObject({ code: c.code, message: c.message, operation: 'SendMessage' })
+      else await expect(p).resolves.toEqual({ name: 'Warden' })
+      const [url, init] = f.mock.calls[0]!
+      expect(url).toBe('http://h:1/api/SendMessage')
+      expect(init.method).toBe('POST')
+      expect((init.headers as Record<string, string>).Authorization).toBe('Bearer tok')
+      expect(init.body).toBe('{"session_id":"s","text":"hi"}')
     })
+  }
+  it('a network failure is a typed network error', async () => {
+    const b = createHttpBridge({ base: 'http://h:1', token: 't', fetch: (() => Promise.reject(new TypeError('fetch failed'))) as typeof fetch })
+    await expect(b.call('Info')).rejects.toMatchObject({ code: 'network' })
   })
 })

@@ -1,26 +1,141 @@
-// The Go API as the UI sees it. Every backend call in the frontend goes
-// through a Bridge; components and stores never import generated bindings.
+// The Go API as the UI sees it (runtime.Service, see api.md). Every backend
+// call in the frontend goes through a Bridge; components and stores never
+// touch window.go or fetch directly.
+
+export type ApprovalPolicy = 'never' | 'on-request' | 'always'
+export type SandboxKind = 'read-only' | 'workspace-write' | 'danger-full-access'
+export type Risk = 'low' | 'medium' | 'high'
 
 export interface AppInfo {
   name: string
   version: string
+  demo: boolean
+  model: string
+  caged: boolean
+  cage_reason: string
+  data_path: string
 }
 
-export interface SandboxStatus {
-  available: boolean
-  mechanism: string
-  version: string
-  detail: string
+export interface Sandbox {
+  kind: SandboxKind
+  network_access: boolean
+  writable_roots: string[]
 }
 
-// Which transport carries the calls. 'none' means the page runs outside the
-// desktop app (e.g. `vite preview`) with no backend to reach.
-export type Transport = 'wails' | 'none'
+export interface Session {
+  id: string
+  parent_id?: string
+  workspace: string
+  title: string
+  approval: ApprovalPolicy
+  sandbox: Sandbox
+  planning: boolean
+  created_at: number
+  updated_at: number
+  busy: boolean
+  pending: number
+}
+
+export interface WardenEvent {
+  seq: number
+  session_id: string
+  version: number
+  kind: string
+  at: number
+  data: Record<string, unknown>
+}
+
+export interface TraceStep {
+  step: string
+  saw: string
+  concluded: string
+}
+
+export interface Approval {
+  request_id: string
+  session_id: string
+  call_id: string
+  tool: string
+  args: unknown
+  risk: Risk
+  reasons: string[]
+  signature: string
+  effects: unknown[]
+  trace: TraceStep[]
+  preview?: string
+  mcp?: { server: string; description_diff?: string }
+  created_at: number
+  live?: boolean
+}
+
+export interface GrantView {
+  id: string
+  kind: 'grant' | 'rule' | 'mcp-trust'
+  signature: string
+  scope: 'session' | 'workspace' | 'persistent'
+  reasons: string[]
+  created_at: number
+  expires_at?: number
+  uses: number
+  server?: string
+}
+
+export type Push =
+  | { type: 'event'; event: WardenEvent }
+  | { type: 'delta'; session_id: string; text: string }
+  | { type: 'session'; session: Session }
+  | { type: 'session-deleted'; session_id: string }
+  | { type: 'approval'; approval: Approval }
+  | { type: 'approval-resolved'; request_id: string }
+
+export interface AnswerArgs {
+  request_id: string
+  answer: 'once' | 'always' | 'deny'
+  scope?: 'session' | 'workspace'
+  expires_in_sec?: number
+  note?: string
+  trust_server?: 'session' | 'persistent'
+}
+
+export interface CreateSessionArgs {
+  workspace: string
+  title?: string
+  approval?: ApprovalPolicy
+  sandbox?: Sandbox
+}
+
+// The method table: name → [args, result]. Both transports carry exactly
+// these names, so a typo is a type error rather than a 404 at run time.
+export interface Methods {
+  Info: [undefined, AppInfo]
+  ListSessions: [undefined, Session[]]
+  CreateSession: [CreateSessionArgs, Session]
+  RenameSession: [{ session_id: string; title: string }, Session]
+  DeleteSession: [{ session_id: string }, null]
+  SessionEvents: [{ session_id: string; after_seq?: number; limit?: number }, WardenEvent[]]
+  SendMessage: [{ session_id: string; text: string }, null]
+  Cancel: [{ session_id: string }, null]
+  PendingApprovals: [{ session_id?: string }, Approval[]]
+  Answer: [AnswerArgs, null]
+  SetApprovalPolicy: [{ session_id: string; approval: ApprovalPolicy }, Session]
+  SetSandboxPolicy: [{ session_id: string; sandbox: Sandbox }, Session]
+  SetPlanning: [{ session_id: string; planning: boolean }, Session]
+  ListGrants: [{ session_id: string }, GrantView[]]
+  RevokeGrant: [{ id: string; kind: 'grant' | 'mcp-trust'; session_id?: string }, null]
+  AuditLog: [{ session_id: string; kinds?: string[]; limit?: number; before_seq?: number }, WardenEvent[]]
+  ExportAudit: [{ session_id: string; format: 'jsonl' | 'csv' }, { filename: string; content: string }]
+  KillAgent: [{ session_id: string; agent_id: string }, null]
+  FrontendReady: [undefined, null]
+}
+
+export type Method = keyof Methods
+
+// Which transport carries the calls. 'none' means no backend is reachable.
+export type Transport = 'wails' | 'http' | 'none'
 
 export interface Bridge {
   readonly transport: Transport
-  info(): Promise<AppInfo>
-  sandboxStatus(): Promise<SandboxStatus>
-  // Tells the backend the shell has mounted and rendered its first data.
-  frontendReady(): Promise<void>
+  call<M extends Method>(method: M, args?: Methods[M][0]): Promise<Methods[M][1]>
+  // Subscribes to pushed events; returns the unsubscribe function.
+  subscribe(fn: (p: Push) => void): () => void
 }

@@ -1,29 +1,33 @@
-import { FrontendReady, Info, SandboxStatus as SandboxStatusCall } from '../../wailsjs/go/app/App'
 import { toBridgeError } from './errors'
-import type { AppInfo, Bridge, SandboxStatus } from './types'
+import type { Bridge, Method, Methods, Push } from './types'
 
-async function call<T>(operation: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn()
-  } catch (reason) {
-    throw toBridgeError(operation, reason)
-  }
+type Bound = Record<string, ((args?: unknown) => Promise<unknown>) | undefined>
+type WailsWindow = {
+  go?: { app?: { App?: Bound } }
+  runtime?: { EventsOnMultiple?: (name: string, cb: (...data: unknown[]) => void, max: number) => () => void }
 }
 
-// The desktop transport: calls the Go methods Wails bound to the window.
-export function createWailsBridge(): Bridge {
+// The desktop transport: calls the Go methods Wails bound to the window as
+// window.go.app.App.<Method>(args) and listens to "warden:push".
+export function createWailsBridge(win: WailsWindow): Bridge {
   return {
     transport: 'wails',
-    info: () =>
-      call('info', async (): Promise<AppInfo> => {
-        const r = await Info()
-        return { name: r.name, version: r.version }
-      }),
-    sandboxStatus: () =>
-      call('sandboxStatus', async (): Promise<SandboxStatus> => {
-        const r = await SandboxStatusCall()
-        return { available: r.available, mechanism: r.mechanism, version: r.version, detail: r.detail }
-      }),
-    frontendReady: () => call('frontendReady', () => FrontendReady()),
+    async call<M extends Method>(method: M, args?: Methods[M][0]): Promise<Methods[M][1]> {
+      const fn = win.go?.app?.App?.[method]
+      if (!fn) {
+        throw toBridgeError(method, `the desktop app does not bind ${method}`)
+      }
+      try {
+        const r = args === undefined ? await fn() : await fn(args)
+        return (r ?? null) as Methods[M][1]
+      } catch (reason) {
+        throw toBridgeError(method, reason)
+      }
+    },
+    subscribe(fn: (p: Push) => void): () => void {
+      const on = win.runtime?.EventsOnMultiple
+      if (!on) return () => {}
+      return on('warden:push', (data: unknown) => fn(data as Push), -1)
+    },
   }
 }

@@ -1,20 +1,60 @@
 import { vi } from 'vitest'
-import type { AppInfo, Bridge, SandboxStatus, Transport } from '../bridge'
+import type { AppInfo, Bridge, Method, Methods, Push, Session, Transport } from '../bridge'
 
-// A Bridge whose answers a test chooses; the calls are vi.fn spies.
-export function fakeBridge(opts: {
-  transport?: Transport
-  info?: AppInfo | Error
-  sandbox?: SandboxStatus | Error
-}) {
-  const answer = <T>(v: T | Error | undefined, fallback: T) =>
-    v instanceof Error ? Promise.reject(v) : Promise.resolve(v ?? fallback)
+export const testInfo: AppInfo = {
+  name: 'Warden',
+  version: '0.1.0',
+  demo: true,
+  model: 'script:demo',
+  caged: true,
+  cage_reason: '',
+  data_path: '/tmp/warden.db',
+}
+
+export function testSession(over: Partial<Session> = {}): Session {
   return {
+    id: 's1',
+    workspace: '/work/proj',
+    title: 'Fix the tests',
+    approval: 'on-request',
+    sandbox: { kind: 'workspace-write', network_access: false, writable_roots: [] },
+    planning: false,
+    created_at: 1,
+    updated_at: 2,
+    busy: false,
+    pending: 0,
+    ...over,
+  }
+}
+
+type Handlers = { [M in Method]?: (args: Methods[M][0]) => Methods[M][1] | Promise<Methods[M][1]> }
+
+// A Bridge whose answers a test chooses; `call` is a vi.fn spy and `push`
+// delivers a pushed event to every subscriber.
+export function fakeBridge(opts: { transport?: Transport; handlers?: Handlers } = {}) {
+  const listeners = new Set<(p: Push) => void>()
+  const defaults: Handlers = {
+    Info: () => testInfo,
+    ListSessions: () => [],
+    PendingApprovals: () => [],
+    SessionEvents: () => [],
+    ListGrants: () => [],
+    AuditLog: () => [],
+    FrontendReady: () => null,
+  }
+  const handlers = { ...defaults, ...opts.handlers } as Record<string, (a: unknown) => unknown>
+  const call = vi.fn(async (method: Method, args?: unknown) => {
+    const h = handlers[method]
+    if (!h) throw new Error(`fakeBridge: no handler for ${method}`)
+    return h(args)
+  })
+  const bridge = {
     transport: opts.transport ?? 'wails',
-    info: vi.fn(() => answer(opts.info, { name: 'Warden', version: '1.0.0' })),
-    sandboxStatus: vi.fn(() =>
-      answer(opts.sandbox, { available: true, mechanism: 'bubblewrap', version: 'bubblewrap 0.8.0', detail: 'ok' }),
-    ),
-    frontendReady: vi.fn(() => Promise.resolve()),
+    call: call as Bridge['call'],
+    subscribe(fn: (p: Push) => void) {
+      listeners.add(fn)
+      return () => listeners.delete(fn)
+    },
   } satisfies Bridge
+  return { bridge, call, push: (p: Push) => listeners.forEach((l) => l(p)) }
 }

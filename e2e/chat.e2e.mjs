@@ -1,0 +1,333 @@
+// End to end: the built frontend in Chromium against a real `warden serve`
+// with a script model. One conversation walks every decision the gate can
+// make and every control that changes it; each state is a screenshot under
+// artifacts/e2e/. Run with `make e2e` (builds bin/warden and frontend/dist).
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { createRequire } from 'node:module'
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+const require = createRequire(join(root, 'frontend', 'package.json'))
+const { chromium } = require('playwright-core')
+
+const out = join(root, 'artifacts', 'e2e')
+mkdirSync(out, { recursive: true })
+const tmp = mkdtempSync(join(tmpdir(), 'warden-e2e-'))
+const workspace = join(tmp, 'ws')
+for (const d of ['build', 'dist', 'src']) mkdirSync(join(workspace, d), { recursive: true })
+writeFileSync(join(workspace, 'build', 'out.o'), 'x')
+writeFileSync(join(workspace, 'dist', 'app.js'), 'x')
+writeFileSync(join(workspace, 'README.md'), '# e2e workspace\n')
+
+function startServer() {
+  const bin = process.env.WARDEN_BIN ?? join(root, 'bin', 'warden')
+  const args = ['serve', '--addr', '127.0.0.1:0', '--db', join(tmp, 'warden.db'), '--static', join(root, 'frontend', 'dist'),
+    '--model', `script:${join(root, 'e2e', 'testdata', 'chat.json')}`]
+  const p = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, XDG_DATA_HOME: join(tmp, 'data') } })
+  let log = ''
+  p.stderr.on('data', (b) => (log += b))
+  return new Promise((res, rej) => {
+    let buf = ''
+    const t = setTimeout(() => rej(new Error(`warden serve printed no URL in 20s:\n${log}`)), 20000)
+    p.stdout.on('data', (b) => {
+      buf += b
+      const m = /http:\/\/\S+token=\S+/.exec(buf)
+      if (m) {
+        clearTimeout(t)
+        res({ proc: p, url: m[0], log: () => log })
+      }
+    })
+    p.on('exit', (c) => rej(new Error(`warden serve exited ${c}:\n${log}`)))
+  })
+}
+
+// Timestamps for the push→visible figure: when a WebSocket frame carrying an
+// approval arrives, and the first animation frame after the prompt is in the DOM.
+const probe = () => {
+  window.__arrive = []
+  window.__shown = []
+  const WS = window.WebSocket
+  window.WebSocket = class extends WS {
+    constructor(...a) {
+      super(...a)
+      this.addEventListener('message', (m) => {
+        if (String(m.data).includes('"type":"approval"')) window.__arrive.push(performance.now())
+      })
+    }
+  }
+  let open = false
+  new MutationObserver(() => {
+    const d = document.querySelector('[role="dialog"][aria-label="Permission request"]')
+    if (d && !open) {
+      open = true
+      requestAnimationFrame(() => setTimeout(() => window.__shown.push(performance.now()), 0))
+    } else if (!d) open = false
+  }).observe(document, { childList: true, subtree: true })
+}
+
+const server = await startServer()
+const userData = mkdtempSync(join(tmpdir(), 'warden-e2e-chromium-'))
+const ctx = await chromium.launchPersistentContext(userData, {
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync'],
+  viewport: { width: 1280, height: 800 },
+  colorScheme: 'light',
+})
+const page = ctx.pages()[0] ?? (await ctx.newPage())
+const errors = []
+page.on('pageerror', (e) => errors.push(String(e)))
+await page.addInitScript(probe)
+
+let shot = 0
+const snap = async (name) => {
+  shot++
+  await page.screenshot({ path: join(out, `${String(shot).padStart(2, '0')}-${name}.png`) })
+}
+const composer = page.getByRole('textbox', { name: 'Message' })
+const prompt = page.getByRole('dialog', { name: 'Permission request' })
+const items = page.getByTestId('permission-item')
+// A session runs one turn at a time: wait for the last one to end.
+async function send(text) {
+  await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'hidden', timeout: 20000 })
+  await page.locator('[data-testid="tool-item"].running').first().waitFor({ state: 'detached', timeout: 20000 })
+  mark = await items.count()
+  await composer.fill(text)
+  await composer.press('Enter')
+}
+// The newest inline decision matching re that arrived after the last send.
+let mark = 0
+async function lastItem(re) {
+  const h = await page.waitForFunction(
+    ([src, flags, from]) => {
+      const re = new RegExp(src, flags)
+      const all = [...document.querySelectorAll('[data-testid="permission-item"]')]
+      for (let i = all.length - 1; i >= from; i--) if (re.test(all[i].textContent ?? '')) return i + 1
+      return false
+    },
+    [re.source, re.flags, mark],
+    { timeout: 30000 },
+  )
+  return items.nth((await h.jsonValue()) - 1)
+}
+async function blurComposer() {
+  await page.evaluate(() => document.activeElement?.blur())
+}
+const results = []
+async function step(name, f) {
+  const t0 = Date.now()
+  await f()
+  results.push(`${name} (${Date.now() - t0} ms)`)
+  console.log(`ok  ${name}`)
+}
+
+try {
+  await page.goto(server.url)
+  await page.getByText('No sessions yet').waitFor()
+
+  await step('create a session with a workspace', async () => {
+    await page.getByRole('button', { name: 'New session' }).click()
+    await page.getByLabel('Workspace folder').fill(workspace)
+    await page.getByLabel('Title (optional)').fill('e2e walkthrough')
+    await page.getByRole('button', { name: 'Create' }).click()
+    await page.getByRole('heading', { name: 'e2e walkthrough' }).waitFor()
+    await snap('new-session')
+  })
+
+  await step('allow: a read runs without asking; markdown renders', async () => {
+    await send('hello')
+    await page.getByText('Listed the workspace').waitFor({ timeout: 20000 })
+    const it = await lastItem(/fs\.list/)
+    assert.match(await it.innerText(), /allowed by sandbox and policy/)
+    assert.equal(await page.locator('.md h4', { hasText: 'Looking around' }).count(), 1)
+    assert.ok((await page.locator('pre.code .hl-comment').count()) >= 1, 'code block highlighted')
+    await snap('allow')
+  })
+
+  await step('ask → once (key y), never stealing composer keys', async () => {
+    await send('!rm -rf build')
+    await prompt.waitFor()
+    assert.match(await prompt.innerText(), /Always allow will cover: shell=rm -rf build/)
+    assert.match(await prompt.innerText(), /Destructive/)
+    await composer.type('y')
+    assert.equal(await composer.inputValue(), 'y', 'y typed into the composer stays text')
+    assert.ok(await prompt.isVisible(), 'the prompt is still open')
+    await composer.fill('')
+    await snap('prompt')
+    await blurComposer()
+    await page.keyboard.press('y')
+    await prompt.waitFor({ state: 'hidden' })
+    const it = await lastItem(/allowed once by you/)
+    assert.match(await it.innerText(), /shell\.exec/)
+    await snap('ask-once')
+  })
+
+  await step('ask → always (this session); same signature then runs silently', async () => {
+    mkdirSync(join(workspace, 'build'), { recursive: true })
+    await send('!rm -rf build')
+    await prompt.waitFor()
+    await prompt.getByLabel('This session').check()
+    await prompt.getByRole('button', { name: 'Always allow' }).click()
+    await prompt.waitFor({ state: 'hidden' })
+    await lastItem(/always allowed by you/)
+    const before = await items.count()
+    await send('!rm -rf build')
+    const it = await lastItem(/allowed by session grant/)
+    assert.match(await it.innerText(), /shell=rm -rf build/)
+    assert.ok((await items.count()) > before)
+    assert.equal(await prompt.count(), 0, 'no prompt for the granted signature')
+    await snap('always-then-silent')
+  })
+
+  await step('a different signature asks; deny with a note', async () => {
+    await send('!rm -rf dist')
+    await prompt.waitFor()
+    assert.match(await prompt.innerText(), /Always allow will cover: shell=rm -rf dist/)
+    await prompt.getByRole('button', { name: 'Add a note…' }).click()
+    await prompt.getByLabel('Note to the model (optional)').fill('keep dist, it is the release')
+    await snap('deny-note')
+    await prompt.getByRole('button', { name: 'Deny' }).click()
+    await prompt.waitFor({ state: 'hidden' })
+    await lastItem(/denied by you/)
+    await snap('ask-deny')
+  })
+
+  await step('sandbox denial and its one-click remedy', async () => {
+    await send('!curl -sS https://example.com')
+    const it = await lastItem(/denied by the sandbox/)
+    await snap('sandbox-denied')
+    await it.getByRole('button', { name: 'Turn network access on' }).click()
+    await assert.doesNotReject(() =>
+      page.waitForFunction(() => document.querySelector('input[aria-label="Network access"]')?.checked === true, null, { timeout: 5000 }),
+    )
+    await snap('remedy-applied')
+  })
+
+  await step('approval selector mid-session: Always asks even for a read-only command', async () => {
+    await page.getByLabel('Approval policy').selectOption('always')
+    await send('!ls')
+    await prompt.waitFor()
+    assert.match(await prompt.innerText(), /Approval policy "Always"/)
+    await snap('approval-always')
+    await blurComposer()
+    await page.keyboard.press('y')
+    await prompt.waitFor({ state: 'hidden' })
+    await page.getByLabel('Approval policy').selectOption('on-request')
+  })
+
+  await step('sandbox selector mid-session: Read only denies a write; remedy switches back', async () => {
+    await page.getByLabel('Sandbox', { exact: true }).selectOption('read-only')
+    await send('save the notes')
+    const it = await lastItem(/fs\.write.*denied by the sandbox/)
+    const remedy = it.getByRole('button', { name: 'Switch sandbox to Workspace write' })
+    await snap('read-only-denied')
+    await remedy.click()
+    await page.waitForFunction(() => document.querySelector('select[aria-label="Sandbox"]')?.value === 'workspace-write')
+  })
+
+  await step('Full access asks for confirmation', async () => {
+    await page.getByLabel('Sandbox', { exact: true }).selectOption('danger-full-access')
+    const dlg = page.getByRole('alertdialog', { name: 'Confirm' })
+    await dlg.waitFor()
+    await snap('full-access-confirm')
+    await dlg.getByRole('button', { name: 'Cancel' }).click()
+    assert.equal(await page.getByLabel('Sandbox', { exact: true }).inputValue(), 'workspace-write')
+  })
+
+  await step('revoke the grant; the same signature asks again', async () => {
+    await page.getByRole('tab', { name: /Grants/ }).click()
+    const row = page.getByTestId('grant-row').filter({ hasText: 'shell=rm -rf build' })
+    await row.waitFor()
+    await snap('grants')
+    await row.getByRole('button', { name: /Revoke/ }).click()
+    await row.waitFor({ state: 'detached' })
+    await page.getByRole('tab', { name: 'Chat' }).click()
+    mkdirSync(join(workspace, 'build'), { recursive: true })
+    await send('!rm -rf build')
+    await prompt.waitFor()
+    await blurComposer()
+    await page.keyboard.press('Escape')
+    await prompt.waitFor({ state: 'hidden' })
+    await lastItem(/denied by you/)
+  })
+
+  await step('planning freeze: /plan on, a write is refused, /plan off', async () => {
+    await send('/plan')
+    await page.waitForFunction(() => document.querySelector('input[aria-label="Planning freeze"]')?.checked === true)
+    await send('!touch planned.txt')
+    await lastItem(/denied by the planning freeze/)
+    await snap('planning-freeze')
+    await send('/plan')
+    await page.waitForFunction(() => document.querySelector('input[aria-label="Planning freeze"]')?.checked === false)
+  })
+
+  await step('audit trail lists every decision', async () => {
+    await page.getByRole('tab', { name: 'Audit trail' }).click()
+    await page.getByRole('list', { name: 'Audit events' }).waitFor()
+    await page.waitForFunction(() => /^[1-9]/.test(document.querySelector('[data-testid="audit-count"]')?.textContent ?? ''))
+    await snap('audit')
+    await page.getByRole('tab', { name: 'Settings' }).click()
+    await snap('settings')
+    await page.getByRole('tab', { name: 'Chat' }).click()
+  })
+
+  await step('themes and sizes', async () => {
+    await page.emulateMedia({ colorScheme: 'dark' })
+    await snap('chat-dark')
+    await page.setViewportSize({ width: 900, height: 600 })
+    await snap('chat-900x600')
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth)
+    assert.equal(overflow, false, 'no horizontal overflow at 900×600')
+    await page.setViewportSize({ width: 3840, height: 2160 })
+    await snap('chat-4k-dark')
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth), false, 'no overflow at 4K')
+    await page.emulateMedia({ colorScheme: 'light' })
+    await page.setViewportSize({ width: 1280, height: 800 })
+    // Keyboard: Tab alone reaches every control that matters.
+    const seen = new Set()
+    for (let i = 0; i < 60; i++) {
+      await page.keyboard.press('Tab')
+      seen.add(await page.evaluate(() => {
+        const a = document.activeElement
+        return a?.getAttribute('aria-label') || a?.textContent?.trim() || ''
+      }))
+    }
+    for (const want of ['New session', 'Chat', 'Grants', 'Message', 'Approval policy', 'Sandbox', 'Network access', 'Planning freeze']) {
+      assert.ok(seen.has(want), `Tab reaches ${want}`)
+    }
+    await send('!rm -rf src')
+    await prompt.waitFor()
+    await blurComposer()
+    await snap('prompt-final')
+    await page.keyboard.press('n')
+    await prompt.waitFor({ state: 'hidden' })
+  })
+
+  const lat = await page.evaluate(() => window.__shown.map((s, i) => s - (window.__arrive[i] ?? NaN)))
+  const ok = lat.filter((x) => Number.isFinite(x))
+  assert.ok(ok.length >= 5, `measured ${ok.length} prompts`)
+  const sorted = ok.slice().sort((a, b) => a - b)
+  const pct = (p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))].toFixed(1)
+  const summary = `push→prompt visible: n=${ok.length} median=${pct(0.5)} ms max=${sorted.at(-1).toFixed(1)} ms (each: ${ok.map((x) => x.toFixed(1)).join(', ')})`
+  console.log(summary)
+  writeFileSync(join(out, 'latency.txt'), summary + '\n' + results.join('\n') + '\n')
+  // The target is 100 ms; the median must meet it. A single slow frame on a
+  // loaded machine is reported (latency.txt), not failed.
+  assert.ok(Number(pct(0.5)) < 100, summary)
+  assert.deepEqual(errors, [], 'no page errors')
+  console.log(`e2e: ${results.length} steps passed; screenshots in ${out}`)
+} catch (e) {
+  await page.screenshot({ path: join(out, 'failure.png') }).catch(() => {})
+  console.error('warden serve log:\n' + server.log())
+  throw e
+} finally {
+  await ctx.close()
+  server.proc.kill('SIGTERM')
+  rmSync(userData, { recursive: true, force: true })
+  rmSync(tmp, { recursive: true, force: true })
+}

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest'
+import { highlight, renderMarkdown } from './markdown'
+
+describe('renderMarkdown', () => {
+  const cases: { name: string; src: string; want: string }[] = [
+    { name: 'raw HTML stays text', src: '<img src=x onerror=alert(1)>', want: '<p>&lt;img src=x onerror=alert(1)&gt;</p>' },
+    { name: 'script tag escaped', src: '<script>alert(1)</script>', want: '<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>' },
+    { name: 'bold and em', src: '**b** and *e*', want: '<p><strong>b</strong> and <em>e</em></p>' },
+    { name: 'inline code is not formatted', src: 'run `**x**`', want: '<p>run <code>**x**</code></p>' },
+    { name: 'https link', src: '[docs](https://example.com/a)', want: '<p><a href="https://example.com/a" target="_blank" rel="noopener noreferrer">docs</a></p>' },
+    { name: 'javascript: link stays text', src: '[x](javascript:alert(1))', want: '<p>[x](javascript:alert(1))</p>' },
+    { name: 'attribute injection in a link URL is escaped', src: '[x](https://a.b/"onmouseover="y)', want: '<p><a href="https://a.b/&quot;onmouseover=&quot;y" target="_blank" rel="noopener noreferrer">x</a></p>' },
+    { name: 'heading', src: '## Title', want: '<h4>Title</h4>' },
+    { name: 'list', src: '- a\n- b', want: '<ul><li>a</li><li>b</li></ul>' },
+    { name: 'ordered list', src: '1. a\n2. b', want: '<ol><li>a</li><li>b</li></ol>' },
+    { name: 'fenced code escaped', src: '```html\n<b>&</b>\n```', want: '<pre class="code" data-lang="html"><code>&lt;b&gt;&amp;&lt;/b&gt;</code></pre>' },
+  ]
+  for (const c of cases) it(c.name, () => expect(renderMarkdown(c.src)).toBe(c.want))
+})
+
+describe('highlight', () => {
+  const cases: { name: string; src: string; want: string }[] = [
+    { name: 'comment', src: 'ls # x', want: 'ls <span class="hl-comment"># x</span>' },
+    { name: 'string', src: 'echo "a<b"', want: 'echo <span class="hl-string">&quot;a&lt;b&quot;</span>' },
+    { name: 'flag', src: 'rm -rf x', want: 'rm<span class="hl-flag"> -rf</span> x' },
+    { name: 'keyword', src: 'if true', want: '<span class="hl-keyword">if</span> <span class="hl-keyword">true</span>' },
+  ]
+  for (const c of cases) it(c.name, () => expect(highlight(c.src)).toBe(c.want))
+})

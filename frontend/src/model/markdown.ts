@@ -1,0 +1,113 @@
+// A small Markdown renderer that is safe by construction: every character of
+// the input is HTML-escaped before any markup is added, and the only markup
+// added is a fixed set of tags (no attributes except an http(s) href and a
+// class on highlighted tokens). Raw HTML in the input stays visible text.
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
+}
+
+const keywords = new Set(
+  (
+    'if then else elif fi for while do done case esac function return in export local ' +
+    'const let var func def class import from package interface struct defer async await ' +
+    'true false null nil None True False try catch finally throw'
+  ).split(' '),
+)
+
+// highlight marks strings, comments, numbers, keywords and (shell) flags.
+export function highlight(code: string): string {
+  const re = /(#[^\n]*|\/\/[^\n]*)|("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|`[^`]*`)|(\b\d+(?:\.\d+)?\b)|(\s--?[A-Za-z][\w-]*)|([A-Za-z_][\w]*)/g
+  let out = ''
+  let last = 0
+  for (let m = re.exec(code); m; m = re.exec(code)) {
+    out += escapeHtml(code.slice(last, m.index))
+    last = m.index + m[0].length
+    const [t, comment, string, num, flag, word] = m
+    if (comment) out += `<span class="hl-comment">${escapeHtml(t)}</span>`
+    else if (string) out += `<span class="hl-string">${escapeHtml(t)}</span>`
+    else if (num) out += `<span class="hl-number">${escapeHtml(t)}</span>`
+    else if (flag) out += `<span class="hl-flag">${escapeHtml(t)}</span>`
+    else if (word && keywords.has(word)) out += `<span class="hl-keyword">${escapeHtml(t)}</span>`
+    else out += escapeHtml(t)
+  }
+  return out + escapeHtml(code.slice(last))
+}
+
+function inline(s: string): string {
+  // Code spans first, so their contents are not formatted further.
+  const parts = s.split(/(`[^`]+`)/g)
+  return parts
+    .map((p) => {
+      if (p.length > 1 && p.startsWith('`') && p.endsWith('`')) return `<code>${escapeHtml(p.slice(1, -1))}</code>`
+      let h = escapeHtml(p)
+      h = h.replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
+      h = h.replace(/(^|[^*])\*([^*\s][^*]*)\*/g, '$1<em>$2</em>')
+      // Links: only http(s); the text and URL are already escaped.
+      h = h.replace(
+        /\[([^\]]+)\]\((https?:\/\/[^\s)]+)\)/g,
+        '<a href="$2" target="_blank" rel="noopener noreferrer">$1</a>',
+      )
+      return h
+    })
+    .join('')
+}
+
+export function renderMarkdown(src: string): string {
+  const lines = src.replace(/\r\n/g, '\n').split('\n')
+  const out: string[] = []
+  let para: string[] = []
+  let list: { ordered: boolean; items: string[] } | null = null
+  const flushPara = () => {
+    if (para.length) out.push(`<p>${para.map(inline).join('<br>')}</p>`)
+    para = []
+  }
+  const flushList = () => {
+    if (list) {
+      const tag = list.ordered ? 'ol' : 'ul'
+      out.push(`<${tag}>${list.items.map((i) => `<li>${inline(i)}</li>`).join('')}</${tag}>`)
+    }
+    list = null
+  }
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!
+    const fence = /^\s*```\s*([\w+-]*)\s*$/.exec(line)
+    if (fence) {
+      flushPara()
+      flushList()
+      const body: string[] = []
+      i++
+      while (i < lines.length && !/^\s*```\s*$/.test(lines[i]!)) body.push(lines[i++]!)
+      const lang = fence[1] ? ` data-lang="${escapeHtml(fence[1])}"` : ''
+      out.push(`<pre class="code"${lang}><code>${highlight(body.join('\n'))}</code></pre>`)
+      continue
+    }
+    const h = /^(#{1,4})\s+(.*)$/.exec(line)
+    if (h) {
+      flushPara()
+      flushList()
+      const n = h[1]!.length + 2 // h3..h6: a chat message has no page title
+      out.push(`<h${n}>${inline(h[2]!)}</h${n}>`)
+      continue
+    }
+    const li = /^\s*([-*]|\d+[.)])\s+(.*)$/.exec(line)
+    if (li) {
+      flushPara()
+      const ordered = /\d/.test(li[1]!)
+      if (list && list.ordered !== ordered) flushList()
+      list ??= { ordered, items: [] }
+      list.items.push(li[2]!)
+      continue
+    }
+    if (line.trim() === '') {
+      flushPara()
+      flushList()
+      continue
+    }
+    flushList()
+    para.push(line)
+  }
+  flushPara()
+  flushList()
+  return out.join('')
+}

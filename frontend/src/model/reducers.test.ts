@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest'
+import type { Approval, Push, Session, WardenEvent } from '../bridge'
+import { testSession } from '../testing/fakeBridge'
+import { applyEvent, emptyTranscript, reduceApprovals, reduceSessions, reduceTranscript, type Transcript } from './reducers'
+
+const ev = (seq: number, kind: string, data: Record<string, unknown> = {}): WardenEvent => ({ seq, session_id: 's1', version: seq, kind, at: seq, data })
+const ap = (id: string): Approval => ({
+  request_id: id, session_id: 's1', call_id: 'c', tool: 't', args: {}, risk: 'low', reasons: [], signature: 'x', effects: [], trace: [], created_at: 0,
+})
+
+describe('reduceSessions', () => {
+  const a = testSession({ id: 'a' })
+  const b = testSession({ id: 'b' })
+  const cases: { name: string; list: Session[]; push: Push; want: string[]; check?: (l: Session[]) => void }[] = [
+    { name: 'new session goes first', list: [a], push: { type: 'session', session: b }, want: ['b', 'a'] },
+    {
+      name: 'changed session replaced in place',
+      list: [a, b],
+      push: { type: 'session', session: { ...b, busy: true } },
+      want: ['a', 'b'],
+      check: (l) => expect(l[1]!.busy).toBe(true),
+    },
+    { name: 'deleted session removed', list: [a, b], push: { type: 'session-deleted', session_id: 'a' }, want: ['b'] },
+    { name: 'unrelated push leaves the list', list: [a], push: { type: 'delta', session_id: 'a', text: 'x' }, want: ['a'] },
+  ]
+  for (const c of cases) {
+    it(c.name, () => {
+      const got = reduceSessions(c.list, c.push)
+      expect(got.map((s) => s.id)).toEqual(c.want)
+      c.check?.(got)
+    })
+  }
+})
+
+describe('reduceApprovals', () => {
+  const cases: { name: string; queue: Approval[]; push: Push; want: string[] }[] = [
+    { name: 'an ask joins the end', queue: [ap('r1')], push: { type: 'approval', approval: ap('r2') }, want: ['r1', 'r2'] },
+    { name: 'a repeated ask is not doubled', queue: [ap('r1')], push: { type: 'approval', approval: ap('r1') }, want: ['r1'] },
+    { name: 'resolved leaves', queue: [ap('r1'), ap('r2')], push: { type: 'approval-resolved', request_id: 'r1' }, want: ['r2'] },
+    { name: 'a stored grant resolves it', queue: [ap('r1')], push: { type: 'event', event: ev(3, 'permission_granted', { request_id: 'r1' }) }, want: [] },
+    { name: 'a stored denial resolves it', queue: [ap('r1')], push: { type: 'event', event: ev(3, 'permission_denied', { request_id: 'r1' }) }, want: [] },
+    { name: 'other events leave it', queue: [ap('r1')], push: { type: 'event', event: ev(3, 'tool_output', {}) }, want: ['r1'] },
+    { name: 'a deleted session drops its asks', queue: [ap('r1')], push: { type: 'session-deleted', session_id: 's1' }, want: [] },
+  ]
+  for (const c of cases) {
+    it(c.name, () => expect(reduceApprovals(c.queue, c.push).map((a) => a.request_id)).toEqual(c.want))
+  }
+})
+
+function fold(events: WardenEvent[]): Transcript {
+  return events.reduce(applyEvent, emptyTranscript())
+}
+
+describe('applyEvent', () => {
+  const cases: { name: string; events: WardenEvent[]; check: (t: Transcript) => void }[] = [
+    {
+      name: 'user and assistant messages; tool-role messages are not shown',
+      events: [ev(1, 'message_appended', { role: 'user', text: 'hi' }), ev(2, 'message_appended', { role: 'tool', text: 'raw' }), ev(3, 'message_appended', { role: 'assistant', text: 'hello' })],
+      check: (t) => expect(t.items.map((i) => (i.type === 'message' ? `${i.role}:${i.text}` : i.type))).toEqual(['user:hi', 'assistant:hello']),
+    },
+    {
+      name: 'a tool call folds started, output and completed into one item',
+      events: [
+        ev(1, 'tool_invocation_started', { call_id: 'c1', tool: 'shell.exec', args: { command: 'ls' } }),
+        ev(2, 'tool_output', { call_id: 'c1', stream: 'stdout', chunk: 'a\n' }),
+        ev(3, 'tool_output', { call_id: 'c1', stream: 'stdout', chunk: 'b\n' }),
+        ev(4, 'tool_invocation_completed', { call_id: 'c1', tool: 'shell.exec', exit_code: 0, result: { content: [] } }),
+      ],
+      check: (t) => {
+        expect(t.items).toHaveLength(1)
+        expect(t.items[0]).toMatchObject({ type: 'tool', state: 'done', output: 'a\nb\n', exitCode: 0 })
+      },
+    },
+    {
+      name: 'a failed tool',
+      events: [ev(1, 'tool_invocation_started', { call_id: 'c1', tool: 'fs.read' }), ev(2, 'tool_invocation_failed', { call_id: 'c1', error: 'boom' })],
+      check: (t) => expect(t.items[0]).toMatchObject({ state: 'failed', error: 'boom' }),
+    },
+    {
+      name: 'every permission event becomes an inline item',
+      events: [ev(1, 'permission_requested'), ev(2, 'permission_granted'), ev(3, 'permission_denied')],
+      check: (t) => expect(t.items.map((i) => i.type)).toEqual(['permission', 'permission', 'permission']),
+    },
+    {
+      name: 'axis changes and the freeze become notes',
+      events: [
+        ev(1, 'approval_policy_changed', { from: 'on-request', to: 'always' }),
+        ev(2, 'sandbox_policy_changed', { from: { kind: 'read-only' }, to: { kind: 'workspace-write', network_access: true } }),
+        ev(3, 'planning_entered'),
+        ev(4, 'planning_exited'),
+      ],
+      check: (t) =>
+        expect(t.items.map((i) => (i.type === 'note' ? i.text : ''))).toEqual([
+          'Approval policy: on-request → always',
+          'Sandbox: read-only → workspace-write + network',
+          'Planning freeze on: actions that change things are paused',
+          'Planning freeze off',
+        ]),
+    },
+    {
+      name: 'subagents and monitors come and go in the ambient strip',
+      events: [
+        ev(1, 'subagent_started', { subagent_id: 'k1', task: 'review' }),
+        ev(2, 'monitor_started', { monitor_id: 'm1', command: 'npm run dev' }),
+        ev(3, 'monitor_event', { monitor_id: 'm1', line: 'ready' }),
+        ev(4, 'subagent_finished', { subagent_id: 'k1' }),
+      ],
+      check: (t) => expect(t.agents).toEqual([{ id: 'm1', kind: 'monitor', label: 'npm run dev', last: 'ready' }]),
+    },
+    {
+      name: 'an event at or below lastSeq is ignored (hydration overlaps the stream)',
+      events: [ev(2, 'message_appended', { role: 'user', text: 'a' }), ev(2, 'message_appended', { role: 'user', text: 'a' }), ev(1, 'message_appended', { role: 'user', text: 'old' })],
+      check: (t) => {
+        expect(t.items).toHaveLength(1)
+        expect(t.lastSeq).toBe(2)
+      },
+    },
+    {
+      name: 'a plan is its own item',
+      events: [ev(1, 'plan_presented', { plan: '1. do it' })],
+      check: (t) => expect(t.items[0]).toMatchObject({ type: 'plan', text: '1. do it' }),
+    },
+  ]
+  for (const c of cases) it(c.name, () => c.check(fold(c.events)))
+})
+
+describe('reduceTranscript', () => {
+  it('streams deltas, and the stored assistant message replaces them', () => {
+    let t = emptyTranscript()
+    t = reduceTranscript(t, { type: 'delta', session_id: 's1', text: 'Hel' })
+    t = reduceTranscript(t, { type: 'delta', session_id: 's1', text: 'lo' })
+    expect(t.streaming).toBe('Hello')
+    t = reduceTranscript(t, { type: 'event', event: ev(1, 'message_appended', { role: 'assistant', text: 'Hello' }) })
+    expect(t.streaming).toBe('')
+    expect(t.items).toHaveLength(1)
+  })
+})

@@ -1,0 +1,199 @@
+// Pure reducers: pushed events in, new store state out. The stores hold the
+// results; these functions never call the bridge.
+import type { Approval, Push, Session, WardenEvent } from '../bridge'
+
+export function reduceSessions(list: readonly Session[], p: Push): Session[] {
+  switch (p.type) {
+    case 'session': {
+      const i = list.findIndex((s) => s.id === p.session.id)
+      if (i < 0) return [p.session, ...list]
+      const out = list.slice()
+      out[i] = p.session
+      return out
+    }
+    case 'session-deleted':
+      return list.filter((s) => s.id !== p.session_id)
+  }
+  return list as Session[]
+}
+
+export function reduceApprovals(queue: readonly Approval[], p: Push): Approval[] {
+  switch (p.type) {
+    case 'approval':
+      if (queue.some((a) => a.request_id === p.approval.request_id)) return queue as Approval[]
+      return [...queue, p.approval]
+    case 'approval-resolved':
+      return queue.filter((a) => a.request_id !== p.request_id)
+    case 'event':
+      // A stored answer also resolves it (a second window may have answered).
+      if (p.event.kind === 'permission_granted' || p.event.kind === 'permission_denied') {
+        const id = p.event.data.request_id
+        return queue.filter((a) => a.request_id !== id)
+      }
+      return queue as Approval[]
+    case 'session-deleted':
+      return queue.filter((a) => a.session_id !== p.session_id)
+  }
+  return queue as Approval[]
+}
+
+// One item of the chat stream.
+export type Item =
+  | { type: 'message'; key: string; role: string; text: string; at: number }
+  | {
+      type: 'tool'
+      key: string
+      callId: string
+      tool: string
+      args: unknown
+      output: string
+      result: unknown
+      error: string
+      exitCode: number | null
+      state: 'running' | 'done' | 'failed'
+      at: number
+    }
+  | { type: 'permission'; key: string; event: WardenEvent }
+  | { type: 'note'; key: string; text: string; at: number }
+  | { type: 'plan'; key: string; text: string; at: number }
+
+export interface Agent {
+  id: string
+  kind: 'subagent' | 'monitor'
+  label: string
+  last: string
+}
+
+export interface Transcript {
+  lastSeq: number
+  items: Item[]
+  streaming: string
+  agents: Agent[]
+}
+
+export const emptyTranscript = (): Transcript => ({ lastSeq: 0, items: [], streaming: '', agents: [] })
+
+const str = (v: unknown) => (typeof v === 'string' ? v : '')
+
+function describeSandbox(s: unknown): string {
+  const o = (s ?? {}) as { kind?: string; network_access?: boolean }
+  return `${o.kind ?? '?'}${o.network_access ? ' + network' : ''}`
+}
+
+// applyEvent folds one stored event into the transcript. Events at or below
+// lastSeq were already folded (hydration and the live stream overlap).
+export function applyEvent(t: Transcript, e: WardenEvent): Transcript {
+  if (e.seq <= t.lastSeq) return t
+  const d = e.data
+  const items = t.items.slice()
+  let { streaming, agents } = t
+  const key = `e${e.seq}`
+  const toolIndex = (callId: string) => {
+    for (let i = items.length - 1; i >= 0; i--) {
+      const it = items[i]
+      if (it && it.type === 'tool' && it.callId === callId) return i
+    }
+    return -1
+  }
+  const patchTool = (callId: string, f: (it: Extract<Item, { type: 'tool' }>) => Extract<Item, { type: 'tool' }>) => {
+    const i = toolIndex(callId)
+    const it = items[i]
+    if (i >= 0 && it && it.type === 'tool') items[i] = f(it)
+  }
+  switch (e.kind) {
+    case 'message_appended': {
+      const role = str(d.role)
+      if (role === 'tool') break
+      const text = str(d.text)
+      if (role === 'assistant') streaming = ''
+      if (text) items.push({ type: 'message', key, role, text, at: e.at })
+      break
+    }
+    case 'permission_requested':
+    case 'permission_granted':
+    case 'permission_denied':
+      items.push({ type: 'permission', key, event: e })
+      break
+    case 'tool_invocation_started':
+      items.push({
+        type: 'tool',
+        key,
+        callId: str(d.call_id),
+        tool: str(d.tool),
+        args: d.args,
+        output: '',
+        result: null,
+        error: '',
+        exitCode: null,
+        state: 'running',
+        at: e.at,
+      })
+      break
+    case 'tool_output':
+      patchTool(str(d.call_id), (it) => ({ ...it, output: it.output + str(d.chunk) }))
+      break
+    case 'tool_invocation_completed':
+      patchTool(str(d.call_id), (it) => ({
+        ...it,
+        state: 'done',
+        result: d.result ?? null,
+        output: it.output || str(d.output),
+        exitCode: typeof d.exit_code === 'number' ? d.exit_code : null,
+      }))
+      break
+    case 'tool_invocation_failed':
+      patchTool(str(d.call_id), (it) => ({ ...it, state: 'failed', error: str(d.error) }))
+      break
+    case 'approval_policy_changed':
+      items.push({ type: 'note', key, text: `Approval policy: ${str(d.from)} → ${str(d.to)}`, at: e.at })
+      break
+    case 'sandbox_policy_changed':
+      items.push({ type: 'note', key, text: `Sandbox: ${describeSandbox(d.from)} → ${describeSandbox(d.to)}`, at: e.at })
+      break
+    case 'planning_entered':
+      items.push({ type: 'note', key, text: 'Planning freeze on: actions that change things are paused', at: e.at })
+      break
+    case 'planning_exited':
+      items.push({ type: 'note', key, text: 'Planning freeze off', at: e.at })
+      break
+    case 'plan_presented':
+      items.push({ type: 'plan', key, text: str(d.plan), at: e.at })
+      break
+    case 'grant_added': {
+      const g = (d.grant ?? {}) as { signature?: string; scope?: string }
+      items.push({ type: 'note', key, text: `Grant added (${g.scope ?? '?'}): ${g.signature ?? ''}`, at: e.at })
+      break
+    }
+    case 'grant_revoked':
+      items.push({ type: 'note', key, text: `Grant revoked: ${str(d.signature)}`, at: e.at })
+      break
+    case 'mcp_server_trusted':
+      items.push({ type: 'note', key, text: `MCP server trusted: ${str(d.server)}`, at: e.at })
+      break
+    case 'mcp_server_untrusted':
+      items.push({ type: 'note', key, text: `MCP server untrusted: ${str(d.server)}`, at: e.at })
+      break
+    case 'subagent_started':
+      agents = [...agents, { id: str(d.subagent_id), kind: 'subagent', label: str(d.task) || 'subagent', last: '' }]
+      break
+    case 'subagent_finished':
+      agents = agents.filter((a) => a.id !== str(d.subagent_id))
+      break
+    case 'monitor_started':
+      agents = [...agents, { id: str(d.monitor_id), kind: 'monitor', label: str(d.command), last: '' }]
+      break
+    case 'monitor_event':
+      agents = agents.map((a) => (a.id === str(d.monitor_id) ? { ...a, last: str(d.line) } : a))
+      break
+    case 'monitor_stopped':
+      agents = agents.filter((a) => a.id !== str(d.monitor_id))
+      break
+  }
+  return { lastSeq: e.seq, items, streaming, agents }
+}
+
+export function reduceTranscript(t: Transcript, p: Push): Transcript {
+  if (p.type === 'event') return applyEvent(t, p.event)
+  if (p.type === 'delta') return { ...t, streaming: t.streaming + p.text }
+  return t
+}

@@ -1,0 +1,81 @@
+// Every policy word the UI shows, in one place so tests can check each one.
+import type { ApprovalPolicy, Sandbox, SandboxKind } from '../bridge'
+
+export const reasonWords: Record<string, string> = {
+  'sandbox-rejected': 'Sandbox: the current sandbox does not allow this',
+  'policy-always': 'Approval policy "Always": every action is asked',
+  'destructive-effect': 'Destructive: can remove or overwrite work for good',
+  'unknown-command': 'Unknown command: Warden cannot tell what it does',
+  'network-request': 'Network: reaches the network',
+  'untrusted-mcp-server': 'Untrusted MCP server: its tools are not trusted yet',
+  'protected-path': 'Protected path: writes where code or config runs later (git hooks, .warden, rc files, lockfiles, .env)',
+  'desktop-control': 'Desktop control: moves the mouse or types on your desktop',
+  'planning-freeze': 'Planning freeze: actions are paused while a plan is drafted',
+  'no-approver': 'No approver: nobody was there to answer',
+  'user-denied': 'Denied by you',
+}
+
+export function reasonText(r: string): string {
+  return reasonWords[r] ?? r
+}
+
+export const approvalLabels: Record<ApprovalPolicy, string> = {
+  never: 'Never',
+  'on-request': 'On request',
+  always: 'Always',
+}
+
+export const sandboxLabels: Record<SandboxKind, string> = {
+  'read-only': 'Read only',
+  'workspace-write': 'Workspace write',
+  'danger-full-access': 'Full access',
+}
+
+// What allowed a call, from PermissionGranted.source.
+export function grantSourceText(source: string): string {
+  if (source === 'sandbox+policy') return 'allowed by sandbox and policy'
+  if (source === 'human:once') return 'allowed once by you'
+  if (source === 'human:always') return 'always allowed by you'
+  if (source.startsWith('session-grant:')) return `allowed by session grant ${source.slice(14)}`
+  if (source.startsWith('workspace-rule:')) return `allowed by workspace rule ${source.slice(15)}`
+  if (source.startsWith('trusted-mcp:')) return `allowed: trusted server ${source.slice(12)}`
+  if (source === 'policy-never') return 'allowed by approval policy "Never"'
+  return `allowed (${source})`
+}
+
+export const deniedByText: Record<string, string> = {
+  sandbox: 'denied by the sandbox',
+  user: 'denied by you',
+  freeze: 'denied by the planning freeze',
+  'no-approver': 'denied: no approver',
+}
+
+export const fullAccessWarning =
+  'Full access runs every command outside the cage: it can write anywhere and reach the network. Switch this session to Full access?'
+
+export interface Remedy {
+  label: string
+  apply(s: Sandbox): Sandbox
+  // Full access is never a silent click.
+  confirm?: string
+}
+
+// The remedy strings backend/policy/sandbox.go writes, as one-click actions.
+export function remedyAction(remedy: string): Remedy | null {
+  switch (remedy) {
+    case 'switch the sandbox to workspace-write':
+      return { label: 'Switch sandbox to Workspace write', apply: (s) => ({ ...s, kind: 'workspace-write' }) }
+    case 'turn network access on':
+      return {
+        label: 'Turn network access on',
+        apply: (s) => ({ ...s, kind: s.kind === 'read-only' ? 'workspace-write' : s.kind, network_access: true }),
+      }
+    case 'add the folder as a writable root, or switch the sandbox to danger-full-access':
+      return {
+        label: 'Switch sandbox to Full access',
+        apply: (s) => ({ ...s, kind: 'danger-full-access' }),
+        confirm: fullAccessWarning,
+      }
+  }
+  return null
+}
