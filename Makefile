@@ -5,7 +5,9 @@ SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 .DEFAULT_GOAL := help
 
-VERSION ?= $(shell v=$$(git describe --tags --always --dirty 2>/dev/null) && echo "0.1.0-dev+$$v" || echo 0.1.0-dev)
+ifeq ($(origin VERSION),undefined)
+VERSION := $(shell v=$$(git describe --tags --always --dirty 2>/dev/null) && echo "0.1.0-dev+$$v" || echo 0.1.0-dev)
+endif
 LDFLAGS := -X main.version=$(VERSION)
 DESKTOP_TAGS := desktop,production,webkit2_41
 DESKTOP_BIN := build/bin/warden-desktop
