@@ -80,7 +80,8 @@ type Stream interface {
 	Close() error
 }
 
-// Provider is one configured model endpoint.
+// Provider is one configured model endpoint. Providers are safe for
+// concurrent use; each Stream belongs to one goroutine.
 type Provider interface {
 	// Name is the provider kind: "anthropic", "openai", "script".
 	Name() string

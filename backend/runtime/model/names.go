@@ -42,9 +42,9 @@ func SafeName(name string) string {
 		b.WriteString("mcp__")
 		rest = strings.ReplaceAll(name[len(mcpPrefix):], "/", "__")
 	}
-	for i := 0; i < len(rest); i++ {
-		if c := rest[i]; wireByte(c) {
-			b.WriteByte(c)
+	for _, r := range rest {
+		if r < 0x80 && wireByte(byte(r)) {
+			b.WriteRune(r)
 		} else {
 			b.WriteByte('_')
 		}

@@ -113,7 +113,7 @@ func (p *Provider) Stream(ctx context.Context, req model.Request) (model.Stream,
 		st.Close()
 		return nil, classify(ctx, p.model, err, false)
 	}
-	return &stream{ctx: ctx, sdk: st, names: names, model: p.model, blocks: map[int64]*toolBlock{}}, nil
+	return newStream(ctx, st, names, p.model), nil
 }
 
 // classify turns an SDK or transport error into a model error. inStream

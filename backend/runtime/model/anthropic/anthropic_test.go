@@ -74,6 +74,14 @@ func TestStream(t *testing.T) {
 			wantReqs:  1,
 		},
 		{
+			name:      "input given whole in content_block_start",
+			replies:   []wiretest.Reply{{File: "testdata/whole_input.sse"}},
+			wantCalls: []model.ToolCall{{ID: "toolu_01W", Name: "fs.list", Args: json.RawMessage(`{"path":"src"}`)}},
+			wantStop:  model.StopToolUse,
+			wantUsage: model.Usage{InputTokens: 5, OutputTokens: 7},
+			wantReqs:  1,
+		},
+		{
 			name: "429 then success honours Retry-After",
 			replies: []wiretest.Reply{
 				{Status: 429, File: "testdata/429.json", Header: map[string]string{"Retry-After": "0"}},
@@ -368,5 +376,45 @@ func TestKeyFromEnvIsSent(t *testing.T) {
 	}
 	if got := srv.Requests()[0].Header.Get("Authorization"); got != "Bearer sk-ant-from-env" {
 		t.Errorf("authorization %q", got)
+	}
+}
+
+// The wait before a retry is the server's Retry-After, not the SDK's
+// shorter first backoff (0.5 s).
+func TestRetryAfterIsHonoured(t *testing.T) {
+	srv := wiretest.New(t,
+		wiretest.Reply{Status: 429, File: "testdata/429.json", Header: map[string]string{"Retry-After": "1"}},
+		wiretest.Reply{File: "testdata/text.sse"})
+	p := newProvider(t, srv)
+	start := time.Now()
+	st, err := p.Stream(context.Background(), testRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := model.Collect(st, nil); err != nil {
+		t.Fatal(err)
+	}
+	if waited := time.Since(start); waited < 900*time.Millisecond {
+		t.Errorf("retried after %v, want about 1s", waited)
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Errorf("%d requests", n)
+	}
+}
+
+// Cancelling while the client waits to retry ends the call at once.
+func TestCancelDuringRetryWait(t *testing.T) {
+	srv := wiretest.New(t,
+		wiretest.Reply{Status: 429, File: "testdata/429.json", Header: map[string]string{"Retry-After": "30"}})
+	p := newProvider(t, srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := p.Stream(ctx, testRequest())
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("error %v, want the context's", err)
+	}
+	if waited := time.Since(start); waited > 5*time.Second {
+		t.Errorf("Stream returned after %v", waited)
 	}
 }

@@ -30,11 +30,16 @@ type stream struct {
 	err      error
 }
 
+func newStream(ctx context.Context, st *ssestream.Stream[sdk.MessageStreamEventUnion], names *model.NameMap, modelName string) *stream {
+	return &stream{ctx: ctx, sdk: st, names: names, model: modelName, blocks: map[int64]*toolBlock{}}
+}
+
 type toolBlock struct {
-	index int
-	id    string
-	name  string
-	args  strings.Builder
+	index   int
+	id      string
+	name    string
+	args    strings.Builder
+	initial json.RawMessage // input given whole in content_block_start, if any
 }
 
 func (s *stream) Recv() (model.Event, error) {
@@ -107,6 +112,11 @@ func (s *stream) handle(ev sdk.MessageStreamEventUnion) error {
 			}
 			internal, _ := s.names.Internal(cb.Name)
 			b := &toolBlock{index: s.calls, id: cb.ID, name: internal}
+			// The input normally streams as input_json_delta after an empty
+			// {}; keep a non-empty one in case no deltas follow.
+			if raw := cb.JSON.Input.Raw(); raw != "" && raw != "{}" && raw != "null" {
+				b.initial = json.RawMessage(raw)
+			}
 			s.calls++
 			s.blocks[ev.Index] = b
 			s.emit(model.Event{Type: model.EventToolCallStart, Index: b.index, CallID: b.id, Name: b.name})
@@ -134,6 +144,9 @@ func (s *stream) handle(ev sdk.MessageStreamEventUnion) error {
 		}
 		delete(s.blocks, ev.Index)
 		args := json.RawMessage(b.args.String())
+		if len(args) == 0 {
+			args = b.initial
+		}
 		if len(args) == 0 {
 			args = json.RawMessage("{}")
 		}

@@ -62,7 +62,8 @@ func convertMessage(m model.Message, names *model.NameMap) ([]sdk.ChatCompletion
 		return []sdk.ChatCompletionMessageParamUnion{sdk.UserMessage(parts)}, nil
 	case model.RoleAssistant:
 		var a sdk.ChatCompletionAssistantMessageParam
-		if t := m.Text(); t != "" {
+		// Content may be left out only when tool calls stand in for it.
+		if t := m.Text(); t != "" || len(m.ToolCalls) == 0 {
 			a.Content.OfString = sdk.String(t)
 		}
 		for _, c := range m.ToolCalls {

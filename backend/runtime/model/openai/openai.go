@@ -38,10 +38,13 @@ type Config struct {
 	// http://localhost:11434/v1 (Ollama), http://localhost:8000/v1 (vLLM),
 	// http://localhost:1234/v1 (LM Studio), http://localhost:8080/v1
 	// (llama.cpp).
-	BaseURL    string
-	MaxTokens  int // sent as max_completion_tokens when > 0
-	MaxRetries int // 0 means DefaultMaxRetries; negative means none
-	HTTPClient *http.Client
+	BaseURL   string
+	MaxTokens int // sent as max_completion_tokens when > 0
+	// NoStreamUsage leaves out stream_options.include_usage for servers
+	// that reject it; usage then stays zero unless the server sends it.
+	NoStreamUsage bool
+	MaxRetries    int // 0 means DefaultMaxRetries; negative means none
+	HTTPClient    *http.Client
 	// RequestTimeout bounds one attempt; 0 leaves it to the context.
 	RequestTimeout time.Duration
 }
@@ -52,6 +55,7 @@ type Provider struct {
 	model     string
 	baseURL   string
 	maxTokens int64
+	noUsage   bool
 }
 
 // New checks the configuration and builds a client. OpenAI's own endpoint
@@ -91,7 +95,7 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.RequestTimeout > 0 {
 		opts = append(opts, option.WithRequestTimeout(cfg.RequestTimeout))
 	}
-	return &Provider{client: sdk.NewClient(opts...), model: cfg.Model, baseURL: base, maxTokens: int64(cfg.MaxTokens)}, nil
+	return &Provider{client: sdk.NewClient(opts...), model: cfg.Model, baseURL: base, maxTokens: int64(cfg.MaxTokens), noUsage: cfg.NoStreamUsage}, nil
 }
 
 // Name implements model.Provider.
@@ -113,12 +117,15 @@ func (p *Provider) Stream(ctx context.Context, req model.Request) (model.Stream,
 	if err != nil {
 		return nil, &model.Error{Provider: name, Kind: model.ErrBadRequest, Message: "invalid request", Err: err}
 	}
+	if p.noUsage {
+		params.StreamOptions = sdk.ChatCompletionStreamOptionsParam{}
+	}
 	st := p.client.Chat.Completions.NewStreaming(ctx, params)
 	if err := st.Err(); err != nil {
 		st.Close()
 		return nil, classify(ctx, p.model, err)
 	}
-	return &stream{ctx: ctx, sdk: st, names: names, model: p.model, calls: map[int64]*toolCall{}}, nil
+	return newStream(ctx, st, names, p.model), nil
 }
 
 func classify(ctx context.Context, modelName string, err error) error {

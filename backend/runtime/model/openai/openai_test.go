@@ -388,3 +388,62 @@ func TestLocalServerWithoutKey(t *testing.T) {
 		t.Errorf("authorization %q sent to a keyless server", got)
 	}
 }
+
+// The wait before a retry is the server's Retry-After, not the SDK's
+// shorter first backoff (0.5 s).
+func TestRetryAfterIsHonoured(t *testing.T) {
+	srv := wiretest.New(t,
+		wiretest.Reply{Status: 429, File: "testdata/429.json", Header: map[string]string{"Retry-After": "1"}},
+		wiretest.Reply{File: "testdata/text.sse"})
+	p := newProvider(t, srv)
+	start := time.Now()
+	st, err := p.Stream(context.Background(), testRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := model.Collect(st, nil); err != nil {
+		t.Fatal(err)
+	}
+	if waited := time.Since(start); waited < 900*time.Millisecond {
+		t.Errorf("retried after %v, want about 1s", waited)
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Errorf("%d requests", n)
+	}
+}
+
+// Cancelling while the client waits to retry ends the call at once.
+func TestCancelDuringRetryWait(t *testing.T) {
+	srv := wiretest.New(t,
+		wiretest.Reply{Status: 429, File: "testdata/429.json", Header: map[string]string{"Retry-After": "30"}})
+	p := newProvider(t, srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := p.Stream(ctx, testRequest())
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("error %v, want the context's", err)
+	}
+	if waited := time.Since(start); waited > 5*time.Second {
+		t.Errorf("Stream returned after %v", waited)
+	}
+}
+
+// Servers that reject stream_options can be asked without it.
+func TestNoStreamUsage(t *testing.T) {
+	srv := wiretest.New(t, wiretest.Reply{File: "testdata/text.sse"})
+	p, err := New(Config{Model: "m", BaseURL: srv.URL + "/v1", NoStreamUsage: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := p.Stream(context.Background(), testRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := model.Collect(st, nil); err != nil {
+		t.Fatal(err)
+	}
+	if body := string(srv.Requests()[0].Body); strings.Contains(body, "stream_options") {
+		t.Errorf("stream_options sent: %s", body)
+	}
+}

@@ -37,6 +37,10 @@ type stream struct {
 	err      error
 }
 
+func newStream(ctx context.Context, st *ssestream.Stream[sdk.ChatCompletionChunk], names *model.NameMap, modelName string) *stream {
+	return &stream{ctx: ctx, sdk: st, names: names, model: modelName, calls: map[int64]*toolCall{}}
+}
+
 type toolCall struct {
 	index int
 	id    string
