@@ -85,7 +85,7 @@ func (*FsList) Invoke(ctx context.Context, args json.RawMessage, env Env) (Resul
 	if depth == 0 {
 		depth = defaultListDepth
 	}
-	l := &lister{ctx: ctx, root: root, hidden: p.IncludeHidden, maxDepth: depth}
+	l := &lister{ctx: ctx, hidden: p.IncludeHidden, maxDepth: depth}
 	// Paths are matched relative to the workspace, so the .gitignore files
 	// of the folders above the listed one apply too.
 	stack := ignore.Stack{}
@@ -117,7 +117,6 @@ func (*FsList) Invoke(ctx context.Context, args json.RawMessage, env Env) (Resul
 
 type lister struct {
 	ctx       context.Context
-	root      string
 	hidden    bool
 	maxDepth  int
 	out       []string

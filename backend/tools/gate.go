@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -184,6 +185,15 @@ func (g *Gate) Call(ctx context.Context, t Tool, args json.RawMessage, env Env) 
 		out.Result = denialResult(d)
 		return out, nil
 	}
+	// A symlink can change while a human thinks: resolve the paths again
+	// and run only what was decided on.
+	if again, err := t.Effects(args, env); err != nil || !reflect.DeepEqual(again, effects) {
+		ev := g.ev(base, EventToolInvocationFailed)
+		ev.Error = "the call's paths resolve differently than when it was decided (a symlink or folder changed); nothing ran"
+		out.Result = ErrorResult(ev.Error + "; call again")
+		ev.Result = &out.Result
+		return out, g.record(ctx, env, ev)
+	}
 	out.Invoked = true
 	out.Result, err = g.invoke(ctx, t, args, env, base)
 	return out, err
@@ -228,7 +238,9 @@ func (g *Gate) ask(ctx context.Context, t Tool, args json.RawMessage, env Env, e
 		}
 	}
 	final.Trace = append(append([]policy.Step(nil), d.Trace...), policy.Step{Step: "approval", Saw: "asked: " + reasonList(d.Reasons), Concluded: "deny (" + string(final.Reason) + ")"})
-	return final, g.deny(ctx, env, base, effects, &final)
+	// The answer may be "none" because ctx ended; the denial is still owed
+	// to the log.
+	return final, g.deny(context.WithoutCancel(ctx), env, base, effects, &final)
 }
 
 // await gets an answer, or the reason none came.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -219,5 +220,46 @@ func TestGateEnforcesTheSessionsSandbox(t *testing.T) {
 	}
 	if exists(filepath.Join(env.Workspace, "made")) {
 		t.Fatal("the wrapped tool ran with the Env's sandbox instead of the session's")
+	}
+}
+
+// swapper is an approver that moves a symlink while the human "thinks".
+type swapper struct{ link, to string }
+
+func (s swapper) Approve(context.Context, ApprovalRequest) (Approval, error) {
+	_ = os.Remove(s.link)
+	_ = os.Symlink(s.to, s.link)
+	return Approval{Approved: true}, nil
+}
+
+func TestGateRechecksPathsAfterApproval(t *testing.T) {
+	env := testEnv(t)
+	inside := filepath.Join(env.Workspace, "inside")
+	outside := workspace(t)
+	if err := os.Mkdir(inside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(env.Workspace, "dir")
+	if err := os.Symlink(inside, link); err != nil {
+		t.Fatal(err)
+	}
+	j := &journal{}
+	g, _ := NewGate(GateConfig{
+		Decider:  &fixedDecider{d: policy.Decision{Verdict: policy.VerdictAsk, Reasons: []policy.Reason{policy.ReasonPolicyAlways}}},
+		Approver: swapper{link: link, to: outside},
+		Journal:  j,
+		Session: func(context.Context, Env) (policy.Session, error) {
+			return policy.Session{Workspace: env.Workspace}, nil
+		},
+	})
+	out, err := g.Call(context.Background(), NewFsWrite(), json.RawMessage(`{"path":"dir/f","content":"x"}`), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Invoked || exists(filepath.Join(outside, "f")) || !strings.Contains(text(out.Result), "resolve differently") {
+		t.Fatalf("ran after the symlink moved: %+v", out)
+	}
+	if j.types() != "PermissionRequested,PermissionGranted,ToolInvocationFailed" {
+		t.Fatalf("events %s", j.types())
 	}
 }

@@ -118,3 +118,61 @@ func sorted(s []string) []string {
 	}
 	return out
 }
+
+// rgLine writes a match line the way rg 13 does.
+func rgLine(t testing.TB, path, text string, num int) []byte {
+	t.Helper()
+	p, _ := json.Marshal(path)
+	x, _ := json.Marshal(text)
+	return []byte(fmt.Sprintf(`{"type":"match","data":{"path":{"text":%s},"lines":{"text":%s},"line_number":%d,"absolute_offset":0,"submatches":[{"match":{"text":"a"},"start":0,"end":1}]}}`, p, x, num))
+}
+
+func TestFastMatch(t *testing.T) {
+	tests := []struct {
+		name, path, text string
+		num              int
+	}{
+		{"plain", "./a.go", "func a() {}\n", 3},
+		{"escapes", `./we"ird\path.go`, "tab\there \"quoted\" back\\slash\r\n", 12},
+		{"unicode escape", "./é.go", "\u0001ctrl \u2028 sep\n", 1},
+		{"submatches key inside the text", "./x", `,"submatches":[]` + "\n", 7},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			line := rgLine(t, tc.path, tc.text, tc.num)
+			ms, _, err := readMatches(strings.NewReader(string(line)+"\n"), 10)
+			if err != nil || len(ms) != 1 {
+				t.Fatalf("%v %v", ms, err)
+			}
+			want := strings.TrimPrefix(tc.path, "./")
+			if ms[0].Path != want || ms[0].Text != strings.TrimRight(tc.text, "\r\n") || ms[0].Line != tc.num {
+				t.Fatalf("got %+v", ms[0])
+			}
+		})
+	}
+	// rg's "bytes" form for non-UTF-8 paths takes the encoding/json path.
+	line := `{"type":"match","data":{"path":{"bytes":"L3RtcC//"},"lines":{"text":"x\n"},"line_number":1,"absolute_offset":0,"submatches":[]}}` + "\n"
+	ms, _, err := readMatches(strings.NewReader(line), 10)
+	if err != nil || len(ms) != 1 || ms[0].Path != "/tmp/\xff" {
+		t.Fatalf("bytes path: %+v %v", ms, err)
+	}
+}
+
+func FuzzFastMatch(f *testing.F) {
+	f.Add("./a.go", "x\n", 1)
+	f.Add(`a\"b`, "\u00e9\t\\", 99)
+	f.Fuzz(func(t *testing.T, path, text string, num int) {
+		if num < 0 || num > 1e9 {
+			return
+		}
+		line := rgLine(t, path, text, num)
+		var m rgMatch
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatal(err)
+		}
+		p, x, n, ok := fastMatch(line)
+		if ok && (p != m.Data.Path.String() || x != m.Data.Lines.String() || n != num) {
+			t.Fatalf("fastMatch = %q %q %d, encoding/json = %q %q %d", p, x, n, m.Data.Path.String(), m.Data.Lines.String(), num)
+		}
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"regexp"
@@ -154,9 +155,8 @@ func runShell(ctx context.Context, cage *sandbox.Cage, env Env, command, cwd str
 	}
 	stdout := newCapture("stdout", shellOutputLimit, env.Output)
 	stderr := newCapture("stderr", shellOutputLimit, env.Output)
-	prep.Cmd.Stdout, prep.Cmd.Stderr = stdout, stderr
 	start := time.Now()
-	err = prep.Cmd.Run()
+	err = runAndReap(prep.Cmd, stdout, stderr)
 	r := &shellRun{DurationMs: time.Since(start).Milliseconds(), Confined: prep.Confined, timeout: timeout}
 	r.Violations = prep.Finish()
 	r.Stdout, r.Stderr = stdout.String(), stderr.String()
@@ -173,6 +173,62 @@ func runShell(ctx context.Context, cage *sandbox.Cage, env Env, command, cwd str
 		return nil, fmt.Errorf("shell.exec: %w", err)
 	}
 	return r, nil
+}
+
+// runAndReap runs cmd with its output going to two pipes of our own, so
+// Wait returns when the command itself exits, not when the last background
+// child lets go of stdout. Then the command's process group is killed: what
+// it left running dies with the call, as it does in the cage's PID
+// namespace. Output still arriving is read for a short grace period.
+func runAndReap(cmd *exec.Cmd, stdout, stderr io.Writer) error {
+	type pipe struct {
+		r, w *os.File
+		dst  io.Writer
+	}
+	var pipes []pipe
+	for _, dst := range []io.Writer{stdout, stderr} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			for _, p := range pipes {
+				p.r.Close()
+				p.w.Close()
+			}
+			return err
+		}
+		pipes = append(pipes, pipe{r, w, dst})
+	}
+	cmd.Stdout, cmd.Stderr = pipes[0].w, pipes[1].w
+	err := cmd.Start()
+	for _, p := range pipes {
+		p.w.Close() // the child holds its own copies
+	}
+	done := make(chan struct{}, len(pipes))
+	for _, p := range pipes {
+		go func(p pipe) {
+			_, _ = io.Copy(p.dst, p.r)
+			done <- struct{}{}
+		}(p)
+	}
+	if err == nil {
+		err = cmd.Wait()
+		_ = sandbox.KillGroup(cmd)
+	}
+	grace := time.After(2 * time.Second)
+	for range pipes {
+		select {
+		case <-done:
+		case <-grace:
+			// A child that left the group (setsid) still holds a pipe.
+			for _, p := range pipes {
+				p.r.Close()
+			}
+			<-done
+		}
+	}
+	for _, p := range pipes {
+		p.r.Close()
+	}
+	return err
 }
 
 func (r *shellRun) result() Result {

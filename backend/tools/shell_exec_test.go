@@ -184,3 +184,17 @@ func TestShellExecReportsViolations(t *testing.T) {
 		t.Fatalf("violation not reported/undone: %+v %s", o, text(r))
 	}
 }
+
+func TestShellExecUnconfinedReapsBackgroundChildren(t *testing.T) {
+	sh := NewShellExec(testCage(t))
+	env := testEnv(t)
+	env.Sandbox = policy.SandboxPolicy{Kind: policy.DangerFullAccess}
+	r := invoke(t, sh, env, `{"command":"(sleep 1; touch late) & echo started"}`)
+	if o := shellResult(t, r); o.Stdout != "started\n" || o.Confined {
+		t.Fatalf("%+v", o)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if exists(filepath.Join(env.Workspace, "late")) {
+		t.Fatal("a background child outlived the unconfined call")
+	}
+}

@@ -35,6 +35,7 @@ func commands() []command {
 		versionCommand(),
 		runCommand(),
 		serveCommand(),
+		toolCommand(),
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds

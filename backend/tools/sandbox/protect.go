@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/warden-dev/warden/backend/policy"
 )
 
 // Protected is one cage-protected location: a place where a write would
@@ -15,27 +17,20 @@ type Protected struct {
 	Dir  bool   `json:"dir"`  // the kind of placeholder when it does not exist
 }
 
-// protectedNames are cage-protected relative to every writable root. Rc files
-// matter when a writable root is a home directory; the git entries when it
-// holds a repository.
-var protectedNames = []Protected{
-	{Path: ".git/hooks", Dir: true},
-	{Path: ".git/config"},
-	{Path: ".git/config.worktree"},
-	{Path: ".mcp.json"},
-	{Path: ".warden", Dir: true},
-	{Path: ".vscode", Dir: true},
-	{Path: ".envrc"},
-	{Path: ".bashrc"},
-	{Path: ".bash_profile"},
-	{Path: ".bash_login"},
-	{Path: ".bash_logout"},
-	{Path: ".profile"},
-	{Path: ".zshrc"},
-	{Path: ".zshenv"},
-	{Path: ".zprofile"},
-	{Path: ".zlogin"},
-	{Path: ".zlogout"},
+// protectedDirs are the cage-protected names that are folders; the others
+// get a file placeholder when they do not exist.
+var protectedDirs = map[string]bool{".git/hooks": true, ".warden": true, ".vscode": true}
+
+// protectedNames are cage-protected relative to every writable root: the
+// policy's list, so the engine and the cage never disagree. Rc files matter
+// when a writable root is a home directory; the git entries when it holds a
+// repository.
+func protectedNames() []Protected {
+	var out []Protected
+	for _, n := range policy.CageProtectedNames() {
+		out = append(out, Protected{Path: n, Dir: protectedDirs[n]})
+	}
+	return out
 }
 
 // CageProtected lists the cage-protected paths inside the given writable
@@ -54,7 +49,7 @@ func CageProtected(roots, extra []string) []Protected {
 		out = append(out, p)
 	}
 	for _, root := range roots {
-		for _, n := range protectedNames {
+		for _, n := range protectedNames() {
 			add(Protected{Path: filepath.Join(root, n.Path), Dir: n.Dir})
 		}
 		for _, gd := range gitDirs(root) {

@@ -6,7 +6,8 @@
 // bound read-only on top, a private /tmp, no network unless admitted, a new
 // user, PID, IPC and session namespace with every capability dropped and no
 // nested user namespaces (so no remount or umount can lift a read-only bind),
-// and an environment allowlist. ReadOnly binds nothing writable.
+// a private /run (host daemons' unix sockets), and an environment allowlist.
+// ReadOnly binds nothing writable.
 //
 // A protected path that does not exist yet is kept from being created: when its
 // parent exists, an empty read-only placeholder is bound over it (bwrap
@@ -67,11 +68,12 @@ type Status struct {
 type Cage struct {
 	cfg Config
 
-	mu       sync.Mutex
-	status   *Status
-	phDir    string // private placeholder folder
-	phFile   string // empty read-only placeholder file
-	phFolder string // empty read-only placeholder directory
+	mu        sync.Mutex
+	status    *Status
+	bwrapPath string // found by Detect
+	phDir     string // private placeholder folder
+	phFile    string // empty read-only placeholder file
+	phFolder  string // empty read-only placeholder directory
 }
 
 // New returns a cage; call Detect once at start to learn whether it works.
@@ -115,6 +117,9 @@ func (c *Cage) detect(ctx context.Context) Status {
 	if err := cmd.Run(); err != nil {
 		return Status{Reason: fmt.Sprintf("bwrap cannot start a cage (user namespaces?): %v: %s", err, strings.TrimSpace(stderr.String()))}
 	}
+	c.mu.Lock()
+	c.bwrapPath = path
+	c.mu.Unlock()
 	return Status{Available: true, Reason: "bwrap " + path}
 }
 
@@ -143,13 +148,6 @@ type Spec struct {
 	Args      []string          // argv, e.g. {"bash", "-c", cmd}
 }
 
-// Violation is a cage-protected path a process created although it must not.
-// It has been removed again.
-type Violation struct {
-	Path   string `json:"path"`
-	Detail string `json:"detail"`
-}
-
 // Prepared is a command ready to start and the clean-up to run after it ends.
 type Prepared struct {
 	Cmd *exec.Cmd
@@ -158,47 +156,8 @@ type Prepared struct {
 	// Argv is the full command line, for diagnostics.
 	Argv []string
 
-	watch []Protected // did not exist before; must not exist after
+	watch []watched   // checked after exit, undone when changed
 	mount []Protected // placeholders bwrap creates mount points for
-}
-
-// Finish removes placeholder mount points and undoes the creation of any
-// protected path that did not exist before, reporting each as a violation.
-// Call it after the process has been waited for.
-func (p *Prepared) Finish() []Violation {
-	var out []Violation
-	for _, m := range p.mount {
-		if emptyPlaceholder(m) {
-			_ = os.Remove(m.Path)
-			continue
-		}
-		if _, err := os.Lstat(m.Path); err == nil {
-			_ = os.RemoveAll(m.Path)
-			out = append(out, Violation{Path: m.Path, Detail: "created a cage-protected path; removed"})
-		}
-	}
-	for _, w := range p.watch {
-		if _, err := os.Lstat(w.Path); err == nil {
-			_ = os.RemoveAll(w.Path)
-			out = append(out, Violation{Path: w.Path, Detail: "created a cage-protected path; removed"})
-		}
-	}
-	return out
-}
-
-func emptyPlaceholder(p Protected) bool {
-	fi, err := os.Lstat(p.Path)
-	if err != nil {
-		return false
-	}
-	if p.Dir {
-		if !fi.IsDir() {
-			return false
-		}
-		ents, err := os.ReadDir(p.Path)
-		return err == nil && len(ents) == 0
-	}
-	return fi.Mode().IsRegular() && fi.Size() == 0
 }
 
 // Prepare builds the command for spec. The command is started by the caller;
@@ -221,10 +180,9 @@ func (c *Cage) Prepare(ctx context.Context, spec Spec) (*Prepared, error) {
 		if err != nil {
 			return nil, err
 		}
-		path, err := exec.LookPath(c.cfg.Bwrap)
-		if err != nil {
-			return nil, fmt.Errorf("sandbox: %w", err)
-		}
+		c.mu.Lock()
+		path := c.bwrapPath
+		c.mu.Unlock()
 		argv = append(append([]string{path}, bw...), spec.Args...)
 		p.Confined = true
 	}
@@ -265,7 +223,10 @@ func (c *Cage) bwrapArgs(spec Spec, dir string, p *Prepared) ([]string, error) {
 	if spec.Policy.Kind == policy.ReadOnly || !spec.Policy.NetworkAccess {
 		args = append(args, "--unshare-net")
 	}
-	args = append(args, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp")
+	// /run is private too: the read-only root does not stop connect() on a
+	// unix socket, and /run holds the ones that command the host (docker,
+	// D-Bus, the user's runtime folder with its agents).
+	args = append(args, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run")
 	var writable []string
 	if spec.Policy.Kind == policy.WorkspaceWrite {
 		writable = append(writable, spec.Workspace)
@@ -291,66 +252,39 @@ func (c *Cage) bwrapArgs(spec Spec, dir string, p *Prepared) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, pr := range CageProtected(writable, c.cfg.Protected) {
-			if _, err := os.Lstat(pr.Path); err == nil {
+		protected := CageProtected(writable, c.cfg.Protected)
+		// Pin every real folder between a root and a protected path with a
+		// bind onto itself: a mount point cannot be renamed, so `mv .git x`
+		// cannot carry the read-only .git/config away and plant a new one.
+		for _, d := range pins(writable, protected) {
+			args = append(args, "--bind", d, d)
+		}
+		for _, pr := range protected {
+			fi, err := os.Lstat(pr.Path)
+			switch {
+			case err == nil && fi.Mode()&os.ModeSymlink != 0, err == nil && linkedAncestor(writable, pr.Path):
+				p.watch = append(p.watch, stateOf(pr))
+				if _, err := os.Stat(pr.Path); err == nil {
+					args = append(args, "--ro-bind", pr.Path, pr.Path)
+				}
+			case err == nil:
 				args = append(args, "--ro-bind", pr.Path, pr.Path)
-				continue
+			default:
+				if fi, err := os.Lstat(filepath.Dir(pr.Path)); err != nil || !fi.IsDir() || linkedAncestor(writable, pr.Path) {
+					p.watch = append(p.watch, stateOf(pr))
+					continue
+				}
+				src := ph.file
+				if pr.Dir {
+					src = ph.dir
+				}
+				args = append(args, "--ro-bind", src, pr.Path)
+				p.mount = append(p.mount, pr)
 			}
-			if _, err := os.Stat(filepath.Dir(pr.Path)); err != nil {
-				p.watch = append(p.watch, pr)
-				continue
-			}
-			src := ph.file
-			if pr.Dir {
-				src = ph.dir
-			}
-			args = append(args, "--ro-bind", src, pr.Path)
-			p.mount = append(p.mount, pr)
 		}
 	}
 	args = append(args, "--chdir", dir, "--")
 	return args, nil
-}
-
-type placeholderSrc struct{ file, dir string }
-
-// placeholders makes (once) the empty read-only file and folder bound over
-// protected paths that do not exist.
-func (c *Cage) placeholders() (placeholderSrc, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.phDir != "" {
-		if _, err := os.Stat(c.phFile); err == nil {
-			return placeholderSrc{c.phFile, c.phFolder}, nil
-		}
-	}
-	d, err := os.MkdirTemp("", "warden-cage-")
-	if err != nil {
-		return placeholderSrc{}, fmt.Errorf("sandbox: placeholder: %w", err)
-	}
-	f := filepath.Join(d, "empty")
-	if err := os.WriteFile(f, nil, 0o444); err != nil {
-		return placeholderSrc{}, fmt.Errorf("sandbox: placeholder: %w", err)
-	}
-	folder := filepath.Join(d, "emptydir")
-	if err := os.Mkdir(folder, 0o555); err != nil {
-		return placeholderSrc{}, fmt.Errorf("sandbox: placeholder: %w", err)
-	}
-	c.phDir, c.phFile, c.phFolder = d, f, folder
-	return placeholderSrc{f, folder}, nil
-}
-
-// Close removes the cage's private placeholder folder.
-func (c *Cage) Close() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.phDir == "" {
-		return nil
-	}
-	_ = os.Chmod(c.phFolder, 0o755)
-	err := os.RemoveAll(c.phDir)
-	c.phDir = ""
-	return err
 }
 
 // envAllow is the environment a caged process inherits; nothing else leaks

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/warden-dev/warden/backend/policy"
@@ -165,6 +166,68 @@ func TestWithin(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Within(tc.root, tc.p); got != tc.want {
 				t.Fatalf("Within(%q,%q)=%v", tc.root, tc.p, got)
+			}
+		})
+	}
+}
+
+func TestGitCommitInAWorktreeCage(t *testing.T) {
+	c := newCage(t, Config{})
+	main := gitRepo(t)
+	if out, err := exec.Command("git", "-C", main, "commit", "-q", "--allow-empty", "-m", "root").CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	wt := filepath.Join(t.TempDir(), "wt")
+	if out, err := exec.Command("git", "-C", main, "worktree", "add", "-q", "-b", "side", wt).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	wt, _ = filepath.EvalSymlinks(wt)
+	pol := policy.SandboxPolicy{WritableRoots: []string{main}}
+	out, code, v := cageRun(t, c, wt, pol, `echo x > f && git add f && git commit -qm in-cage && echo evil > "$(git rev-parse --git-common-dir)/hooks/post-commit"; git config core.pager evil`)
+	if code == 0 || len(v) != 0 {
+		t.Fatalf("the hook or config write should fail, the commit succeed: code=%d out=%s v=%v", code, out, v)
+	}
+	log, err := exec.Command("git", "-C", main, "log", "--format=%s", "side").Output()
+	if err != nil || string(log) != "in-cage\nroot\n" {
+		t.Fatalf("commit in the worktree: %q %v (%s)", log, err, out)
+	}
+	if _, err := os.Lstat(filepath.Join(main, ".git", "hooks", "post-commit")); err == nil {
+		t.Fatal("hook planted through the worktree's common dir")
+	}
+	if b, _ := os.ReadFile(filepath.Join(main, ".git", "config")); strings.Contains(string(b), "evil") {
+		t.Fatal("config changed through the worktree")
+	}
+}
+
+func TestContainerModeTrustsTheOuterBoundary(t *testing.T) {
+	c := newCage(t, Config{Mode: ModeContainer})
+	ws := gitRepo(t)
+	pol := policy.SandboxPolicy{Kind: policy.WorkspaceWrite}
+	if !c.Caged(pol) {
+		t.Fatal("container mode must report caged to the policy")
+	}
+	p, err := c.Prepare(context.Background(), Spec{Workspace: ws, Policy: pol, Args: []string{"true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Confined || p.Argv[0] != "true" {
+		t.Fatalf("container mode must not wrap the command: %v", p.Argv)
+	}
+}
+
+func TestPrepareRefusesBadSpecs(t *testing.T) {
+	c := newCage(t, Config{})
+	tests := []struct {
+		name string
+		spec Spec
+	}{
+		{"empty command", Spec{Workspace: "/tmp"}},
+		{"relative workspace", Spec{Workspace: "ws", Args: []string{"true"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := c.Prepare(context.Background(), tc.spec); err == nil {
+				t.Fatal("accepted")
 			}
 		})
 	}

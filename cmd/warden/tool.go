@@ -1,0 +1,286 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/tools"
+	"github.com/warden-dev/warden/backend/tools/sandbox"
+	"github.com/warden-dev/warden/backend/tools/storejournal"
+)
+
+func toolCommand() command {
+	return command{
+		name:    "tool",
+		summary: "run one tool call through the gate: 'tool NAME --args JSON'",
+		run:     runTool,
+	}
+}
+
+// toolFlags are the axes `policy check` takes, plus what running a call
+// needs.
+type toolFlags struct {
+	workspace, approval, sandbox, caged string
+	network, planning                   bool
+	roots                               toolRoots
+	args, db                            string
+	approvalTimeout                     time.Duration
+}
+
+// toolRoots collects repeated --writable-root flags.
+type toolRoots []string
+
+func (r *toolRoots) String() string     { return strings.Join(*r, ",") }
+func (r *toolRoots) Set(v string) error { *r = append(*r, v); return nil }
+
+// toolOutput is what `warden tool` prints.
+type toolOutput struct {
+	SessionID string           `json:"session_id"`
+	CallID    string           `json:"call_id"`
+	Decision  *policy.Decision `json:"decision"`
+	Result    tools.Result     `json:"result"`
+}
+
+func runTool(ctx context.Context, argv []string, io stdio) int {
+	var f toolFlags
+	fs := flag.NewFlagSet("warden tool", flag.ContinueOnError)
+	fs.SetOutput(io.err)
+	fs.Usage = func() {
+		fmt.Fprintln(io.err, "Usage: warden tool NAME [--args JSON] [flags]")
+		fmt.Fprintln(io.err, "\nRuns one call through the whole gate (policy, approval, sandbox) and prints")
+		fmt.Fprintln(io.err, `{"decision": ..., "result": ...}. The session and its events go to the store.`)
+		fmt.Fprintln(io.err, "\nFlags:")
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&f.args, "args", "{}", "the call's arguments, a JSON object")
+	fs.StringVar(&f.workspace, "workspace", ".", "workspace `dir` (resolved through symlinks)")
+	fs.StringVar(&f.approval, "approval", "on-request", "approval policy: never|on-request|always")
+	fs.StringVar(&f.sandbox, "sandbox", "workspace-write", "sandbox: read-only|workspace-write|danger-full-access")
+	fs.BoolVar(&f.network, "network", false, "network access under workspace-write")
+	fs.Var(&f.roots, "writable-root", "extra writable `dir` under workspace-write (repeatable)")
+	fs.BoolVar(&f.planning, "planning", false, "run the call as if the session were in the planning freeze")
+	fs.StringVar(&f.caged, "caged", "auto", "whether shell commands run in the OS cage: auto|true|false")
+	fs.DurationVar(&f.approvalTimeout, "approval-timeout", 0, "how long an Ask waits for a human before it becomes a no-approver deny")
+	fs.StringVar(&f.db, "db", "", "the store `file` (default $WARDEN_DB, else $XDG_DATA_HOME/warden/warden.db)")
+	name, rest := "", argv
+	if len(argv) > 0 && !strings.HasPrefix(argv[0], "-") {
+		name, rest = argv[0], argv[1:]
+	}
+	if err := fs.Parse(rest); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if name == "" && fs.NArg() > 0 {
+		name = fs.Arg(0)
+	} else if fs.NArg() > 0 {
+		fmt.Fprintf(io.err, "warden tool: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if name == "" {
+		fs.Usage()
+		return 2
+	}
+	if !json.Valid([]byte(f.args)) {
+		fmt.Fprintf(io.err, "warden tool: --args is not valid JSON: %s\n", f.args)
+		return 2
+	}
+	out, code, err := callTool(ctx, name, f)
+	if err != nil {
+		fmt.Fprintf(io.err, "warden tool: %v\n", err)
+		return code
+	}
+	enc := json.NewEncoder(io.out)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return 1
+	}
+	if out.Result.IsError {
+		return 1
+	}
+	return 0
+}
+
+func callTool(ctx context.Context, name string, f toolFlags) (toolOutput, int, error) {
+	var out toolOutput
+	s, err := f.session()
+	if err != nil {
+		return out, 2, err
+	}
+	protected := toolWardenFolders()
+	cage := sandbox.New(sandbox.Config{Mode: sandboxMode(), Protected: protected})
+	defer cage.Close()
+	status := cage.Detect(ctx)
+	// The engine is told what the cage will really do; --caged can only
+	// make it more careful, never claim a cage that does not work.
+	switch f.caged {
+	case "auto":
+		s.Caged = cage.Caged(s.Sandbox)
+	case "true", "yes", "1":
+		if !status.Available {
+			return out, 2, fmt.Errorf("--caged=true, but the cage does not work here: %s", status.Reason)
+		}
+		s.Caged = cage.Caged(s.Sandbox)
+	case "false", "no", "0":
+		s.Caged = false
+	default:
+		return out, 2, fmt.Errorf("--caged: unknown value %q (valid: auto, true, false)", f.caged)
+	}
+	mons := tools.NewMonitors(cage)
+	defer mons.Close()
+	reg, err := tools.Builtins(cage, mons, "")
+	if err != nil {
+		return out, 1, err
+	}
+	tool, ok := reg.Get(name)
+	if !ok {
+		var names []string
+		for _, t := range reg.List() {
+			names = append(names, t.Name())
+		}
+		return out, 2, fmt.Errorf("unknown tool %q (known: %s)", name, strings.Join(names, ", "))
+	}
+	st, err := store.Open(ctx, dbPath(f.db))
+	if err != nil {
+		return out, 1, err
+	}
+	defer st.Close()
+	sess, err := st.CreateSession(ctx, store.NewSession{Workspace: s.Workspace, Title: "warden tool " + name,
+		Approval: s.Approval, Sandbox: s.Sandbox, Planning: s.Planning})
+	if err != nil {
+		return out, 1, err
+	}
+	defer mons.StopSession(sess.ID)
+	grants, err := st.Grants(ctx, store.GrantFilter{WorkspaceID: sess.WorkspaceID, SessionID: sess.ID})
+	if err != nil {
+		return out, 1, err
+	}
+	s.Grants = store.PolicyGrants(grants, s.Now)
+	gate, err := tools.NewGate(tools.GateConfig{
+		Decider:         policy.New(policy.Config{ProtectedPaths: protected}),
+		Session:         func(context.Context, tools.Env) (policy.Session, error) { return s, nil },
+		ApprovalTimeout: f.approvalTimeout,
+		Journal:         storejournal.New(st),
+	})
+	if err != nil {
+		return out, 1, err
+	}
+	env := tools.Env{SessionID: sess.ID, Workspace: s.Workspace, Sandbox: s.Sandbox}
+	res, err := gate.Call(ctx, tool, json.RawMessage(f.args), env)
+	if err != nil {
+		return out, 1, err
+	}
+	return toolOutput{SessionID: sess.ID, CallID: res.CallID, Decision: res.Decision, Result: res.Result}, 0, nil
+}
+
+func (f *toolFlags) session() (policy.Session, error) {
+	var s policy.Session
+	var err error
+	if s.Approval, err = policy.ParseApprovalPolicy(f.approval); err != nil {
+		return s, err
+	}
+	if s.Sandbox.Kind, err = policy.ParseSandboxKind(f.sandbox); err != nil {
+		return s, err
+	}
+	if s.Workspace, err = toolResolveDir(f.workspace); err != nil {
+		return s, fmt.Errorf("--workspace: %w", err)
+	}
+	for _, r := range f.roots {
+		d, err := toolResolveDir(r)
+		if err != nil {
+			return s, fmt.Errorf("--writable-root: %w", err)
+		}
+		s.Sandbox.WritableRoots = append(s.Sandbox.WritableRoots, d)
+	}
+	s.Sandbox.NetworkAccess = f.network
+	s.Planning = f.planning
+	s.Now = time.Now()
+	return s, nil
+}
+
+// toolResolveDir makes dir absolute and resolves its symlinks; it must be
+// an existing folder.
+func toolResolveDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("%s is not a directory", real)
+	}
+	return real, nil
+}
+
+// toolWardenFolders are Warden's own config and data folders: protected in
+// every workspace, by the engine and by the cage.
+func toolWardenFolders() []string {
+	var out []string
+	if d, err := os.UserConfigDir(); err == nil {
+		out = append(out, filepath.Join(d, "warden"))
+	}
+	data := os.Getenv("XDG_DATA_HOME")
+	if data == "" {
+		if h, err := os.UserHomeDir(); err == nil {
+			data = filepath.Join(h, ".local", "share")
+		}
+	}
+	if data != "" {
+		out = append(out, filepath.Join(data, "warden"))
+	}
+	return out
+}
+
+// sandboxMode reads sandbox.mode from the user's config file; "container"
+// trusts an outer container. Anything unreadable means the default, bwrap.
+func sandboxMode() sandbox.Mode {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return sandbox.ModeBwrap
+	}
+	var cfg struct {
+		Sandbox struct {
+			Mode string `toml:"mode"`
+		} `toml:"sandbox"`
+	}
+	if _, err := toml.DecodeFile(filepath.Join(dir, "warden", "config.toml"), &cfg); err != nil || cfg.Sandbox.Mode == "" {
+		return sandbox.ModeBwrap
+	}
+	return sandbox.Mode(cfg.Sandbox.Mode)
+}
+
+// dbPath picks the store file: --db, then WARDEN_DB, then the data folder.
+func dbPath(flagValue string) string {
+	if flagValue != "" {
+		return flagValue
+	}
+	if env := os.Getenv("WARDEN_DB"); env != "" {
+		return env
+	}
+	data := os.Getenv("XDG_DATA_HOME")
+	if data == "" {
+		if h, err := os.UserHomeDir(); err == nil {
+			data = filepath.Join(h, ".local", "share")
+		}
+	}
+	return filepath.Join(data, "warden", "warden.db")
+}
