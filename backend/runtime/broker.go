@@ -66,7 +66,7 @@ type broker struct {
 	s *Service
 
 	mu       sync.Mutex
-	byCall   map[string]string    // session\x00call → request id, from the journal
+	byCall   map[string]*ask      // session\x00call → ask, registered by the journal
 	live     map[string]*ask      // request id → waiter
 	answered map[string]string    // request id → answer given
 	over     map[string]*override // request id → what the journal records instead
@@ -74,16 +74,36 @@ type broker struct {
 }
 
 func newBroker(s *Service) *broker {
-	return &broker{s: s, byCall: map[string]string{}, live: map[string]*ask{}, answered: map[string]string{}, over: map[string]*override{}, asked: map[string]bool{}}
+	return &broker{s: s, byCall: map[string]*ask{}, live: map[string]*ask{}, answered: map[string]string{}, over: map[string]*override{}, asked: map[string]bool{}}
 }
 
 func callKey(sessionID, callID string) string { return sessionID + "\x00" + callID }
 
-// registered is called by the journal once a PermissionRequested is stored.
-func (b *broker) registered(sessionID, callID, requestID string) {
+// register makes an ask live before its PermissionRequested is stored, so
+// an answer that reads the store and arrives before the gate starts
+// waiting still reaches it (the channel holds it).
+func (b *broker) register(sessionID string, ev tools.Event) {
+	var d policy.Decision
+	if ev.Decision != nil {
+		d = *ev.Decision
+	}
+	a := &ask{ch: make(chan tools.Approval, 1), turnKey: sessionID, view: Approval{RequestID: ev.RequestID,
+		SessionID: sessionID, CallID: ev.CallID, Tool: ev.Tool, Args: ev.Args, Risk: ev.Risk, Reasons: d.Reasons,
+		Signature: d.Signature, Effects: ev.Effects, Trace: d.Trace, Preview: ev.Preview, Mcp: mcpInfo(ev.Effects),
+		CreatedAt: b.s.cfg.Now().UnixMilli(), Live: true}}
 	b.mu.Lock()
-	b.byCall[callKey(sessionID, callID)] = requestID
-	b.asked[requestID] = true
+	b.byCall[callKey(sessionID, ev.CallID)] = a
+	b.live[ev.RequestID] = a
+	b.asked[ev.RequestID] = true
+	b.mu.Unlock()
+}
+
+// unregister undoes register when the request could not be stored.
+func (b *broker) unregister(sessionID string, ev tools.Event) {
+	b.mu.Lock()
+	delete(b.byCall, callKey(sessionID, ev.CallID))
+	delete(b.live, ev.RequestID)
+	delete(b.asked, ev.RequestID)
 	b.mu.Unlock()
 }
 
@@ -100,16 +120,12 @@ func (b *broker) wasAsked(id string) bool {
 // re-decision, cancel or ctx's end.
 func (b *broker) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.Approval, error) {
 	b.mu.Lock()
-	id, ok := b.byCall[callKey(req.SessionID, req.CallID)]
+	a, ok := b.byCall[callKey(req.SessionID, req.CallID)]
 	delete(b.byCall, callKey(req.SessionID, req.CallID))
 	b.mu.Unlock()
 	if !ok {
 		return tools.Approval{}, errors.New("the request was not recorded")
 	}
-	a := &ask{ch: make(chan tools.Approval, 1), turnKey: req.SessionID, view: Approval{RequestID: id, SessionID: req.SessionID,
-		CallID: req.CallID, Tool: req.Tool, Args: req.Args, Risk: req.Risk, Reasons: req.Reasons, Signature: req.Signature,
-		Effects: req.Effects, Trace: req.Trace, Preview: req.Preview, CreatedAt: b.s.cfg.Now().UnixMilli(), Live: true}}
-	a.view.Mcp = mcpInfo(req.Effects)
 	return b.wait(ctx, a)
 }
 
@@ -124,11 +140,10 @@ func mcpInfo(effs []policy.Effect) *McpInfo {
 
 func (b *broker) wait(ctx context.Context, a *ask) (tools.Approval, error) {
 	id := a.view.RequestID
-	b.mu.Lock()
-	b.live[id] = a
-	b.mu.Unlock()
 	v := a.view
-	b.s.hub.publish(Push{Type: PushApproval, Approval: &v})
+	if len(a.ch) == 0 { // an answer may have come before the gate waited
+		b.s.hub.publish(Push{Type: PushApproval, Approval: &v})
+	}
 	b.s.touch(a.view.SessionID)
 	defer func() {
 		b.mu.Lock()

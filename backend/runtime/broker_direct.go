@@ -16,12 +16,18 @@ func (b *broker) askDirect(ctx context.Context, sessionID, callID, tool, signatu
 	id := b.s.newID()
 	req := store.PermissionRequested{RequestID: id, CallID: callID, Tool: tool, Args: args, Risk: policy.RiskLow,
 		Reasons: []policy.Reason{}, Signature: signature}
-	if _, err := b.s.st.Append(context.WithoutCancel(ctx), sessionID, store.AnyVersion, req); err != nil {
-		return tools.Approval{}, err
-	}
 	a := &ask{ch: make(chan tools.Approval, 1), direct: true, turnKey: sessionID, view: Approval{RequestID: id,
 		SessionID: sessionID, CallID: callID, Tool: tool, Args: args, Risk: policy.RiskLow, Reasons: []policy.Reason{},
 		Signature: signature, Effects: []policy.Effect{}, Trace: []policy.Step{}, CreatedAt: b.s.cfg.Now().UnixMilli(), Live: true}}
+	b.mu.Lock()
+	b.live[id] = a
+	b.mu.Unlock()
+	if _, err := b.s.st.Append(context.WithoutCancel(ctx), sessionID, store.AnyVersion, req); err != nil {
+		b.mu.Lock()
+		delete(b.live, id)
+		b.mu.Unlock()
+		return tools.Approval{}, err
+	}
 	var ans tools.Approval
 	var err error
 	if b.s.cfg.Headless {

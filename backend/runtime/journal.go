@@ -39,13 +39,18 @@ func (j journal) Record(ctx context.Context, sessionID string, evs ...tools.Even
 	if len(out) == 0 {
 		return nil
 	}
-	if _, err := j.s.st.Append(ctx, sessionID, store.AnyVersion, out...); err != nil {
-		return err
-	}
 	for _, ev := range evs {
 		if ev.Type == tools.EventPermissionRequested {
-			j.s.br.registered(sessionID, ev.CallID, ev.RequestID)
+			j.s.br.register(sessionID, ev)
 		}
+	}
+	if _, err := j.s.st.Append(ctx, sessionID, store.AnyVersion, out...); err != nil {
+		for _, ev := range evs {
+			if ev.Type == tools.EventPermissionRequested {
+				j.s.br.unregister(sessionID, ev)
+			}
+		}
+		return err
 	}
 	for _, id := range answered {
 		if j.s.br.wasAsked(id) {
