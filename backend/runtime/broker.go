@@ -2,11 +2,9 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
@@ -68,7 +66,7 @@ type broker struct {
 	s *Service
 
 	mu       sync.Mutex
-	byCall   map[string]string    // session\x00call → request id, from the journal
+	byCall   map[string]*ask      // session\x00call → ask, registered by the journal
 	live     map[string]*ask      // request id → waiter
 	answered map[string]string    // request id → answer given
 	over     map[string]*override // request id → what the journal records instead
@@ -76,16 +74,36 @@ type broker struct {
 }
 
 func newBroker(s *Service) *broker {
-	return &broker{s: s, byCall: map[string]string{}, live: map[string]*ask{}, answered: map[string]string{}, over: map[string]*override{}, asked: map[string]bool{}}
+	return &broker{s: s, byCall: map[string]*ask{}, live: map[string]*ask{}, answered: map[string]string{}, over: map[string]*override{}, asked: map[string]bool{}}
 }
 
 func callKey(sessionID, callID string) string { return sessionID + "\x00" + callID }
 
-// registered is called by the journal once a PermissionRequested is stored.
-func (b *broker) registered(sessionID, callID, requestID string) {
+// register makes an ask live before its PermissionRequested is stored, so
+// an answer that reads the store and arrives before the gate starts
+// waiting still reaches it (the channel holds it).
+func (b *broker) register(sessionID string, ev tools.Event) {
+	var d policy.Decision
+	if ev.Decision != nil {
+		d = *ev.Decision
+	}
+	a := &ask{ch: make(chan tools.Approval, 1), turnKey: sessionID, view: Approval{RequestID: ev.RequestID,
+		SessionID: sessionID, CallID: ev.CallID, Tool: ev.Tool, Args: ev.Args, Risk: ev.Risk, Reasons: d.Reasons,
+		Signature: d.Signature, Effects: ev.Effects, Trace: d.Trace, Preview: ev.Preview, Mcp: mcpInfo(ev.Effects),
+		CreatedAt: b.s.cfg.Now().UnixMilli(), Live: true}}
 	b.mu.Lock()
-	b.byCall[callKey(sessionID, callID)] = requestID
-	b.asked[requestID] = true
+	b.byCall[callKey(sessionID, ev.CallID)] = a
+	b.live[ev.RequestID] = a
+	b.asked[ev.RequestID] = true
+	b.mu.Unlock()
+}
+
+// unregister undoes register when the request could not be stored.
+func (b *broker) unregister(sessionID string, ev tools.Event) {
+	b.mu.Lock()
+	delete(b.byCall, callKey(sessionID, ev.CallID))
+	delete(b.live, ev.RequestID)
+	delete(b.asked, ev.RequestID)
 	b.mu.Unlock()
 }
 
@@ -102,16 +120,12 @@ func (b *broker) wasAsked(id string) bool {
 // re-decision, cancel or ctx's end.
 func (b *broker) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.Approval, error) {
 	b.mu.Lock()
-	id, ok := b.byCall[callKey(req.SessionID, req.CallID)]
+	a, ok := b.byCall[callKey(req.SessionID, req.CallID)]
 	delete(b.byCall, callKey(req.SessionID, req.CallID))
 	b.mu.Unlock()
 	if !ok {
 		return tools.Approval{}, errors.New("the request was not recorded")
 	}
-	a := &ask{ch: make(chan tools.Approval, 1), turnKey: req.SessionID, view: Approval{RequestID: id, SessionID: req.SessionID,
-		CallID: req.CallID, Tool: req.Tool, Args: req.Args, Risk: req.Risk, Reasons: req.Reasons, Signature: req.Signature,
-		Effects: req.Effects, Trace: req.Trace, Preview: req.Preview, CreatedAt: b.s.cfg.Now().UnixMilli(), Live: true}}
-	a.view.Mcp = mcpInfo(req.Effects)
 	return b.wait(ctx, a)
 }
 
@@ -126,11 +140,10 @@ func mcpInfo(effs []policy.Effect) *McpInfo {
 
 func (b *broker) wait(ctx context.Context, a *ask) (tools.Approval, error) {
 	id := a.view.RequestID
-	b.mu.Lock()
-	b.live[id] = a
-	b.mu.Unlock()
 	v := a.view
-	b.s.hub.publish(Push{Type: PushApproval, Approval: &v})
+	if len(a.ch) == 0 { // an answer may have come before the gate waited
+		b.s.hub.publish(Push{Type: PushApproval, Approval: &v})
+	}
 	b.s.touch(a.view.SessionID)
 	defer func() {
 		b.mu.Lock()
@@ -205,131 +218,6 @@ func (b *broker) pending(ctx context.Context, sessionID string) ([]Approval, err
 	return out, nil
 }
 
-// answer applies a human's answer. Repeating the same answer is a no-op;
-// a different answer to an answered request, or an unknown id, is refused.
-func (b *broker) answer(ctx context.Context, a AnswerArgs) error {
-	switch a.Answer {
-	case AnswerOnce, AnswerAlways, AnswerDeny:
-	default:
-		return fmt.Errorf("answer %q is not once, always or deny", a.Answer)
-	}
-	if a.Answer == AnswerAlways {
-		if a.Scope == "" {
-			a.Scope = policy.ScopeSession
-		}
-		if a.Scope != policy.ScopeSession && a.Scope != policy.ScopeWorkspace {
-			return fmt.Errorf("scope %q is not session or workspace", a.Scope)
-		}
-	}
-	if a.ExpiresInSec < 0 {
-		return errors.New("expires_in_sec is negative")
-	}
-	b.mu.Lock()
-	given, done := b.answered[a.RequestID]
-	live, isLive := b.live[a.RequestID]
-	b.mu.Unlock()
-	if done {
-		if given == a.Answer {
-			return nil
-		}
-		return &RequestError{RequestID: a.RequestID, Why: "already answered " + given}
-	}
-	var view Approval
-	if isLive {
-		view = live.view
-	} else {
-		all, err := b.pending(ctx, "")
-		if err != nil {
-			return err
-		}
-		found := false
-		for _, p := range all {
-			if p.RequestID == a.RequestID {
-				view, found = p, true
-			}
-		}
-		if !found {
-			return &RequestError{RequestID: a.RequestID, Why: "no such pending request (unknown, or answered already)"}
-		}
-	}
-	if a.TrustServer != "" {
-		if err := b.trust(ctx, view, a); err != nil {
-			return err
-		}
-	}
-	if a.Answer == AnswerAlways && len(view.Reasons) > 0 && (!isLive || !live.direct) {
-		if err := b.grant(ctx, view, a); err != nil {
-			return err
-		}
-	}
-	ans := tools.Approval{Approved: a.Answer != AnswerDeny, Always: a.Answer == AnswerAlways, Note: a.Note}
-	if isLive && b.resolve(a.RequestID, ans, a.Answer, nil) {
-		return nil
-	}
-	if isLive {
-		// It stopped waiting in between (cancel, timeout): its own
-		// resolution is recorded; this answer came too late.
-		return &RequestError{RequestID: a.RequestID, Why: "the ask ended before the answer arrived"}
-	}
-	return b.answerRestored(ctx, view, a)
-}
-
-// answerRestored records the answer to an ask whose turn ended with the
-// previous process: the decision and any grant are kept, nothing runs.
-func (b *broker) answerRestored(ctx context.Context, v Approval, a AnswerArgs) error {
-	var ev store.Event
-	if a.Answer == AnswerDeny {
-		detail := "a human denied the call"
-		if a.Note != "" {
-			detail += ": " + a.Note
-		}
-		ev = store.PermissionDenied{RequestID: v.RequestID, CallID: v.CallID, Tool: v.Tool, Signature: v.Signature,
-			Reason: policy.ReasonUserDenied, Detail: detail, By: store.DeniedByUser, Trace: v.Trace}
-	} else {
-		ev = store.PermissionGranted{RequestID: v.RequestID, CallID: v.CallID, Tool: v.Tool, Signature: v.Signature,
-			Source: "human:" + a.Answer, Trace: v.Trace}
-	}
-	b.mu.Lock()
-	b.answered[v.RequestID] = a.Answer
-	b.mu.Unlock()
-	if _, err := b.s.st.Append(ctx, v.SessionID, store.AnyVersion, ev); err != nil {
-		b.mu.Lock()
-		delete(b.answered, v.RequestID)
-		b.mu.Unlock()
-		return err
-	}
-	b.s.hub.publish(Push{Type: PushApprovalResolved, RequestID: v.RequestID, SessionID: v.SessionID})
-	b.s.touch(v.SessionID)
-	return nil
-}
-
-func (b *broker) grant(ctx context.Context, v Approval, a AnswerArgs) error {
-	ss, err := b.s.st.Session(ctx, v.SessionID)
-	if err != nil {
-		return err
-	}
-	n := store.NewGrant{WorkspaceID: ss.WorkspaceID, SessionID: ss.ID, Signature: v.Signature, Scope: a.Scope,
-		Reasons: v.Reasons, RequestID: v.RequestID}
-	if a.ExpiresInSec > 0 {
-		n.ExpiresAt = b.s.cfg.Now().Add(time.Duration(a.ExpiresInSec) * time.Second)
-	}
-	_, err = b.s.st.AddGrant(ctx, n)
-	return err
-}
-
-func (b *broker) trust(ctx context.Context, v Approval, a AnswerArgs) error {
-	if v.Mcp == nil {
-		return errors.New("trust_server: this request is not an MCP tool call")
-	}
-	if a.TrustServer != "session" && a.TrustServer != "persistent" {
-		return fmt.Errorf("trust_server %q is not session or persistent", a.TrustServer)
-	}
-	if b.s.cfg.TrustMcp == nil {
-		return errors.New("trust_server: no MCP servers are configured in this process")
-	}
-	return b.s.cfg.TrustMcp(ctx, v.SessionID, v.Mcp.Server, a.TrustServer == "persistent")
-}
-
 // denyAll denies every live ask of a session (cancel).
 func (b *broker) denyAll(sessionID, detail string) {
 	b.mu.Lock()
@@ -391,67 +279,4 @@ func (b *broker) takeOverride(id string) *override {
 	o := b.over[id]
 	delete(b.over, id)
 	return o
-}
-
-// askDirect is an ask the runtime itself raises (present_plan): it records
-// the request and its answer, and returns the human's answer.
-func (b *broker) askDirect(ctx context.Context, sessionID, callID, tool, signature string, args json.RawMessage) (tools.Approval, error) {
-	id := b.s.newID()
-	req := store.PermissionRequested{RequestID: id, CallID: callID, Tool: tool, Args: args, Risk: policy.RiskLow,
-		Reasons: []policy.Reason{}, Signature: signature}
-	if _, err := b.s.st.Append(context.WithoutCancel(ctx), sessionID, store.AnyVersion, req); err != nil {
-		return tools.Approval{}, err
-	}
-	a := &ask{ch: make(chan tools.Approval, 1), direct: true, turnKey: sessionID, view: Approval{RequestID: id,
-		SessionID: sessionID, CallID: callID, Tool: tool, Args: args, Risk: policy.RiskLow, Reasons: []policy.Reason{},
-		Signature: signature, Effects: []policy.Effect{}, Trace: []policy.Step{}, CreatedAt: b.s.cfg.Now().UnixMilli(), Live: true}}
-	var ans tools.Approval
-	var err error
-	if b.s.cfg.Headless {
-		err = errors.New("no human attached")
-		if b.s.cfg.ApprovalTimeout > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, b.s.cfg.ApprovalTimeout)
-			ans, err = b.wait(ctx, a)
-			cancel()
-		}
-	} else {
-		if b.s.cfg.ApprovalTimeout > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, b.s.cfg.ApprovalTimeout)
-			defer cancel()
-		}
-		ans, err = b.wait(ctx, a)
-	}
-	var ev store.Event
-	ov := b.takeOverride(id)
-	switch {
-	case ov != nil && ov.deny != nil:
-		d := *ov.deny
-		d.RequestID, d.CallID, d.Tool, d.Signature = id, callID, tool, signature
-		ev, ans = d, tools.Approval{Note: d.Detail}
-	case err != nil:
-		ev = store.PermissionDenied{RequestID: id, CallID: callID, Tool: tool, Signature: signature,
-			Reason: policy.ReasonNoApprover, Detail: "no answer: " + err.Error(), By: store.DeniedByNoApprover}
-		ans = tools.Approval{Note: "no human answered"}
-	case ans.Approved:
-		src := "human:once"
-		if ans.Always {
-			src = "human:always"
-		}
-		ev = store.PermissionGranted{RequestID: id, CallID: callID, Tool: tool, Signature: signature, Source: src}
-	default:
-		detail := "a human denied the call"
-		if ans.Note != "" {
-			detail += ": " + ans.Note
-		}
-		ev = store.PermissionDenied{RequestID: id, CallID: callID, Tool: tool, Signature: signature,
-			Reason: policy.ReasonUserDenied, Detail: detail, By: store.DeniedByUser}
-	}
-	if _, aerr := b.s.st.Append(context.WithoutCancel(ctx), sessionID, store.AnyVersion, ev); aerr != nil {
-		return tools.Approval{}, aerr
-	}
-	b.s.hub.publish(Push{Type: PushApprovalResolved, RequestID: id, SessionID: sessionID})
-	b.s.touch(sessionID)
-	return ans, nil
 }

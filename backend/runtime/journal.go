@@ -2,12 +2,12 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools"
+	"github.com/warden-dev/warden/backend/tools/storejournal"
 )
 
 // journal records the gate's events in the store (tools.Journal). It
@@ -39,13 +39,18 @@ func (j journal) Record(ctx context.Context, sessionID string, evs ...tools.Even
 	if len(out) == 0 {
 		return nil
 	}
-	if _, err := j.s.st.Append(ctx, sessionID, store.AnyVersion, out...); err != nil {
-		return err
-	}
 	for _, ev := range evs {
 		if ev.Type == tools.EventPermissionRequested {
-			j.s.br.registered(sessionID, ev.CallID, ev.RequestID)
+			j.s.br.register(sessionID, ev)
 		}
+	}
+	if _, err := j.s.st.Append(ctx, sessionID, store.AnyVersion, out...); err != nil {
+		for _, ev := range evs {
+			if ev.Type == tools.EventPermissionRequested {
+				j.s.br.unregister(sessionID, ev)
+			}
+		}
+		return err
 	}
 	for _, id := range answered {
 		if j.s.br.wasAsked(id) {
@@ -56,76 +61,35 @@ func (j journal) Record(ctx context.Context, sessionID string, evs ...tools.Even
 	return nil
 }
 
+// convert is the shared gate→store mapping plus what only the runtime
+// knows: answers it gave on a human's behalf (cancel, re-decision) and
+// grant use counts.
 func (j journal) convert(ctx context.Context, sessionID string, ev tools.Event) (store.Event, error) {
-	var d policy.Decision
-	if ev.Decision != nil {
-		d = *ev.Decision
-	}
-	switch ev.Type {
-	case tools.EventPermissionRequested:
-		return store.PermissionRequested{RequestID: ev.RequestID, CallID: ev.CallID, Tool: ev.Tool, Args: ev.Args,
-			Risk: ev.Risk, Reasons: d.Reasons, Signature: d.Signature, Effects: ev.Effects, Trace: d.Trace}, nil
-	case tools.EventPermissionGranted:
-		src := ev.Source
+	switch se := storejournal.Event(ev).(type) {
+	case store.PermissionGranted:
 		if o := j.s.br.takeOverride(ev.RequestID); o != nil && o.source != "" {
-			src = o.source
+			se.Source = o.source
 		}
-		j.countUse(ctx, sessionID, src, d.Signature)
-		return store.PermissionGranted{RequestID: ev.RequestID, CallID: ev.CallID, Tool: ev.Tool, Signature: d.Signature,
-			Source: src, Trace: d.Trace}, nil
-	case tools.EventPermissionDenied:
-		pd := store.PermissionDenied{RequestID: ev.RequestID, CallID: ev.CallID, Tool: ev.Tool, Signature: d.Signature,
-			Reason: ev.Reason, Detail: ev.Detail, Remedy: d.Remedy, By: deniedBy(ev.Reason), Trace: d.Trace}
+		j.countUse(ctx, sessionID, se.Source, se.Signature)
+		return se, nil
+	case store.PermissionDenied:
 		if o := j.s.br.takeOverride(ev.RequestID); o != nil && o.deny != nil {
-			pd.Reason, pd.Detail, pd.Remedy, pd.By = o.deny.Reason, o.deny.Detail, o.deny.Remedy, o.deny.By
+			se.Reason, se.Detail, se.Remedy, se.By = o.deny.Reason, o.deny.Detail, o.deny.Remedy, o.deny.By
 			if o.deny.Trace != nil {
-				pd.Trace = o.deny.Trace
+				se.Trace = o.deny.Trace
 			}
 		}
-		return pd, nil
-	case tools.EventToolInvocationStarted:
-		return store.ToolInvocationStarted{CallID: ev.CallID, Tool: ev.Tool, Args: ev.Args}, nil
-	case tools.EventToolInvocationCompleted, tools.EventToolInvocationFailed:
-		var res tools.Result
-		if ev.Result != nil {
-			res = *ev.Result
-		}
-		if ev.Type == tools.EventToolInvocationFailed {
-			msg := ev.Error
-			if msg == "" {
-				msg = resultText(res)
-			}
-			return store.ToolInvocationFailed{CallID: ev.CallID, Tool: ev.Tool, Error: msg, DurationMs: ev.Duration.Milliseconds()}, nil
-		}
-		raw, _ := json.Marshal(res)
-		c := store.ToolInvocationCompleted{CallID: ev.CallID, Tool: ev.Tool, Result: raw, Output: resultText(res),
-			DurationMs: ev.Duration.Milliseconds()}
-		var ex struct {
-			ExitCode *int `json:"exit_code"`
-		}
-		if len(res.Structured) > 0 && json.Unmarshal(res.Structured, &ex) == nil {
-			c.ExitCode = ex.ExitCode
-		}
-		return c, nil
+		return se, nil
+	case nil:
+		return nil, &unknownEventError{string(ev.Type)}
+	default:
+		return se, nil
 	}
-	return nil, &unknownEventError{string(ev.Type)}
 }
 
 type unknownEventError struct{ t string }
 
 func (e *unknownEventError) Error() string { return "runtime: unknown gate event " + e.t }
-
-func deniedBy(r policy.Reason) store.DeniedBy {
-	switch r {
-	case policy.ReasonPlanningFreeze:
-		return store.DeniedByFreeze
-	case policy.ReasonNoApprover:
-		return store.DeniedByNoApprover
-	case policy.ReasonUserDenied:
-		return store.DeniedByUser
-	}
-	return store.DeniedBySandbox
-}
 
 // countUse bumps the use count of the grant that allowed a call.
 func (j journal) countUse(ctx context.Context, sessionID, source, sig string) {

@@ -186,3 +186,30 @@ func TestKillAgent(t *testing.T) {
 		t.Fatal("the parent is still busy")
 	}
 }
+
+// TestReadsOfOneTurnRunTogether: two reads in one model turn both run and
+// their results go back in the order the model asked.
+func TestReadsOfOneTurnRunTogether(t *testing.T) {
+	ctx := context.Background()
+	srv := newSSEServer(t, "c1_read2.sse", "t3_done.sse")
+	r := newRig(t, anthropicProvider(t, srv.URL), nil)
+	s := r.session(nil)
+	must(t, r.svc.Run(ctx, s.ID, "look around"))
+	st := stories(r.events(s.ID))
+	for _, id := range []string{"toolu_ra", "toolu_rb"} {
+		if st[id] == nil || st[id].completed == nil || st[id].granted.Source != "sandbox+policy" {
+			t.Fatalf("%s: %+v", id, st[id])
+		}
+	}
+	hist, err := r.svc.history(ctx, s.ID)
+	must(t, err)
+	var order []string
+	for _, m := range hist {
+		for _, res := range m.Results {
+			order = append(order, res.CallID)
+		}
+	}
+	if strings.Join(order, ",") != "toolu_ra,toolu_rb" {
+		t.Fatalf("result order %v", order)
+	}
+}

@@ -39,6 +39,9 @@ func commands() []command {
 		mcpCommand(),
 		runCommand(),
 		serveCommand(),
+		runCommand(),
+		serveCommand(),
+		toolCommand(),
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds

@@ -1,0 +1,137 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/tools"
+)
+
+// answer applies a human's answer. Repeating the same answer is a no-op;
+// a different answer to an answered request, or an unknown id, is refused.
+func (b *broker) answer(ctx context.Context, a AnswerArgs) error {
+	switch a.Answer {
+	case AnswerOnce, AnswerAlways, AnswerDeny:
+	default:
+		return fmt.Errorf("answer %q is not once, always or deny", a.Answer)
+	}
+	if a.Answer == AnswerAlways {
+		if a.Scope == "" {
+			a.Scope = policy.ScopeSession
+		}
+		if a.Scope != policy.ScopeSession && a.Scope != policy.ScopeWorkspace {
+			return fmt.Errorf("scope %q is not session or workspace", a.Scope)
+		}
+	}
+	if a.ExpiresInSec < 0 {
+		return errors.New("expires_in_sec is negative")
+	}
+	b.mu.Lock()
+	given, done := b.answered[a.RequestID]
+	live, isLive := b.live[a.RequestID]
+	b.mu.Unlock()
+	if done {
+		if given == a.Answer {
+			return nil
+		}
+		return &RequestError{RequestID: a.RequestID, Why: "already answered " + given}
+	}
+	var view Approval
+	if isLive {
+		view = live.view
+	} else {
+		all, err := b.pending(ctx, "")
+		if err != nil {
+			return err
+		}
+		found := false
+		for _, p := range all {
+			if p.RequestID == a.RequestID {
+				view, found = p, true
+			}
+		}
+		if !found {
+			return &RequestError{RequestID: a.RequestID, Why: "no such pending request (unknown, or answered already)"}
+		}
+	}
+	if a.TrustServer != "" {
+		if err := b.trust(ctx, view, a); err != nil {
+			return err
+		}
+	}
+	if a.Answer == AnswerAlways && len(view.Reasons) > 0 && (!isLive || !live.direct) {
+		if err := b.grant(ctx, view, a); err != nil {
+			return err
+		}
+	}
+	ans := tools.Approval{Approved: a.Answer != AnswerDeny, Always: a.Answer == AnswerAlways, Note: a.Note}
+	if isLive && b.resolve(a.RequestID, ans, a.Answer, nil) {
+		return nil
+	}
+	if isLive {
+		// It stopped waiting in between (cancel, timeout): its own
+		// resolution is recorded; this answer came too late.
+		return &RequestError{RequestID: a.RequestID, Why: "the ask ended before the answer arrived"}
+	}
+	return b.answerRestored(ctx, view, a)
+}
+
+// answerRestored records the answer to an ask whose turn ended with the
+// previous process: the decision and any grant are kept, nothing runs.
+func (b *broker) answerRestored(ctx context.Context, v Approval, a AnswerArgs) error {
+	var ev store.Event
+	if a.Answer == AnswerDeny {
+		detail := "a human denied the call"
+		if a.Note != "" {
+			detail += ": " + a.Note
+		}
+		ev = store.PermissionDenied{RequestID: v.RequestID, CallID: v.CallID, Tool: v.Tool, Signature: v.Signature,
+			Reason: policy.ReasonUserDenied, Detail: detail, By: store.DeniedByUser, Trace: v.Trace}
+	} else {
+		ev = store.PermissionGranted{RequestID: v.RequestID, CallID: v.CallID, Tool: v.Tool, Signature: v.Signature,
+			Source: "human:" + a.Answer, Trace: v.Trace}
+	}
+	b.mu.Lock()
+	b.answered[v.RequestID] = a.Answer
+	b.mu.Unlock()
+	if _, err := b.s.st.Append(ctx, v.SessionID, store.AnyVersion, ev); err != nil {
+		b.mu.Lock()
+		delete(b.answered, v.RequestID)
+		b.mu.Unlock()
+		return err
+	}
+	b.s.hub.publish(Push{Type: PushApprovalResolved, RequestID: v.RequestID, SessionID: v.SessionID})
+	b.s.touch(v.SessionID)
+	return nil
+}
+
+func (b *broker) grant(ctx context.Context, v Approval, a AnswerArgs) error {
+	ss, err := b.s.st.Session(ctx, v.SessionID)
+	if err != nil {
+		return err
+	}
+	n := store.NewGrant{WorkspaceID: ss.WorkspaceID, SessionID: ss.ID, Signature: v.Signature, Scope: a.Scope,
+		Reasons: v.Reasons, RequestID: v.RequestID}
+	if a.ExpiresInSec > 0 {
+		n.ExpiresAt = b.s.cfg.Now().Add(time.Duration(a.ExpiresInSec) * time.Second)
+	}
+	_, err = b.s.st.AddGrant(ctx, n)
+	return err
+}
+
+func (b *broker) trust(ctx context.Context, v Approval, a AnswerArgs) error {
+	if v.Mcp == nil {
+		return errors.New("trust_server: this request is not an MCP tool call")
+	}
+	if a.TrustServer != "session" && a.TrustServer != "persistent" {
+		return fmt.Errorf("trust_server %q is not session or persistent", a.TrustServer)
+	}
+	if b.s.cfg.TrustMcp == nil {
+		return errors.New("trust_server: no MCP servers are configured in this process")
+	}
+	return b.s.cfg.TrustMcp(ctx, v.SessionID, v.Mcp.Server, a.TrustServer == "persistent")
+}
