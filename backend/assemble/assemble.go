@@ -53,6 +53,16 @@ type Options struct {
 	Version        string
 }
 
+// ModelError says the model could not be set up (a bad spec, a missing
+// script file, no API key); front ends treat it as a usage error.
+type ModelError struct {
+	Spec string
+	Err  error
+}
+
+func (e *ModelError) Error() string { return e.Err.Error() }
+func (e *ModelError) Unwrap() error { return e.Err }
+
 // Graph is a running service with everything it runs on.
 type Graph struct {
 	Config   config.Config
@@ -122,7 +132,7 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	}
 	prov, demo, err := Provider(spec, baseURL, g.Config.APIKey)
 	if err != nil {
-		return nil, err
+		return nil, &ModelError{Spec: spec, Err: err}
 	}
 	cfg := runtime.Config{
 		Store: g.Store, Engine: g.Engine, Tools: reg, Provider: prov, Demo: demo,

@@ -7,21 +7,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/warden-dev/warden/backend/assemble"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
-	"github.com/warden-dev/warden/backend/runtime/model"
-	"github.com/warden-dev/warden/backend/runtime/model/anthropic"
-	"github.com/warden-dev/warden/backend/runtime/model/openai"
-	"github.com/warden-dev/warden/backend/runtime/model/script"
 	"github.com/warden-dev/warden/backend/store"
-	"github.com/warden-dev/warden/backend/tools"
-	"github.com/warden-dev/warden/backend/tools/sandbox"
 )
 
 func runCommand() command {
@@ -40,8 +33,8 @@ func runMain(ctx context.Context, args []string, io stdio) int {
 	var f runFlags
 	fs.StringVar(&f.model, "model", "", "PROVIDER:MODEL (anthropic, openai), script:FILE, or demo")
 	fs.StringVar(&f.baseURL, "base-url", "", "base URL of the model API (an OpenAI-compatible server: Ollama, vLLM, ...)")
-	fs.StringVar(&f.approval, "approval", "on-request", "approval policy: never, on-request, always")
-	fs.StringVar(&f.sandbox, "sandbox", "workspace-write", "sandbox: read-only, workspace-write, danger-full-access")
+	fs.StringVar(&f.approval, "approval", "", "approval policy: never, on-request, always (default: config.toml, else on-request)")
+	fs.StringVar(&f.sandbox, "sandbox", "", "sandbox: read-only, workspace-write, danger-full-access (default: config.toml, else workspace-write)")
 	fs.BoolVar(&f.network, "network", false, "let the workspace-write sandbox use the network")
 	fs.StringVar(&f.workspace, "workspace", ".", "the workspace directory")
 	fs.DurationVar(&f.timeout, "approval-timeout", 0, "how long an ask waits before it becomes a denial (no human is attached)")
@@ -63,45 +56,43 @@ func runMain(ctx context.Context, args []string, io stdio) int {
 		fs.Usage()
 		return 2
 	}
-	approval, err := policy.ParseApprovalPolicy(f.approval)
+	axes, err := parseAxes(f.approval, f.sandbox, f.network)
 	if err != nil {
 		fmt.Fprintln(io.err, "warden run:", err)
 		return 2
 	}
-	kind, err := policy.ParseSandboxKind(f.sandbox)
+	ws, err := runtime.ResolveWorkspace(f.workspace)
 	if err != nil {
 		fmt.Fprintln(io.err, "warden run:", err)
 		return 2
 	}
-	var prov model.Provider
-	if f.model != "" {
-		if prov, _, err = buildProvider(f.model, f.baseURL); err != nil {
-			fmt.Fprintln(io.err, "warden run:", err)
+	timeout := f.timeout
+	g, err := assemble.Open(ctx, assemble.Options{DBPath: f.db, Workspace: ws, Model: f.model, BaseURL: f.baseURL,
+		Approval: axes.approval, Sandbox: axes.sandbox, Headless: true, ApprovalTimeout: &timeout, Version: version})
+	if err != nil {
+		fmt.Fprintln(io.err, "warden run:", err)
+		var me *assemble.ModelError
+		if errors.As(err, &me) {
 			return 2
 		}
-	} else if !strings.HasPrefix(prompt, "!") && prompt != "/plan" {
-		fmt.Fprintln(io.err, "warden run: a prompt needs --model PROVIDER:MODEL (or script:FILE); only !command runs without one")
-		return 2
-	}
-	sb := policy.SandboxPolicy{Kind: kind, NetworkAccess: f.network}
-	env, err := openEnv(ctx, f.db, runtime.Config{Provider: prov, Approval: approval, Sandbox: sb, Headless: true,
-		ApprovalTimeout: f.timeout})
-	if err != nil {
-		fmt.Fprintln(io.err, "warden run:", err)
 		return 1
 	}
-	defer env.close()
-	sess, err := env.svc.CreateSession(ctx, runtime.CreateSessionArgs{Workspace: f.workspace, Title: firstWords(prompt)})
+	defer g.Close()
+	if f.model == "" && g.Config.Model == "" && !strings.HasPrefix(prompt, "!") && prompt != "/plan" {
+		fmt.Fprintln(io.err, "warden run: a prompt needs --model PROVIDER:MODEL (or script:FILE, or [model] spec in config.toml); only !command runs without one")
+		return 2
+	}
+	sess, err := g.Service.CreateSession(ctx, runtime.CreateSessionArgs{Workspace: f.workspace, Title: firstWords(prompt)})
 	if err != nil {
 		fmt.Fprintln(io.err, "warden run:", err)
 		return 1
 	}
 	pctx, stop := context.WithCancel(ctx)
 	pr := &printer{out: io.out, json: f.json, session: sess.ID}
-	done := pr.start(env.svc.Subscribe(pctx))
-	runErr := env.svc.Run(ctx, sess.ID, prompt)
+	done := pr.start(g.Service.Subscribe(pctx))
+	runErr := g.Service.Run(ctx, sess.ID, prompt)
 	// Print everything the turn stored before leaving.
-	if last, err := env.svc.SessionEvents(context.WithoutCancel(ctx), sess.ID, 0, 0); err == nil && len(last) > 0 {
+	if last, err := g.Service.SessionEvents(context.WithoutCancel(ctx), sess.ID, 0, 0); err == nil && len(last) > 0 {
 		pr.waitFor(last[len(last)-1].Seq, 5*time.Second)
 	}
 	stop()
@@ -120,106 +111,34 @@ func firstWords(s string) string {
 	return s
 }
 
-// buildProvider turns a --model spec into a provider; demo reports whether
-// it is the built-in demo.
-func buildProvider(spec, baseURL string) (model.Provider, bool, error) {
-	sp, err := model.ParseModelSpec(spec)
-	if err != nil {
-		return nil, false, err
-	}
-	switch sp.Provider {
-	case model.KindAnthropic:
-		p, err := anthropic.New(anthropic.Config{Model: sp.Model, BaseURL: baseURL})
-		return p, false, err
-	case model.KindOpenAI:
-		p, err := openai.New(openai.Config{Model: sp.Model, BaseURL: baseURL})
-		return p, false, err
-	case model.KindScript:
-		p, err := script.Open(sp.Model, script.Options{})
-		return p, false, err
-	case model.KindDemo:
-		p, err := script.NewDemo(script.Options{})
-		return p, true, err
-	}
-	return nil, false, fmt.Errorf("unknown provider %q", sp.Provider)
+// axes are the session-default overrides given as flags; nil keeps the
+// config file's.
+type axes struct {
+	approval *policy.ApprovalPolicy
+	sandbox  *policy.SandboxPolicy
 }
 
-// env is a service with everything it runs on.
-type env struct {
-	st   *store.Store
-	cage *sandbox.Cage
-	mons *tools.Monitors
-	svc  *runtime.Service
-}
-
-func (e *env) close() {
-	_ = e.svc.Close()
-	e.mons.Close()
-	_ = e.cage.Close()
-	_ = e.st.Close()
-}
-
-// openEnv opens the store, the engine (with the data folder protected), the
-// cage and the built-in tools, and starts a service on them with cfg.
-func openEnv(ctx context.Context, dbPath string, cfg runtime.Config) (*env, error) {
-	explicit := dbPath != ""
-	if dbPath == "" {
-		p, err := store.DefaultPath()
+func parseAxes(approval, sandbox string, network bool) (axes, error) {
+	var out axes
+	if approval != "" {
+		a, err := policy.ParseApprovalPolicy(approval)
 		if err != nil {
-			return nil, err
+			return out, err
 		}
-		dbPath = p
+		out.approval = &a
 	}
-	dbPath, err := filepath.Abs(dbPath)
-	if err != nil {
-		return nil, err
+	if sandbox != "" || network {
+		kind := policy.WorkspaceWrite
+		if sandbox != "" {
+			k, err := policy.ParseSandboxKind(sandbox)
+			if err != nil {
+				return out, err
+			}
+			kind = k
+		}
+		out.sandbox = &policy.SandboxPolicy{Kind: kind, NetworkAccess: network}
 	}
-	if err := os.MkdirAll(filepath.Dir(dbPath), 0o700); err != nil {
-		return nil, fmt.Errorf("data folder: %w", err)
-	}
-	st, err := store.Open(ctx, dbPath)
-	if err != nil {
-		return nil, err
-	}
-	eng := policy.New(policy.Config{ProtectedPaths: protectedData(dbPath, explicit)})
-	cage := sandbox.New(sandbox.Config{Protected: eng.ExtraProtected()})
-	status := cage.Detect(ctx)
-	mons := tools.NewMonitors(cage)
-	reg, err := tools.Builtins(cage, mons, "")
-	if err != nil {
-		_ = st.Close()
-		return nil, err
-	}
-	cfg.Store, cfg.Engine, cfg.Tools = st, eng, reg
-	cfg.Caged, cfg.CageReason, cfg.Version = cage.Caged, status.Reason, version
-	cfg.OnSessionClose = append(cfg.OnSessionClose, func(id string) { mons.StopSession(id) })
-	cfg.KillMonitor = func(sessionID, id string) error {
-		_, err := mons.Stop(sessionID, id)
-		return err
-	}
-	svc, err := runtime.New(ctx, cfg)
-	if err != nil {
-		mons.Close()
-		_ = cage.Close()
-		_ = st.Close()
-		return nil, err
-	}
-	return &env{st: st, cage: cage, mons: mons, svc: svc}, nil
-}
-
-// protectedData is what no tool may write: Warden's data folder, or with
-// an explicit --db only the database files, so a database kept next to (or
-// inside) a workspace does not freeze the whole workspace.
-func protectedData(dbPath string, explicit bool) []string {
-	dir := filepath.Dir(dbPath)
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	if !explicit {
-		return []string{dir}
-	}
-	base := filepath.Join(dir, filepath.Base(dbPath))
-	return []string{base, base + "-wal", base + "-shm", base + "-journal"}
+	return out, nil
 }
 
 // printer writes a session's pushes as text or JSON lines.

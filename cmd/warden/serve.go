@@ -9,8 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/warden-dev/warden/backend/policy"
-	"github.com/warden-dev/warden/backend/runtime"
+	"github.com/warden-dev/warden/backend/assemble"
 	"github.com/warden-dev/warden/backend/server"
 )
 
@@ -27,8 +26,9 @@ func serveMain(ctx context.Context, args []string, io stdio) int {
 	static := fset.String("static", "frontend/dist", "the built frontend folder")
 	modelSpec := fset.String("model", "", "PROVIDER:MODEL, script:FILE or demo (default: the built-in demo)")
 	baseURL := fset.String("base-url", "", "base URL of the model API")
-	approval := fset.String("approval", "on-request", "default approval policy of new sessions")
-	sandboxKind := fset.String("sandbox", "workspace-write", "default sandbox of new sessions")
+	approval := fset.String("approval", "", "default approval policy of new sessions (default: config.toml, else on-request)")
+	sandboxKind := fset.String("sandbox", "", "default sandbox of new sessions (default: config.toml, else workspace-write)")
+	network := fset.Bool("network", false, "new sessions' workspace-write sandbox may use the network")
 	if err := fset.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -39,21 +39,7 @@ func serveMain(ctx context.Context, args []string, io stdio) int {
 		fmt.Fprintf(io.err, "warden serve: unexpected argument %q\n", fset.Arg(0))
 		return 2
 	}
-	ap, err := policy.ParseApprovalPolicy(*approval)
-	if err != nil {
-		fmt.Fprintln(io.err, "warden serve:", err)
-		return 2
-	}
-	sk, err := policy.ParseSandboxKind(*sandboxKind)
-	if err != nil {
-		fmt.Fprintln(io.err, "warden serve:", err)
-		return 2
-	}
-	spec := *modelSpec
-	if spec == "" {
-		spec = "demo"
-	}
-	prov, demo, err := buildProvider(spec, *baseURL)
+	ax, err := parseAxes(*approval, *sandboxKind, *network)
 	if err != nil {
 		fmt.Fprintln(io.err, "warden serve:", err)
 		return 2
@@ -64,19 +50,23 @@ func serveMain(ctx context.Context, args []string, io stdio) int {
 		return 2
 	}
 	defer ln.Close()
-	e, err := openEnv(ctx, *db, runtime.Config{Provider: prov, Demo: demo, Approval: ap,
-		Sandbox: policy.SandboxPolicy{Kind: sk}})
+	g, err := assemble.Open(ctx, assemble.Options{DBPath: *db, Model: *modelSpec, BaseURL: *baseURL,
+		Approval: ax.approval, Sandbox: ax.sandbox, Version: version})
 	if err != nil {
 		fmt.Fprintln(io.err, "warden serve:", err)
+		var me *assemble.ModelError
+		if errors.As(err, &me) {
+			return 2
+		}
 		return 1
 	}
-	defer e.close()
+	defer g.Close()
 	token, err := server.NewToken()
 	if err != nil {
 		fmt.Fprintln(io.err, "warden serve:", err)
 		return 1
 	}
-	opts := server.Options{Service: e.svc, Token: token}
+	opts := server.Options{Service: g.Service, Token: token}
 	if st, hint := staticDir(*static); st != nil {
 		opts.Static = st
 	} else {
@@ -91,7 +81,7 @@ func serveMain(ctx context.Context, args []string, io stdio) int {
 		fmt.Fprintln(io.err, "warden serve:", err)
 		return 1
 	}
-	if demo {
+	if info, err := g.Service.Info(ctx); err == nil && info.Demo {
 		fmt.Fprintln(io.err, "warden serve: no model configured: running the built-in DEMO script (use --model PROVIDER:MODEL)")
 	}
 	fmt.Fprintln(io.out, srv.URL(ln))
