@@ -1,17 +1,63 @@
 export namespace app {
 	
-	export class AppInfo {
-	    name: string;
-	    version: string;
+	export class AuditLogArgs {
+	    session_id: string;
+	    kinds: string[];
+	    limit: number;
+	    before_seq: number;
 	
 	    static createFrom(source: any = {}) {
-	        return new AppInfo(source);
+	        return new AuditLogArgs(source);
 	    }
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.name = source["name"];
-	        this.version = source["version"];
+	        this.session_id = source["session_id"];
+	        this.kinds = source["kinds"];
+	        this.limit = source["limit"];
+	        this.before_seq = source["before_seq"];
+	    }
+	}
+	export class ExportAuditArgs {
+	    session_id: string;
+	    format: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ExportAuditArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.format = source["format"];
+	    }
+	}
+	export class KillAgentArgs {
+	    session_id: string;
+	    agent_id: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new KillAgentArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.agent_id = source["agent_id"];
+	    }
+	}
+	export class RenameSessionArgs {
+	    session_id: string;
+	    title: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RenameSessionArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.title = source["title"];
 	    }
 	}
 	export class SandboxStatus {
@@ -31,6 +77,470 @@ export namespace app {
 	        this.version = source["version"];
 	        this.detail = source["detail"];
 	    }
+	}
+	export class SendMessageArgs {
+	    session_id: string;
+	    text: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SendMessageArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.text = source["text"];
+	    }
+	}
+	export class SessionArgs {
+	    session_id: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SessionArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	    }
+	}
+	export class SessionEventsArgs {
+	    session_id: string;
+	    after_seq: number;
+	    limit: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new SessionEventsArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.after_seq = source["after_seq"];
+	        this.limit = source["limit"];
+	    }
+	}
+	export class SetApprovalArgs {
+	    session_id: string;
+	    approval: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new SetApprovalArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.approval = source["approval"];
+	    }
+	}
+	export class SetPlanningArgs {
+	    session_id: string;
+	    planning: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new SetPlanningArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.planning = source["planning"];
+	    }
+	}
+	export class SetSandboxArgs {
+	    session_id: string;
+	    sandbox: runtime.Sandbox;
+	
+	    static createFrom(source: any = {}) {
+	        return new SetSandboxArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.sandbox = this.convertValues(source["sandbox"], runtime.Sandbox);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace policy {
+	
+	export class Effect {
+	    kind: string;
+	    paths?: string[];
+	    why?: string;
+	    hosts?: string[];
+	    command?: string;
+	    cwd?: string;
+	    action?: string;
+	    origin?: string;
+	    server?: string;
+	    tool?: string;
+	    read_only_hint?: boolean;
+	    trusted?: boolean;
+	    mutates?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Effect(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.paths = source["paths"];
+	        this.why = source["why"];
+	        this.hosts = source["hosts"];
+	        this.command = source["command"];
+	        this.cwd = source["cwd"];
+	        this.action = source["action"];
+	        this.origin = source["origin"];
+	        this.server = source["server"];
+	        this.tool = source["tool"];
+	        this.read_only_hint = source["read_only_hint"];
+	        this.trusted = source["trusted"];
+	        this.mutates = source["mutates"];
+	    }
+	}
+	export class Step {
+	    step: string;
+	    saw: string;
+	    concluded: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Step(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.step = source["step"];
+	        this.saw = source["saw"];
+	        this.concluded = source["concluded"];
+	    }
+	}
+
+}
+
+export namespace runtime {
+	
+	export class AnswerArgs {
+	    request_id: string;
+	    answer: string;
+	    scope?: string;
+	    expires_in_sec?: number;
+	    note?: string;
+	    trust_server?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new AnswerArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.request_id = source["request_id"];
+	        this.answer = source["answer"];
+	        this.scope = source["scope"];
+	        this.expires_in_sec = source["expires_in_sec"];
+	        this.note = source["note"];
+	        this.trust_server = source["trust_server"];
+	    }
+	}
+	export class McpInfo {
+	    server: string;
+	    description_diff?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new McpInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.server = source["server"];
+	        this.description_diff = source["description_diff"];
+	    }
+	}
+	export class Approval {
+	    request_id: string;
+	    session_id: string;
+	    call_id: string;
+	    tool: string;
+	    args: number[];
+	    risk: string;
+	    reasons: string[];
+	    signature: string;
+	    effects: policy.Effect[];
+	    trace: policy.Step[];
+	    preview?: string;
+	    mcp?: McpInfo;
+	    created_at: number;
+	    live: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Approval(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.request_id = source["request_id"];
+	        this.session_id = source["session_id"];
+	        this.call_id = source["call_id"];
+	        this.tool = source["tool"];
+	        this.args = source["args"];
+	        this.risk = source["risk"];
+	        this.reasons = source["reasons"];
+	        this.signature = source["signature"];
+	        this.effects = this.convertValues(source["effects"], policy.Effect);
+	        this.trace = this.convertValues(source["trace"], policy.Step);
+	        this.preview = source["preview"];
+	        this.mcp = this.convertValues(source["mcp"], McpInfo);
+	        this.created_at = source["created_at"];
+	        this.live = source["live"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Sandbox {
+	    kind: number;
+	    network_access: boolean;
+	    writable_roots: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Sandbox(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.network_access = source["network_access"];
+	        this.writable_roots = source["writable_roots"];
+	    }
+	}
+	export class CreateSessionArgs {
+	    workspace: string;
+	    title?: string;
+	    approval?: number;
+	    sandbox?: Sandbox;
+	
+	    static createFrom(source: any = {}) {
+	        return new CreateSessionArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.workspace = source["workspace"];
+	        this.title = source["title"];
+	        this.approval = source["approval"];
+	        this.sandbox = this.convertValues(source["sandbox"], Sandbox);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Event {
+	    seq: number;
+	    session_id: string;
+	    version: number;
+	    kind: string;
+	    at: number;
+	    data: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Event(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.seq = source["seq"];
+	        this.session_id = source["session_id"];
+	        this.version = source["version"];
+	        this.kind = source["kind"];
+	        this.at = source["at"];
+	        this.data = source["data"];
+	    }
+	}
+	export class Export {
+	    filename: string;
+	    content: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Export(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.filename = source["filename"];
+	        this.content = source["content"];
+	    }
+	}
+	export class GrantView {
+	    id: string;
+	    kind: string;
+	    signature: string;
+	    scope: string;
+	    reasons: string[];
+	    created_at: number;
+	    expires_at?: number;
+	    uses: number;
+	    server?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new GrantView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.kind = source["kind"];
+	        this.signature = source["signature"];
+	        this.scope = source["scope"];
+	        this.reasons = source["reasons"];
+	        this.created_at = source["created_at"];
+	        this.expires_at = source["expires_at"];
+	        this.uses = source["uses"];
+	        this.server = source["server"];
+	    }
+	}
+	export class Info {
+	    name: string;
+	    version: string;
+	    demo: boolean;
+	    model: string;
+	    caged: boolean;
+	    cage_reason: string;
+	    data_path: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Info(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.version = source["version"];
+	        this.demo = source["demo"];
+	        this.model = source["model"];
+	        this.caged = source["caged"];
+	        this.cage_reason = source["cage_reason"];
+	        this.data_path = source["data_path"];
+	    }
+	}
+	
+	export class RevokeGrantArgs {
+	    id: string;
+	    kind: string;
+	    session_id?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RevokeGrantArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.kind = source["kind"];
+	        this.session_id = source["session_id"];
+	    }
+	}
+	
+	export class Session {
+	    id: string;
+	    parent_id?: string;
+	    workspace: string;
+	    title: string;
+	    approval: number;
+	    sandbox: Sandbox;
+	    planning: boolean;
+	    created_at: number;
+	    updated_at: number;
+	    busy: boolean;
+	    pending: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Session(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.parent_id = source["parent_id"];
+	        this.workspace = source["workspace"];
+	        this.title = source["title"];
+	        this.approval = source["approval"];
+	        this.sandbox = this.convertValues(source["sandbox"], Sandbox);
+	        this.planning = source["planning"];
+	        this.created_at = source["created_at"];
+	        this.updated_at = source["updated_at"];
+	        this.busy = source["busy"];
+	        this.pending = source["pending"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }
