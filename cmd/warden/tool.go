@@ -16,6 +16,8 @@ import (
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools"
+	"github.com/warden-dev/warden/backend/tools/mcp"
+	"github.com/warden-dev/warden/backend/tools/mcp/mcpstore"
 	"github.com/warden-dev/warden/backend/tools/sandbox"
 	"github.com/warden-dev/warden/backend/tools/storejournal"
 )
@@ -144,19 +146,33 @@ func callTool(ctx context.Context, name string, f toolFlags) (toolOutput, int, e
 	if err != nil {
 		return out, 1, err
 	}
-	tool, ok := reg.Get(name)
-	if !ok {
-		var names []string
-		for _, t := range reg.List() {
-			names = append(names, t.Name())
-		}
-		return out, 2, fmt.Errorf("unknown tool %q (known: %s)", name, strings.Join(names, ", "))
-	}
 	st, err := store.Open(ctx, dbPath(f.db))
 	if err != nil {
 		return out, 1, err
 	}
 	defer st.Close()
+	tool, ok := reg.Get(name)
+	if !ok && strings.HasPrefix(name, "mcp-tool:") {
+		m, err := openToolMCP(ctx, st, s.Workspace)
+		if err != nil {
+			return out, 1, err
+		}
+		defer m.Close()
+		// Listing starts the servers that may start (user-config servers,
+		// and workspace servers whose launch config is trusted).
+		m.Tools(ctx)
+		var adapter *mcp.ToolAdapter
+		if adapter, ok = m.Lookup(name); ok {
+			tool = adapter
+		}
+	}
+	if !ok {
+		var names []string
+		for _, t := range reg.List() {
+			names = append(names, t.Name())
+		}
+		return out, 2, fmt.Errorf("unknown tool %q (known: %s, and mcp-tool:<server>/<tool> of a started MCP server: see warden mcp list)", name, strings.Join(names, ", "))
+	}
 	sess, err := st.CreateSession(ctx, store.NewSession{Workspace: s.Workspace, Title: "warden tool " + name,
 		Approval: s.Approval, Sandbox: s.Sandbox, Planning: s.Planning})
 	if err != nil {
@@ -183,6 +199,21 @@ func callTool(ctx context.Context, name string, f toolFlags) (toolOutput, int, e
 		return out, 1, err
 	}
 	return toolOutput{SessionID: sess.ID, CallID: res.CallID, Decision: res.Decision, Result: res.Result}, 0, nil
+}
+
+// openToolMCP opens the MCP servers of the user config and the workspace,
+// with the workspace's persistent trust.
+func openToolMCP(ctx context.Context, st *store.Store, workspace string) (*mcp.Manager, error) {
+	userPath, err := mcp.UserConfigPath()
+	if err != nil {
+		return nil, err
+	}
+	ws, err := st.EnsureWorkspace(ctx, workspace)
+	if err != nil {
+		return nil, err
+	}
+	return mcp.NewManager(mcp.Options{Config: mcp.LoadConfig(userPath, workspace),
+		Persistent: mcpstore.New(st, ws.ID, ""), ClientVersion: version})
 }
 
 func (f *toolFlags) session() (policy.Session, error) {
