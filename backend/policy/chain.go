@@ -211,6 +211,11 @@ func (ev *evaluation) grants(sig string) (string, bool) {
 		for _, r := range g.Reasons {
 			m |= reasonBit(r)
 		}
+		// A protected path is approved one write at a time
+		// (permission-model.md: "a human may approve that one write"): the
+		// signature of fs.write or patch.apply is the bare tool name, so a
+		// standing grant would cover every later protected file.
+		m &^= reasonBit(ReasonProtectedPath)
 		if m&ev.reasons == 0 {
 			notes = append(notes, "grant "+g.ID+" covers other reasons")
 			continue

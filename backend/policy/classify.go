@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -31,6 +32,16 @@ func (c Class) String() string {
 
 // MarshalText gives the stable kebab-case form.
 func (c Class) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+
+// UnmarshalText accepts what ParseClass accepts.
+func (c *Class) UnmarshalText(b []byte) error {
+	v, err := ParseClass(string(b))
+	if err != nil {
+		return err
+	}
+	*c = v
+	return nil
+}
 
 // ParseClass reads a class in its kebab-case form.
 func ParseClass(s string) (Class, error) {
@@ -84,14 +95,38 @@ func ClassifyShell(command, cwd string) Classification {
 		w.res.Signature = "shell=" + strings.TrimSpace(command)
 		return w.finish()
 	}
+	// Print before walking: the walk splits brace expressions in place.
+	norm := normalise(f, command)
 	w.stmts(f.Stmts, sc)
 	res := w.finish()
-	res.Signature = w.signature(f, command, res.Class)
+	res.Signature = w.signature(f, norm, res.Class)
 	return res
 }
 
+// Parsers and printers are costly to build (buffers of several KB) and
+// reusable but not concurrent-safe; the pools hold no state between calls.
+var (
+	parserPools = map[syntax.LangVariant]*sync.Pool{}
+	printerPool = sync.Pool{New: func() any {
+		return syntax.NewPrinter(syntax.SingleLine(true), syntax.SpaceRedirects(true))
+	}}
+)
+
+func init() {
+	for _, lang := range []syntax.LangVariant{syntax.LangBash, syntax.LangPOSIX, syntax.LangMirBSDKorn, syntax.LangZsh} {
+		parserPools[lang] = &sync.Pool{New: func() any {
+			return syntax.NewParser(syntax.Variant(lang), syntax.KeepComments(false))
+		}}
+	}
+}
+
 func parseScript(src string, lang syntax.LangVariant) (*syntax.File, error) {
-	p := syntax.NewParser(syntax.Variant(lang), syntax.KeepComments(false))
+	pool := parserPools[lang]
+	if pool == nil {
+		pool = parserPools[syntax.LangBash]
+	}
+	p := pool.Get().(*syntax.Parser)
+	defer pool.Put(p)
 	return p.Parse(strings.NewReader(src), "")
 }
 
@@ -206,228 +241,4 @@ func dedupeKeep(s []string) []string {
 		}
 	}
 	return out
-}
-
-func (w *walker) stmts(list []*syntax.Stmt, sc *scope) {
-	for _, st := range list {
-		w.stmt(st, sc)
-	}
-}
-
-func (w *walker) stmt(st *syntax.Stmt, sc *scope) {
-	if st.Negated || st.Background || st.Coprocess || st.Disown {
-		w.flagged = true
-	}
-	for _, r := range st.Redirs {
-		w.redirect(r, sc)
-	}
-	if st.Cmd != nil {
-		w.command(st.Cmd, sc)
-	}
-}
-
-func (w *walker) command(c syntax.Command, sc *scope) {
-	switch x := c.(type) {
-	case *syntax.CallExpr:
-		w.call(x, sc)
-	case *syntax.BinaryCmd:
-		w.flagged = true
-		if x.Op == syntax.Pipe || x.Op == syntax.PipeAll {
-			// Each side of a pipe runs in its own subshell.
-			w.stmt(x.X, sc.copy())
-			w.stmt(x.Y, sc.copy())
-			return
-		}
-		w.stmt(x.X, sc)
-		w.stmt(x.Y, sc)
-	case *syntax.Block:
-		w.flagged = true
-		w.stmts(x.Stmts, sc)
-	case *syntax.Subshell:
-		w.flagged = true
-		w.stmts(x.Stmts, sc.copy())
-	case *syntax.IfClause:
-		w.flagged = true
-		for cl := x; cl != nil; cl = cl.Else {
-			w.stmts(cl.Cond, sc)
-			w.stmts(cl.Then, sc)
-		}
-	case *syntax.WhileClause:
-		w.flagged = true
-		w.stmts(x.Cond, sc)
-		w.stmts(x.Do, sc)
-	case *syntax.ForClause:
-		w.flagged = true
-		switch l := x.Loop.(type) {
-		case *syntax.WordIter:
-			w.assignName(l.Name.Value)
-			for _, it := range l.Items {
-				w.scan(it, sc)
-			}
-		case *syntax.CStyleLoop:
-			w.unknown("arithmetic loops evaluate variable contents as code")
-			w.scan(l, sc)
-		}
-		w.stmts(x.Do, sc)
-	case *syntax.CaseClause:
-		w.flagged = true
-		w.scan(x.Word, sc)
-		for _, it := range x.Items {
-			for _, p := range it.Patterns {
-				w.scan(p, sc)
-			}
-			w.stmts(it.Stmts, sc)
-		}
-	case *syntax.FuncDecl:
-		w.flagged = true
-		w.stmt(x.Body, sc.copy())
-	case *syntax.TimeClause:
-		w.flagged = true
-		if x.Stmt != nil {
-			w.stmt(x.Stmt, sc)
-		}
-	case *syntax.CoprocClause:
-		w.flagged = true
-		w.stmt(x.Stmt, sc.copy())
-	case *syntax.TestClause:
-		w.flagged = true
-		w.test(x.X, sc)
-	case *syntax.ArithmCmd:
-		w.flagged = true
-		if arithHasVars(x.X) {
-			w.unknown("arithmetic evaluates variable contents as code")
-		}
-		w.scan(x, sc)
-	case *syntax.LetClause:
-		w.flagged = true
-		w.unknown("let evaluates variable contents as code")
-		w.scan(x, sc)
-	case *syntax.DeclClause:
-		w.flagged = true
-		w.decl(x, sc)
-	default:
-		w.flagged = true
-		w.unknown(fmt.Sprintf("unsupported shell construct %T", c))
-	}
-}
-
-// test checks a [[ ]] expression: arithmetic comparisons evaluate their
-// operands as arithmetic, which runs $(...) hidden in a variable's value.
-func (w *walker) test(x syntax.TestExpr, sc *scope) {
-	switch t := x.(type) {
-	case *syntax.BinaryTest:
-		switch t.Op {
-		case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
-			if !wordIsNumber(t.X) || !wordIsNumber(t.Y) {
-				w.unknown("[[ arithmetic comparison evaluates variable contents as code")
-			}
-		}
-		w.test(t.X, sc)
-		w.test(t.Y, sc)
-	case *syntax.UnaryTest:
-		w.test(t.X, sc)
-	case *syntax.ParenTest:
-		w.test(t.X, sc)
-	case *syntax.Word:
-		w.scan(t, sc)
-	}
-}
-
-func wordIsNumber(x syntax.TestExpr) bool {
-	wd, ok := x.(*syntax.Word)
-	if !ok {
-		return false
-	}
-	v, static, _ := wordValue(wd)
-	if !static || v == "" {
-		return false
-	}
-	for i, c := range v {
-		if !(c >= '0' && c <= '9' || i == 0 && c == '-') {
-			return false
-		}
-	}
-	return true
-}
-
-func (w *walker) decl(d *syntax.DeclClause, sc *scope) {
-	for _, a := range d.Args {
-		if a.Name != nil {
-			w.assignName(a.Name.Value)
-		} else if a.Value != nil {
-			if v, static, _ := wordValue(a.Value); !static || !strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "+") {
-				w.unknown(d.Variant.Value + ": the variable name is computed at run time")
-			}
-		}
-		w.scanAssign(a, sc)
-	}
-}
-
-func (w *walker) scanAssign(a *syntax.Assign, sc *scope) {
-	if a.Value != nil {
-		w.scan(a.Value, sc)
-	}
-	if a.Array != nil {
-		w.scan(a.Array, sc)
-	}
-	if a.Index != nil {
-		w.unknown("array subscripts evaluate variable contents as code")
-		w.scan(a.Index, sc)
-	}
-}
-
-// scan classifies every substitution inside a node and refuses the
-// expansions that execute code hidden in data.
-func (w *walker) scan(n syntax.Node, sc *scope) {
-	syntax.Walk(n, func(n syntax.Node) bool {
-		switch x := n.(type) {
-		case *syntax.CmdSubst:
-			w.flagged = true
-			w.stmts(x.Stmts, sc.copy())
-			return false
-		case *syntax.ProcSubst:
-			w.flagged = true
-			w.stmts(x.Stmts, sc.copy())
-			return false
-		case *syntax.ParamExp:
-			w.flagged = true
-			if x.Excl || x.Flags != nil || x.NestedParam != nil {
-				w.unknown("indirect expansion can run code hidden in a variable")
-			}
-			if x.Exp != nil && x.Exp.Op == syntax.OtherParamOps {
-				w.unknown("${x@...} can expand prompts that run code")
-			}
-			if x.Exp != nil && (x.Exp.Op == syntax.AssignUnset || x.Exp.Op == syntax.AssignUnsetOrNull) && x.Param != nil {
-				w.assignName(x.Param.Value)
-			}
-			if x.Index != nil && arithHasVars(x.Index) || x.Slice != nil {
-				w.unknown("array subscripts evaluate variable contents as code")
-			}
-		case *syntax.ArithmExp:
-			w.flagged = true
-			if arithHasVars(x.X) {
-				w.unknown("arithmetic evaluates variable contents as code")
-			}
-		}
-		return true
-	})
-}
-
-// arithHasVars reports whether an arithmetic expression names a variable:
-// bash evaluates a variable's value recursively, and `a[$(cmd)]` inside that
-// value runs cmd.
-func arithHasVars(x syntax.Node) bool {
-	found := false
-	syntax.Walk(x, func(n syntax.Node) bool {
-		switch y := n.(type) {
-		case *syntax.ParamExp:
-			found = true
-		case *syntax.Lit:
-			if y.Value != "" && (y.Value[0] == '_' || y.Value[0] >= 'a' && y.Value[0] <= 'z' || y.Value[0] >= 'A' && y.Value[0] <= 'Z') {
-				found = true
-			}
-		}
-		return !found
-	})
-	return found
 }

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -57,7 +58,7 @@ var readOnlyNames = []string{
 	"zcat", "bzcat", "xzcat", "zstdcat", "lz4cat", "sha1", "shasum", "md5", "getent", "nm", "objdump", "readelf", "size", "tput", "mountpoint", "findmnt",
 	"systemd-detect-virt", "lsmod", "whatis", "apropos",
 	"tokei", "scc", "exa", "eza", "lsd",
-	"apt-cache", "dpkg-query",
+	"apt-cache", "dpkg-query", "lsb_release", "sw_vers", "last", "lastlog", "pstree", "locate", "plocate", "bc",
 }
 
 func init() {
@@ -122,6 +123,8 @@ func init() {
 	register(hKubectl, "kubectl", "oc", "helm")
 	register(hArchive, "tar", "unzip", "zip", "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "7z")
 	register(hPatch, "patch")
+	register(hMktemp, "mktemp")
+	register(hBat, "bat", "batcat")
 	registerNetwork()
 	registerPackages()
 	register(hGit, "git")
@@ -162,6 +165,9 @@ func (w *walker) invoke(args []arg, sc *scope, tail bool) {
 		name = filepath.Base(clean)
 	}
 	inv := &invocation{name: name, args: args[1:], sc: sc, tail: tail}
+	if versionQuery(inv) {
+		return
+	}
 	if h, ok := handlers[name]; ok {
 		h(w, inv)
 		return
@@ -177,7 +183,9 @@ func (w *walker) call(ce *syntax.CallExpr, sc *scope) {
 	w.res.Segments++
 	for _, a := range ce.Assigns {
 		w.flagged = true
-		if a.Name != nil {
+		// IFS= before a command only changes how that command splits
+		// (`IFS= read -r line`); a bare IFS= changes every later expansion.
+		if a.Name != nil && !(a.Name.Value == "IFS" && len(ce.Args) > 0) {
 			w.assignName(a.Name.Value)
 		}
 		w.scanAssign(a, sc)
@@ -185,15 +193,37 @@ func (w *walker) call(ce *syntax.CallExpr, sc *scope) {
 	if len(ce.Args) == 0 {
 		return
 	}
-	args := make([]arg, len(ce.Args))
-	for i, wd := range ce.Args {
+	args := make([]arg, 0, len(ce.Args))
+	for _, wd := range ce.Args {
 		w.scan(wd, sc)
-		args[i] = argOf(wd)
+		args = w.expandBraces(args, wd)
 	}
 	if !w.headSeen {
 		w.head, w.headSeen = args, true
 	}
 	w.invoke(args, sc, false)
+}
+
+// maxBraceWords bounds brace expansion; a bigger one is refused.
+const maxBraceWords = 1024
+
+// expandBraces appends the words a brace expansion produces, so
+// `{rm,-rf,x}` is seen as the rm it runs.
+func (w *walker) expandBraces(args []arg, wd *syntax.Word) []arg {
+	if !syntax.SplitBraces(wd) {
+		return append(args, argOf(wd))
+	}
+	w.flagged = true
+	n := 0
+	for ew, err := range expand.BracesSeq(nil, wd) {
+		n++
+		if err != nil || n > maxBraceWords {
+			w.unknown("brace expansion too large to follow")
+			return append(args, arg{val: "{...}", static: false})
+		}
+		args = append(args, argOf(ew))
+	}
+	return args
 }
 
 // script parses and classifies a script given as a string (bash -c, eval,
@@ -265,6 +295,37 @@ func isInterpreter(name string) bool {
 		if rest, ok := strings.CutPrefix(name, p); ok && rest != "" && strings.Trim(rest, "0123456789.") == "" {
 			return true
 		}
+	}
+	return false
+}
+
+// versionQuery lets `python3 --version`, `node -v`, `cargo --version` and the
+// like through: with that one argument these programs print their version and
+// run no project code. Any other argument keeps the program's usual rule.
+func versionQuery(inv *invocation) bool {
+	if len(inv.args) != 1 || inv.tail || !inv.args[0].static {
+		return false
+	}
+	switch inv.args[0].val {
+	case "--version", "-V", "-version":
+	case "-v":
+		if inv.name != "node" && inv.name != "nodejs" && inv.name != "npm" && inv.name != "yarn" && inv.name != "pnpm" && inv.name != "bun" && inv.name != "deno" {
+			return false
+		}
+	default:
+		return false
+	}
+	if isInterpreter(inv.name) && !isEditor(inv.name) {
+		return true
+	}
+	_, pkg := pkgTable[inv.name]
+	return pkg || contains(buildTools, inv.name) || contains(dlRunners, inv.name) || inv.name == "git" || inv.name == "docker" || inv.name == "kubectl"
+}
+
+func isEditor(n string) bool {
+	switch n {
+	case "vim", "vi", "nvim", "emacs", "nano", "ed", "ex", "gdb", "lldb", "expect":
+		return true
 	}
 	return false
 }

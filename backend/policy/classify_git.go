@@ -97,7 +97,7 @@ func hGit(w *walker, inv *invocation) {
 	for _, o := range opts {
 		switch o.name {
 		case "--output", "-o":
-			if sub == "format-patch" || o.name == "--output" {
+			if sub == "format-patch" || sub == "archive" || o.name == "--output" {
 				w.writeTo(sc, arg{val: o.val, static: true}, "git "+sub+" "+o.name)
 			}
 		case "--upload-pack", "--receive-pack", "--exec", "-u", "--template", "--config", "-x", "--ext-diff-cmd",
@@ -142,7 +142,7 @@ func hGit(w *walker, inv *invocation) {
 			w.destroy("git worktree remove: deletes a working tree")
 		default:
 			w.writeTo(sc, repo, "git worktree")
-			for _, a := range ops[1:] {
+			for _, a := range ops[min(1, len(ops)):] {
 				w.writeTo(sc, a, "git worktree")
 			}
 		}

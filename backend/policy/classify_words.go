@@ -26,6 +26,17 @@ func staticArgs(vals ...string) []arg {
 // wordValue removes quotes from a word. static is false when any part is
 // computed at run time (parameters, substitutions, arithmetic, extglobs).
 func wordValue(w *syntax.Word) (val string, static, glob bool) {
+	if len(w.Parts) == 1 {
+		switch x := w.Parts[0].(type) {
+		case *syntax.Lit:
+			v, g := unescapeUnquoted(x.Value)
+			return v, true, g
+		case *syntax.SglQuoted:
+			if !x.Dollar {
+				return x.Value, true, false
+			}
+		}
+	}
 	var b strings.Builder
 	static = true
 	for _, p := range w.Parts {
@@ -301,6 +312,9 @@ func (w *walker) redirect(r *syntax.Redirect, sc *scope) {
 		if strings.HasPrefix(a.val, "/dev/") {
 			w.destroy("writes to the device " + a.val)
 			return
+		}
+		if strings.HasPrefix(a.val, "/proc/") || strings.HasPrefix(a.val, "/sys/") {
+			w.destroy("writes kernel state " + a.val)
 		}
 	}
 	w.writeTo(sc, a, "redirection")

@@ -198,11 +198,31 @@ func hIonice(w *walker, inv *invocation) {
 
 func hWatch(w *walker, inv *invocation) {
 	w.flagged = true
-	opts, ops := parseOpts(inv.args, optSpec{short: "nq", long: []string{"interval", "equexit"}})
-	if len(ops) == 0 {
+	// watch's own options come first; everything from the first operand on
+	// is the command, flags included.
+	i := 0
+	exec := false
+	for i < len(inv.args) {
+		v := inv.args[i].val
+		if !inv.args[i].static || !strings.HasPrefix(v, "-") || v == "-" {
+			break
+		}
+		i++
+		if v == "--" {
+			break
+		}
+		if v == "-x" || v == "--exec" {
+			exec = true
+		}
+		if v == "-n" || v == "--interval" || v == "-q" || v == "--equexit" {
+			i++
+		}
+	}
+	if i >= len(inv.args) {
 		return
 	}
-	if has(opts, "-x", "--exec") {
+	ops := inv.args[i:]
+	if exec {
 		w.nested(ops, inv.sc, false)
 		return
 	}
@@ -309,6 +329,11 @@ func hXargs(w *walker, inv *invocation) {
 // hShell looks into `bash -c SCRIPT` and refuses a shell reading a file or
 // stdin.
 func hShell(w *walker, inv *invocation) {
+	if inv.tail {
+		// xargs -I and find -exec paste run-time text (file names, input
+		// lines) into the script itself.
+		w.unknown(inv.name + " script receives text that arrives at run time")
+	}
 	lang := syntax.LangBash
 	switch inv.name {
 	case "zsh":

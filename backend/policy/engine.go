@@ -87,6 +87,12 @@ func (e *Engine) Decide(call Call, s Session) Decision {
 		return Decision{Verdict: VerdictAllow, Source: sourcePolicy, Signature: call.Tool,
 			Trace: e.fast[pl][s.Sandbox.Kind][s.Approval]}
 	}
+	return e.decideChain(call, s)
+}
+
+// decideChain runs the full chain; it takes its own copies so that Decide's
+// arguments stay on the stack for the fast path.
+func (e *Engine) decideChain(call Call, s Session) Decision {
 	ev := evaluation{e: e, call: &call, s: &s}
 	return ev.run()
 }

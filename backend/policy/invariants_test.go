@@ -203,3 +203,17 @@ func TestAlwaysGrantedByPolicyAlwaysGrant(t *testing.T) {
 		t.Errorf("%s %q", d.Verdict, d.Source)
 	}
 }
+
+func TestProtectedPathIsNeverGranted(t *testing.T) {
+	e := New(Config{})
+	for _, call := range []Call{fsWrite(ws + "/.env"), shell("echo x >> .bashrc"),
+		{Tool: "patch.apply", Effects: []Effect{{Kind: EffectWrite, Paths: []string{ws + "/go.sum"}}}}} {
+		s := session(WorkspaceWrite, OnRequest)
+		sig := SignatureOf(call)
+		s.Grants = []Grant{allReasonsGrant(sig, ScopeSession), allReasonsGrant(sig, ScopeWorkspace)}
+		d := e.Decide(call, s)
+		if d.Verdict != VerdictAsk || len(d.Reasons) != 1 || d.Reasons[0] != ReasonProtectedPath {
+			t.Errorf("%s with standing grants: %s %v, want ask protected-path", call.Tool, d.Verdict, d.Reasons)
+		}
+	}
+}

@@ -48,17 +48,26 @@ func CageProtectedNames() []string {
 // ProtectedTier says whether path is cage-protected (a write would run code
 // outside the sandbox or reconfigure the agent) and whether it is
 // edit-protected (cage-protected, a lockfile or a .env file). A relative path
-// is taken relative to workspace. Warden's own folders are added by
-// Engine.ProtectedTier.
+// is taken relative to workspace. Inside the workspace only the components
+// below it are matched, so a workspace that itself sits in a folder named
+// .vscode or .warden is not protected wholesale. Warden's own folders are
+// added by Engine.ProtectedTier.
 func ProtectedTier(path, workspace string) (cage, edit bool) {
+	if workspace != "" {
+		workspace = filepath.Clean(workspace)
+	}
 	if !filepath.IsAbs(path) && !strings.HasPrefix(path, "~") && workspace != "" {
 		path = filepath.Join(workspace, path)
 	}
-	cage = cageProtected(path)
+	match := path
+	if workspace != "" && workspace != "/" && within(path, workspace) {
+		match = path[len(workspace):]
+	}
+	cage = cageProtected(match)
 	if cage {
 		return true, true
 	}
-	base := lastComponent(path)
+	base := lastComponent(match)
 	return false, lockfiles[base] || strings.HasPrefix(base, ".env")
 }
 

@@ -61,12 +61,12 @@ var subcommandPrograms = map[string]bool{
 
 var runVerbs = map[string]bool{"run": true, "exec": true, "x": true, "run-script": true, "dlx": true}
 
-var plainWord = regexp.MustCompile(`^[a-z][a-z0-9._:-]*$`)
+var subcommandWord = regexp.MustCompile(`^[a-z][a-z0-9._:-]*$`)
 
 // signature is computed after classification: a head signature only for one
 // plain command that is read-only or unproven-but-not-an-interpreter.
-func (w *walker) signature(f *syntax.File, src string, class Class) string {
-	exact := "shell=" + normalise(f, src)
+func (w *walker) signature(f *syntax.File, norm string, class Class) string {
+	exact := "shell=" + norm
 	if w.res.Segments != 1 || w.flagged || len(f.Stmts) != 1 || !w.headSeen || len(w.head) == 0 {
 		return exact
 	}
@@ -98,13 +98,24 @@ func (w *walker) signature(f *syntax.File, src string, class Class) string {
 			}
 		}
 	}
-	if class != ClassReadOnly && class != ClassUnknown || isInterpreter(prog) || handlers[prog] != nil && isShellName(prog) {
+	if class != ClassReadOnly && class != ClassUnknown || isInterpreter(prog) || isShellName(prog) {
 		return exact
 	}
+	// An unproven command shares a head only when the program itself is what
+	// is unproven (make, npm test, an unknown tool). When a known program is
+	// unproven because of an option (git -c, rg --pre, sed -f), the option is
+	// the risk and the signature is exact.
+	_, pkg := pkgTable[prog]
+	if class == ClassUnknown && handlers[prog] != nil && !pkg && !contains(buildTools, prog) {
+		return exact
+	}
+	if subcommandPrograms[prog] && len(args) > 0 && !subcommandWord.MatchString(args[0].val) {
+		return exact // npm --prefix x test, git -C x push: options first
+	}
 	head := prog
-	if subcommandPrograms[prog] && len(args) > 0 && plainWord.MatchString(args[0].val) {
+	if subcommandPrograms[prog] && len(args) > 0 {
 		head += " " + args[0].val
-		if runVerbs[args[0].val] && len(args) > 1 && plainWord.MatchString(args[1].val) {
+		if runVerbs[args[0].val] && len(args) > 1 && subcommandWord.MatchString(args[1].val) {
 			head += " " + args[1].val
 		}
 	}
@@ -123,9 +134,20 @@ func isShellName(n string) bool {
 
 // normalise prints the parsed script in the printer's canonical form, so
 // spacing and quoting variants of one command share a signature.
-func normalise(f *syntax.File, src string) string {
+func normalise(f *syntax.File, src string) (out string) {
 	var b strings.Builder
-	if err := syntax.NewPrinter(syntax.SingleLine(true), syntax.SpaceRedirects(true)).Print(&b, f); err != nil {
+	b.Grow(len(src) + 8)
+	pr := printerPool.Get().(*syntax.Printer)
+	defer func() {
+		// The printer panics on a few odd trees the parser accepts; the raw
+		// text is then the signature, and the printer is not reused.
+		if recover() != nil {
+			out = strings.TrimSpace(src)
+			return
+		}
+		printerPool.Put(pr)
+	}()
+	if err := pr.Print(&b, f); err != nil {
 		return strings.TrimSpace(src)
 	}
 	return strings.TrimSpace(b.String())

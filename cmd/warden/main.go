@@ -34,6 +34,7 @@ func commands() []command {
 	cmds := []command{
 		versionCommand(),
 		toolCommand(),
+		policyCommand(),
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds

@@ -1,0 +1,47 @@
+/*
+Choices this package makes where permission-model.md is silent.
+
+  - Decide is pure and, for calls that only read (Read and non-mutating Meta
+    effects, approval not Always), allocates nothing: the returned trace is
+    shared and must not be modified in place. Axes outside their enums are a
+    deny, never a default.
+  - Planning denies Exec even when the classifier proves it read-only: the
+    contract admits only Read and Meta. A trusted server's read-only MCP tool is
+    Read and runs.
+  - A call with no effects, or an unknown effect kind, is "undeclared": denied
+    by ReadOnly, UnknownCommand elsewhere (Never allows it, like everything the
+    sandbox admits).
+  - Write and Destructive effects need absolute paths; a relative one or none
+    at all is a sandbox denial except under DangerFullAccess.
+  - Shell commands (Exec) are classified with ClassifyShell; their resolved
+    write targets are checked like file writes, except that the cage's private
+    /tmp is admitted when the session is caged. Under ReadOnly a visible write,
+    a destructive part or network use is denied even in the cage, so the model
+    hears why instead of watching the command fail; an unproven command runs
+    only in the read-only cage. "~" targets count as outside every root.
+  - Loopback-only network and browser targets raise no NetworkRequest under
+    WorkspaceWrite or DangerFullAccess; ReadOnly rejects the browser entirely.
+    Browser verbs that only look (screenshot, text, wait...) on a remote origin
+    need no network grant; navigate and verbs that act (click, fill...) do.
+  - Always asks PolicyAlways plus every structural reason, so a grant for
+    PolicyAlways never silences DestructiveEffect. A grant with an expiry is
+    ignored when Session.Now is zero (no clock, no trust).
+  - Protected paths match by component anywhere in a path (sub/.envrc,
+    web/yarn.lock, .git/worktrees/x/config); Config.ProtectedPaths match by
+    prefix. Visible writes to them raise ProtectedPath in every sandbox, and
+    no grant covers ProtectedPath: each such write is approved on its own,
+    since the file tools' signature is their bare name.
+  - Signatures: a monitor.start with a command shares the shell signature of
+    that command. `git push` without remote/branch is git-push:(default)/(current).
+    A plain command keeps its head signature only when it is read-only or
+    unproven and not an interpreter or wrapper; writes, network and destructive
+    commands always get their exact normalised text.
+  - The classifier joins relative targets with cwd lexically and tracks cd
+    inside the script; it cannot see symlinks. Without the cage a write through
+    a workspace symlink would leave the workspace, so `ln -s` to an absolute or
+    upward target is Unknown (asks when uncaged).
+  - `python3 --version` and the like (one version flag, nothing else) are
+    read-only: no project code runs. Any other argument keeps the program's rule.
+*/
+
+package policy

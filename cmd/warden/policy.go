@@ -1,0 +1,302 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/warden-dev/warden/backend/policy"
+)
+
+func policyCommand() command {
+	return command{
+		name:    "policy",
+		summary: "explain decisions: 'policy check' reads tool calls as JSON lines",
+		run:     runPolicy,
+	}
+}
+
+func runPolicy(ctx context.Context, args []string, io stdio) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		w := io.out
+		code := 0
+		if len(args) == 0 {
+			w, code = io.err, 2
+		}
+		fmt.Fprintln(w, "Usage: warden policy check [flags] < calls.jsonl")
+		fmt.Fprintln(w, "\nReads one tool call per line, {\"tool\": \"shell.exec\", \"args\": {\"command\": \"...\"}},")
+		fmt.Fprintln(w, "and prints what the permission engine decides and why. Run 'warden policy check --help' for flags.")
+		return code
+	}
+	if args[0] != "check" {
+		fmt.Fprintf(io.err, "warden policy: unknown subcommand %q (want: check)\n", args[0])
+		return 2
+	}
+	return runPolicyCheck(ctx, args[1:], io)
+}
+
+// checkFlags are the axes and facts `policy check` decides under.
+type checkFlags struct {
+	workspace, approval, sandbox, caged, format string
+	network, planning                           bool
+	roots, trusted                              multiFlag
+}
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func runPolicyCheck(ctx context.Context, args []string, io stdio) int {
+	var f checkFlags
+	fs := flag.NewFlagSet("warden policy check", flag.ContinueOnError)
+	fs.SetOutput(io.err)
+	fs.StringVar(&f.workspace, "workspace", ".", "workspace `dir` (resolved through symlinks)")
+	fs.StringVar(&f.approval, "approval", "on-request", "approval policy: never|on-request|always")
+	fs.StringVar(&f.sandbox, "sandbox", "workspace-write", "sandbox: read-only|workspace-write|danger-full-access")
+	fs.BoolVar(&f.network, "network", false, "network access under workspace-write")
+	fs.Var(&f.roots, "writable-root", "extra writable `dir` under workspace-write (repeatable)")
+	fs.BoolVar(&f.planning, "planning", false, "decide as if the session were in the planning freeze")
+	fs.StringVar(&f.caged, "caged", "auto", "whether shell commands run in the OS cage: auto|true|false")
+	fs.Var(&f.trusted, "trust-mcp", "treat MCP `server` as trusted (repeatable)")
+	fs.StringVar(&f.format, "format", "json", "output: json (one object per line) or text")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(io.err, "warden policy check: unexpected argument %q (calls are read from stdin)\n", fs.Arg(0))
+		return 2
+	}
+	s, err := f.session(ctx)
+	if err != nil {
+		fmt.Fprintf(io.err, "warden policy check: %v\n", err)
+		return 2
+	}
+	if f.format != "json" && f.format != "text" {
+		fmt.Fprintf(io.err, "warden policy check: unknown format %q (valid: json, text)\n", f.format)
+		return 2
+	}
+	engine := policy.New(policy.Config{ProtectedPaths: wardenFolders()})
+	return checkLines(io.in, io.out, engine, s, f)
+}
+
+func (f *checkFlags) session(ctx context.Context) (policy.Session, error) {
+	var s policy.Session
+	var err error
+	if s.Approval, err = policy.ParseApprovalPolicy(f.approval); err != nil {
+		return s, err
+	}
+	if s.Sandbox.Kind, err = policy.ParseSandboxKind(f.sandbox); err != nil {
+		return s, err
+	}
+	if s.Workspace, err = resolveDir(f.workspace); err != nil {
+		return s, fmt.Errorf("--workspace: %w", err)
+	}
+	for _, r := range f.roots {
+		d, err := resolveDir(r)
+		if err != nil {
+			return s, fmt.Errorf("--writable-root: %w", err)
+		}
+		s.Sandbox.WritableRoots = append(s.Sandbox.WritableRoots, d)
+	}
+	s.Sandbox.NetworkAccess = f.network
+	s.Planning = f.planning
+	switch f.caged {
+	case "auto":
+		s.Caged = cageAvailable(ctx)
+	case "true", "yes", "1":
+		s.Caged = true
+	case "false", "no", "0":
+		s.Caged = false
+	default:
+		return s, fmt.Errorf("--caged: unknown value %q (valid: auto, true, false)", f.caged)
+	}
+	s.Now = time.Now()
+	return s, nil
+}
+
+// wardenFolders are Warden's own config and data folders, protected in every
+// workspace.
+func wardenFolders() []string {
+	var out []string
+	if d, err := os.UserConfigDir(); err == nil {
+		out = append(out, d+"/warden")
+	}
+	data := os.Getenv("XDG_DATA_HOME")
+	if data == "" {
+		if h, err := os.UserHomeDir(); err == nil {
+			data = h + "/.local/share"
+		}
+	}
+	if data != "" {
+		out = append(out, data+"/warden")
+	}
+	return out
+}
+
+// checkResult is one output line.
+type checkResult struct {
+	Decision  policy.Verdict   `json:"decision"`
+	Reasons   []policy.Reason  `json:"reasons"`
+	Signature string           `json:"signature"`
+	Source    string           `json:"source,omitempty"`
+	Detail    string           `json:"detail,omitempty"`
+	Remedy    string           `json:"remedy,omitempty"`
+	Effects   []policy.Effect  `json:"effects"`
+	Shell     []shellClassJSON `json:"shell,omitempty"`
+	Trace     []policy.Step    `json:"trace"`
+}
+
+type shellClassJSON struct {
+	Command string `json:"command"`
+	policy.Classification
+}
+
+func checkLines(in io.Reader, out io.Writer, engine *policy.Engine, s policy.Session, f checkFlags) int {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64*1024), 8<<20)
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	status := 0
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		res, raw, err := checkOne(line, engine, s, f)
+		if err != nil {
+			status = 2
+			if f.format == "text" {
+				fmt.Fprintf(out, "line %d: error: %v\n\n", n, err)
+			} else {
+				_ = enc.Encode(map[string]string{"error": fmt.Sprintf("line %d: %v", n, err)})
+			}
+			continue
+		}
+		if f.format == "text" {
+			writeText(out, raw, res)
+		} else if err := enc.Encode(res); err != nil {
+			return 1
+		}
+	}
+	if err := sc.Err(); err != nil {
+		fmt.Fprintf(out, "%s\n", mustJSON(map[string]string{"error": "reading stdin: " + err.Error()}))
+		return 2
+	}
+	return status
+}
+
+type callLine struct {
+	Tool string          `json:"tool"`
+	Args json.RawMessage `json:"args"`
+}
+
+func checkOne(line string, engine *policy.Engine, s policy.Session, f checkFlags) (checkResult, callLine, error) {
+	var c callLine
+	dec := json.NewDecoder(strings.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return checkResult{}, c, fmt.Errorf("not a tool call object: %w", err)
+	}
+	if c.Tool == "" {
+		return checkResult{}, c, errors.New(`missing "tool"`)
+	}
+	effects, err := callEffects(c.Tool, c.Args, s.Workspace)
+	if err != nil {
+		return checkResult{}, c, err
+	}
+	for i := range effects {
+		if effects[i].Kind == policy.EffectMcp {
+			for _, t := range f.trusted {
+				effects[i].Trusted = effects[i].Trusted || t == effects[i].Server
+			}
+		}
+	}
+	call := policy.Call{Tool: c.Tool, Effects: effects}
+	d := engine.Decide(call, s)
+	res := checkResult{Decision: d.Verdict, Reasons: d.Reasons, Signature: d.Signature, Source: d.Source,
+		Detail: d.Detail, Remedy: d.Remedy, Effects: effects, Trace: d.Trace}
+	if d.Verdict == policy.VerdictDeny {
+		res.Reasons = []policy.Reason{d.Reason}
+	}
+	if res.Reasons == nil {
+		res.Reasons = []policy.Reason{}
+	}
+	if res.Effects == nil {
+		res.Effects = []policy.Effect{}
+	}
+	for _, e := range effects {
+		if e.Kind == policy.EffectExec {
+			res.Shell = append(res.Shell, shellClassJSON{Command: e.Command, Classification: policy.ClassifyShell(e.Command, e.Cwd)})
+		}
+	}
+	return res, c, nil
+}
+
+func writeText(w io.Writer, c callLine, r checkResult) {
+	fmt.Fprintf(w, "%s %s\n", c.Tool, compactJSON(c.Args))
+	verdict := strings.ToUpper(string(r.Decision))
+	switch r.Decision {
+	case policy.VerdictAllow:
+		fmt.Fprintf(w, "  %s (by %s)\n", verdict, r.Source)
+	case policy.VerdictAsk:
+		fmt.Fprintf(w, "  %s because %s\n", verdict, joinReasons(r.Reasons))
+	case policy.VerdictDeny:
+		fmt.Fprintf(w, "  %s: %s: %s\n  remedy: %s\n", verdict, joinReasons(r.Reasons), r.Detail, r.Remedy)
+	}
+	fmt.Fprintf(w, "  signature: %s\n", r.Signature)
+	for _, sc := range r.Shell {
+		fmt.Fprintf(w, "  shell: %s, %d segment(s)", sc.Class, sc.Segments)
+		for _, why := range append(append([]string{}, sc.Destructive...), sc.Unknown...) {
+			fmt.Fprintf(w, "; %s", why)
+		}
+		if len(sc.Writes) > 0 {
+			fmt.Fprintf(w, "; writes %s", strings.Join(sc.Writes, " "))
+		}
+		if len(sc.Hosts) > 0 {
+			fmt.Fprintf(w, "; hosts %s", strings.Join(sc.Hosts, " "))
+		}
+		fmt.Fprintln(w)
+	}
+	for _, st := range r.Trace {
+		fmt.Fprintf(w, "  %-10s %s => %s\n", st.Step, st.Saw, st.Concluded)
+	}
+	fmt.Fprintln(w)
+}
+
+func joinReasons(rs []policy.Reason) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = string(r)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func compactJSON(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "{}"
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}

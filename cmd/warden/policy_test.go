@@ -1,0 +1,212 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCheck(t *testing.T, input string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), append([]string{"policy", "check"}, args...), stdio{in: strings.NewReader(input), out: &out, err: &errb})
+	return code, out.String(), errb.String()
+}
+
+func TestPolicyCheckDecisions(t *testing.T) {
+	ws := t.TempDir()
+	cases := []struct {
+		name    string
+		line    string
+		flags   []string
+		want    string
+		reasons string
+		sig     string
+	}{
+		{"read", `{"tool":"fs.read","args":{"path":"a.go"}}`, nil, "allow", "", "fs.read"},
+		{"compound rm", `{"tool":"shell.exec","args":{"command":"ls && rm -rf build"}}`, nil, "ask", "destructive-effect", "shell=ls && rm -rf build"},
+		{"home rm is outside", `{"tool":"shell.exec","args":{"command":"ls && rm -rf ~"}}`, nil, "deny", "sandbox-rejected", ""},
+		{"network off", `{"tool":"shell.exec","args":{"command":"curl https://example.com"}}`, nil, "deny", "sandbox-rejected", ""},
+		{"network on", `{"tool":"shell.exec","args":{"command":"curl https://example.com"}}`, []string{"--network"}, "ask", "network-request", ""},
+		{"read-only sandbox", `{"tool":"fs.write","args":{"path":"a.go"}}`, []string{"--sandbox", "read-only"}, "deny", "sandbox-rejected", ""},
+		{"always", `{"tool":"fs.read","args":{"path":"a.go"}}`, []string{"--approval", "always"}, "ask", "policy-always", ""},
+		{"planning", `{"tool":"fs.write","args":{"path":"a.go"}}`, []string{"--planning"}, "deny", "planning-freeze", ""},
+		{"uncaged unknown", `{"tool":"shell.exec","args":{"command":"make"}}`, []string{"--caged", "false"}, "ask", "unknown-command", "shell:make"},
+		{"caged unknown", `{"tool":"shell.exec","args":{"command":"make"}}`, []string{"--caged", "true"}, "allow", "", "shell:make"},
+		{"mcp untrusted", `{"tool":"mcp-tool:gh/create_issue","args":{}}`, nil, "ask", "untrusted-mcp-server", "mcp-tool:gh/create_issue"},
+		{"mcp trusted", `{"tool":"mcp-tool:gh/create_issue","args":{}}`, []string{"--trust-mcp", "gh"}, "allow", "", ""},
+		{"protected patch", `{"tool":"patch.apply","args":{"patch":"--- a/go.sum\n+++ b/go.sum\n"}}`, nil, "ask", "protected-path", "patch.apply"},
+		{"browser remote", `{"tool":"browser.action","args":{"action":"navigate","url":"https://example.com/x"}}`, []string{"--network"}, "ask", "network-request", "browser:navigate:https://example.com:443"},
+		{"desktop", `{"tool":"computer.use","args":{"action":"click"}}`, nil, "ask", "desktop-control", "computer.use"},
+		{"writable root", `{"tool":"fs.write","args":{"path":"` + os.TempDir() + `/x"}}`, []string{"--writable-root", os.TempDir()}, "allow", "", ""},
+		{"unknown tool", `{"tool":"teleport","args":{}}`, nil, "ask", "unknown-command", "teleport"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errOut := runCheck(t, c.line+"\n", append([]string{"--workspace", ws}, c.flags...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s %s", code, out, errOut)
+			}
+			var res checkResult
+			if err := json.Unmarshal([]byte(out), &res); err != nil {
+				t.Fatalf("output %q: %v", out, err)
+			}
+			if string(res.Decision) != c.want || joinReasons(res.Reasons) != c.reasons {
+				t.Errorf("%s %v, want %s [%s]\n%s", res.Decision, res.Reasons, c.want, c.reasons, out)
+			}
+			if c.sig != "" && res.Signature != c.sig {
+				t.Errorf("signature %q, want %q", res.Signature, c.sig)
+			}
+			if len(res.Trace) == 0 {
+				t.Error("no trace")
+			}
+		})
+	}
+}
+
+func TestPolicyCheckMalformedLinesContinue(t *testing.T) {
+	input := strings.Join([]string{
+		`{"tool":"fs.read","args":{"path":"a"}}`,
+		`not json`,
+		`{"tool":"shell.exec","args":{}}`,
+		`{"tool":"shell.exec","args":{"command":"ls"},"extra":1}`,
+		``,
+		`{"args":{}}`,
+		`{"tool":"fs.read","args":{"path":"b"}}`,
+	}, "\n")
+	code, out, _ := runCheck(t, input, "--workspace", t.TempDir())
+	if code != 2 {
+		t.Errorf("exit %d, want 2", code)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 6 {
+		t.Fatalf("%d output lines, want 6:\n%s", len(lines), out)
+	}
+	for i, want := range []string{`"decision":"allow"`, `"error":"line 2`, `missing \"command\"`, `unknown field`, `missing \"tool\"`, `"decision":"allow"`} {
+		if !strings.Contains(lines[i], want) {
+			t.Errorf("line %d: %s, want it to contain %s", i+1, lines[i], want)
+		}
+	}
+}
+
+func TestPolicyCheckFlagErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"bad approval", []string{"--approval", "sometimes"}, "never, on-request, always"},
+		{"bad sandbox", []string{"--sandbox", "yolo"}, "read-only, workspace-write, danger-full-access"},
+		{"bad caged", []string{"--caged", "maybe"}, "auto, true, false"},
+		{"bad format", []string{"--format", "xml"}, "json, text"},
+		{"missing workspace", []string{"--workspace", "/no/such/dir"}, "--workspace"},
+		{"positional", []string{"extra"}, "unexpected argument"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, errOut := runCheck(t, "", c.args...)
+			if code != 2 || !strings.Contains(errOut, c.want) {
+				t.Errorf("exit %d stderr %q, want 2 and %q", code, errOut, c.want)
+			}
+		})
+	}
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"policy", "frob"}, stdio{in: strings.NewReader(""), out: &out, err: &errb}); code != 2 {
+		t.Errorf("unknown subcommand exit %d", code)
+	}
+}
+
+func TestPolicyCheckText(t *testing.T) {
+	code, out, _ := runCheck(t, `{"tool":"shell.exec","args":{"command":"git push --force"}}`+"\n",
+		"--workspace", t.TempDir(), "--format", "text", "--network", "--caged", "true")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"ASK because destructive-effect, network-request", "signature: git-push:(default)/(current)+force", "approval", "grants"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestCallEffectsResolvesSymlinks(t *testing.T) {
+	ws := t.TempDir()
+	outside := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(ws, "link")); err != nil {
+		t.Fatal(err)
+	}
+	wsReal, _ := filepath.EvalSymlinks(ws)
+	outReal, _ := filepath.EvalSymlinks(outside)
+	effects, err := callEffects("fs.write", json.RawMessage(`{"path":"link/new/file.txt"}`), wsReal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := effects[0].Paths[0], filepath.Join(outReal, "new/file.txt"); got != want {
+		t.Errorf("path %s, want %s", got, want)
+	}
+	// The engine then sees the write for what it is: outside the workspace.
+	code, out, _ := runCheck(t, `{"tool":"fs.write","args":{"path":"link/x"}}`+"\n", "--workspace", ws)
+	if code != 0 || !strings.Contains(out, `"decision":"deny"`) {
+		t.Errorf("write through a symlink out of the workspace: %s", out)
+	}
+}
+
+func TestCallEffects(t *testing.T) {
+	ws := t.TempDir()
+	cases := []struct {
+		tool, args string
+		kinds      string
+		err        string
+	}{
+		{"shell.exec", `{"command":"ls","cwd":"sub"}`, "exec", ""},
+		{"shell.exec", `{"cwd":"sub"}`, "", "missing \"command\""},
+		{"fs.list", `{"path":"."}`, "read", ""},
+		{"fs.read", `{}`, "", "missing \"path\""},
+		{"search.ripgrep", `{"pattern":"x"}`, "read", ""},
+		{"patch.apply", `{"patch":"*** Begin Patch\n*** Update File: a.go\n*** Delete File: b.go\n*** End Patch"}`, "write,destructive", ""},
+		{"patch.apply", `{"patch":"hello"}`, "", "no file names"},
+		{"monitor.start", `{"command":"npm run dev"}`, "exec", ""},
+		{"monitor.start", `{"watch_path":"src"}`, "read", ""},
+		{"monitor.start", `{}`, "", "needs"},
+		{"browser.action", `{"action":"click"}`, "browser", ""},
+		{"browser.action", `{"action":"navigate","url":"nota url"}`, "", "scheme://host"},
+		{"computer.use", `{"action":"screenshot"}`, "desktop", ""},
+		{"mcp-tool:srv/tool", `{}`, "mcp", ""},
+		{"mcp-tool:broken", `{}`, "", "mcp-tool:<server>/<tool>"},
+		{"write_plan", `{}`, "meta", ""},
+		{"fs.write", `[1,2]`, "", "arguments"},
+	}
+	for _, c := range cases {
+		t.Run(c.tool+c.args, func(t *testing.T) {
+			effects, err := callEffects(c.tool, json.RawMessage(c.args), ws)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Errorf("error %v, want %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var kinds []string
+			for _, e := range effects {
+				kinds = append(kinds, string(e.Kind))
+			}
+			if strings.Join(kinds, ",") != c.kinds {
+				t.Errorf("kinds %v, want %s", kinds, c.kinds)
+			}
+		})
+	}
+}
+
+func TestCageAvailableMatchesBwrap(t *testing.T) {
+	// bwrap is installed on this machine and user namespaces work
+	// (architecture.md); the probe must find it.
+	if !cageAvailable(context.Background()) {
+		t.Error("bwrap probe failed on a machine where the cage works")
+	}
+}
