@@ -69,22 +69,33 @@ func (s *Store) Append(ctx context.Context, sessionID string, expectedVersion in
 	if err != nil {
 		return 0, err
 	}
+	durable := false
+	for _, e := range enc {
+		durable = durable || !kindsByName[e.kind].stream
+	}
 	var v int64
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.writeMode(ctx, durable, func(tx *sql.Tx) error {
 		v, err = s.appendTx(ctx, tx, sessionID, expectedVersion, enc)
 		return err
 	})
 	return v, err
 }
 
-// write runs fn in one IMMEDIATE transaction on the writer connection and
-// wakes subscribers after a commit. SQLITE_BUSY that outlasts the busy
-// timeout (another process holding the lock) is retried a few times before
-// being reported in words.
+// write runs fn in one durable IMMEDIATE transaction on the writer
+// connection and wakes subscribers after a commit.
 func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error {
+	return s.writeMode(ctx, true, fn)
+}
+
+// writeMode is write with a choice of durability: durable commits fsync the
+// WAL (synchronous=FULL); the others (streamed output only) are safe from
+// process crashes and reach the disk with the next durable commit or
+// checkpoint. SQLITE_BUSY that outlasts the busy timeout (another process
+// holding the lock) is retried a few times before being reported in words.
+func (s *Store) writeMode(ctx context.Context, durable bool, fn func(*sql.Tx) error) error {
 	var err error
 	for attempt := 0; attempt < 4; attempt++ {
-		err = s.writeOnce(ctx, fn)
+		err = s.writeOnce(ctx, durable, fn)
 		if sqliteCode(err) != sqlite3.SQLITE_BUSY && sqliteCode(err) != sqlite3.SQLITE_LOCKED {
 			break
 		}
@@ -100,8 +111,25 @@ func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error {
 	return err
 }
 
-func (s *Store) writeOnce(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.w.BeginTx(ctx, nil)
+func (s *Store) writeOnce(ctx context.Context, durable bool, fn func(*sql.Tx) error) error {
+	// The pool has one connection; holding it keeps the synchronous setting
+	// and the transaction together.
+	conn, err := s.w.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("store: write: %w", err)
+	}
+	defer conn.Close()
+	if s.relaxed == durable {
+		mode := "FULL"
+		if !durable {
+			mode = "NORMAL"
+		}
+		if _, err := conn.ExecContext(ctx, "PRAGMA synchronous = "+mode); err != nil {
+			return fmt.Errorf("store: write: %w", err)
+		}
+		s.relaxed = !durable
+	}
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: begin write: %w", err)
 	}
@@ -134,16 +162,19 @@ func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, sessionID string, expe
 		return 0, fmt.Errorf("store: append: %w", err)
 	}
 	defer ins.Close()
+	pj := projector{tx: tx, sessionID: sessionID, st: &st}
+	defer pj.close()
 	now := s.now().UnixMilli()
+	sidJSON := jsonString(sessionID)
 	for _, e := range enc {
 		st.version++
-		h := chainHash(st.head, sessionID, st.version, e.kind, now, e.data)
+		h := chainHashQuoted(st.head, sidJSON, st.version, kindsByName[e.kind].quoted, now, e.data)
 		res, err := ins.ExecContext(ctx, sessionID, st.version, string(e.kind), now, string(e.data), e.audit, st.head, h)
 		if err != nil {
 			return 0, fmt.Errorf("store: append %s to session %s: %w", e.kind, sessionID, err)
 		}
 		st.head = h
-		if err := project(ctx, tx, &st, sessionID, e.ev, res); err != nil {
+		if err := pj.apply(ctx, e.ev, res); err != nil {
 			return 0, err
 		}
 	}
@@ -153,9 +184,38 @@ func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, sessionID string, expe
 	return st.version, nil
 }
 
-// project applies an event to the session row and the pending set.
-func project(ctx context.Context, tx *sql.Tx, st *sessionState, sessionID string, ev Event, res sql.Result) error {
-	var err error
+// projector applies events to the session row and the pending set, with
+// its statements prepared once per append.
+type projector struct {
+	tx          *sql.Tx
+	sessionID   string
+	st          *sessionState
+	add, remove *sql.Stmt
+}
+
+func (p *projector) close() {
+	for _, st := range []*sql.Stmt{p.add, p.remove} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+func (p *projector) stmt(ctx context.Context, slot **sql.Stmt, query string) (*sql.Stmt, error) {
+	if *slot == nil {
+		st, err := p.tx.PrepareContext(ctx, query)
+		if err != nil {
+			return nil, fmt.Errorf("store: append: pending requests: %w", err)
+		}
+		*slot = st
+	}
+	return *slot, nil
+}
+
+func (p *projector) apply(ctx context.Context, ev Event, res sql.Result) error {
+	st := p.st
+	var requestID string
+	var add bool
 	switch e := ev.(type) {
 	case SessionRenamed:
 		st.title = e.Title
@@ -168,18 +228,36 @@ func project(ctx context.Context, tx *sql.Tx, st *sessionState, sessionID string
 	case PlanningExited:
 		st.planning = false
 	case PermissionRequested:
-		seq, lerr := res.LastInsertId()
-		if lerr != nil {
-			return fmt.Errorf("store: append: %w", lerr)
-		}
-		_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO pending_requests(request_id, session_id, seq) VALUES (?, ?, ?)`,
-			e.RequestID, sessionID, seq)
+		requestID, add = e.RequestID, true
 	case PermissionGranted:
-		_, err = tx.ExecContext(ctx, `DELETE FROM pending_requests WHERE session_id = ? AND request_id = ?`, sessionID, e.RequestID)
+		requestID = e.RequestID
 	case PermissionDenied:
-		_, err = tx.ExecContext(ctx, `DELETE FROM pending_requests WHERE session_id = ? AND request_id = ?`, sessionID, e.RequestID)
+		requestID = e.RequestID
+	default:
+		return nil
 	}
+	if requestID == "" {
+		return nil
+	}
+	if add {
+		seq, err := res.LastInsertId()
+		if err != nil {
+			return fmt.Errorf("store: append: %w", err)
+		}
+		ins, err := p.stmt(ctx, &p.add, `INSERT OR REPLACE INTO pending_requests(request_id, session_id, seq) VALUES (?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		if _, err := ins.ExecContext(ctx, requestID, p.sessionID, seq); err != nil {
+			return fmt.Errorf("store: append: pending requests: %w", err)
+		}
+		return nil
+	}
+	del, err := p.stmt(ctx, &p.remove, `DELETE FROM pending_requests WHERE session_id = ? AND request_id = ?`)
 	if err != nil {
+		return err
+	}
+	if _, err := del.ExecContext(ctx, p.sessionID, requestID); err != nil {
 		return fmt.Errorf("store: append: pending requests: %w", err)
 	}
 	return nil
@@ -190,22 +268,27 @@ var zeroHash = make([]byte, sha256.Size)
 // chainHash is sha256(prev || canonical envelope). The envelope is built by
 // hand in canonical key order so Verify can rebuild it from the columns.
 func chainHash(prev []byte, sessionID string, version int64, kind Kind, timeMs int64, payload []byte) []byte {
-	h := sha256.New()
-	h.Write(prev)
-	var b bytes.Buffer
-	b.WriteString(`{"data":`)
-	b.Write(payload)
-	b.WriteString(`,"kind":`)
-	b.Write(jsonString(string(kind)))
-	b.WriteString(`,"session_id":`)
-	b.Write(jsonString(sessionID))
-	b.WriteString(`,"time_ms":`)
-	b.WriteString(strconv.FormatInt(timeMs, 10))
-	b.WriteString(`,"version":`)
-	b.WriteString(strconv.FormatInt(version, 10))
-	b.WriteByte('}')
-	h.Write(b.Bytes())
-	return h.Sum(nil)
+	return chainHashQuoted(prev, jsonString(sessionID), version, jsonString(string(kind)), timeMs, payload)
+}
+
+// chainHashQuoted takes the session ID and kind already JSON-quoted, so a
+// batch quotes them once.
+func chainHashQuoted(prev, sessionJSON []byte, version int64, kindJSON []byte, timeMs int64, payload []byte) []byte {
+	b := make([]byte, 0, len(prev)+len(payload)+len(sessionJSON)+len(kindJSON)+96)
+	b = append(b, prev...)
+	b = append(b, `{"data":`...)
+	b = append(b, payload...)
+	b = append(b, `,"kind":`...)
+	b = append(b, kindJSON...)
+	b = append(b, `,"session_id":`...)
+	b = append(b, sessionJSON...)
+	b = append(b, `,"time_ms":`...)
+	b = strconv.AppendInt(b, timeMs, 10)
+	b = append(b, `,"version":`...)
+	b = strconv.AppendInt(b, version, 10)
+	b = append(b, '}')
+	sum := sha256.Sum256(b)
+	return sum[:]
 }
 
 func jsonString(s string) []byte {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, path string, opts ...store.Option) store.API {
 		s, err := store.Open(context.Background(), path, opts...)
 		if err != nil {

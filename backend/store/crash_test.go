@@ -31,6 +31,7 @@ func helperCmd(t *testing.T, role, db string, args ...string) *exec.Cmd {
 // each kill the next writer reopens the file; at the end every acknowledged
 // event is present, every chain verifies and integrity_check is ok.
 func TestCrashDurability(t *testing.T) {
+	t.Parallel()
 	const kills = 15
 	path := filepath.Join(t.TempDir(), "warden.db")
 	acked := map[string]int64{}
@@ -120,6 +121,7 @@ func TestCrashDurability(t *testing.T) {
 // TestTwoProcessesShareTheFile: two writer processes and this one append to
 // the same sessions at once; no append fails, none is lost.
 func TestTwoProcessesShareTheFile(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "warden.db")
 	s, err := Open(ctx, path)
@@ -179,6 +181,7 @@ func TestTwoProcessesShareTheFile(t *testing.T) {
 // TestReadOnlyDirectory opens in a directory the process cannot write. As
 // root, permissions do not bind, so the helper runs as nobody.
 func TestReadOnlyDirectory(t *testing.T) {
+	t.Parallel()
 	base, err := os.MkdirTemp("", "warden-ro-")
 	if err != nil {
 		t.Fatal(err)

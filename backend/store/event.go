@@ -26,6 +26,8 @@ type Kind string
 type kindInfo struct {
 	kind   Kind
 	audit  bool // part of the permission audit
+	stream bool // high-volume output: committed without fsync (see doc.go)
+	quoted []byte
 	decode func([]byte) (Event, error)
 }
 
@@ -36,25 +38,25 @@ var (
 
 // register adds kind k with Go type T. It returns k so that registration and
 // the exported Kind constant are one line.
-func register[T Event](k Kind) Kind { return add[T](k, false) }
+func register[T Event](k Kind) Kind { return add[T](k, false, false) }
 
 // registerAudit is register for kinds that belong to the permission audit.
-func registerAudit[T Event](k Kind) Kind { return add[T](k, true) }
+func registerAudit[T Event](k Kind) Kind { return add[T](k, true, false) }
 
-func add[T Event](k Kind, audit bool) Kind {
+// registerStream is register for streamed output chunks, whose appends may
+// skip the fsync.
+func registerStream[T Event](k Kind) Kind { return add[T](k, false, true) }
+
+func add[T Event](k Kind, audit, stream bool) Kind {
 	t := reflect.TypeFor[T]()
 	if _, dup := kindsByName[k]; dup {
 		panic("store: kind registered twice: " + string(k))
 	}
-	info := &kindInfo{kind: k, audit: audit, decode: func(b []byte) (Event, error) {
+	info := &kindInfo{kind: k, audit: audit, stream: stream, quoted: jsonString(string(k)), decode: func(b []byte) (Event, error) {
 		// Lenient on unknown fields: a newer build may add optional ones.
 		var v T
-		dec := json.NewDecoder(bytes.NewReader(b))
-		if err := dec.Decode(&v); err != nil {
+		if err := json.Unmarshal(b, &v); err != nil {
 			return nil, err
-		}
-		if dec.More() {
-			return nil, errors.New("trailing data after the event")
 		}
 		return v, nil
 	}}

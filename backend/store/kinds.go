@@ -8,8 +8,11 @@ import (
 	"github.com/warden-dev/warden/backend/policy"
 )
 
-// Every kind: a struct embedding event, plus one registration line below.
-// Field names are the stored JSON; renaming one breaks old logs.
+// Adding a kind is a struct embedding event plus one registration line
+// below (register, registerAudit for the permission audit, registerStream for
+// high-volume output), and a sample line in testdata/events.jsonl, which
+// TestCodecRoundTripEveryKind insists on. JSON field names are the stored
+// format: add optional fields freely, never rename one.
 var (
 	KindSessionCreated          = register[SessionCreated]("session_created")
 	KindSessionRenamed          = register[SessionRenamed]("session_renamed")
@@ -18,7 +21,7 @@ var (
 	KindPermissionGranted       = registerAudit[PermissionGranted]("permission_granted")
 	KindPermissionDenied        = registerAudit[PermissionDenied]("permission_denied")
 	KindToolInvocationStarted   = register[ToolInvocationStarted]("tool_invocation_started")
-	KindToolOutput              = register[ToolOutput]("tool_output")
+	KindToolOutput              = registerStream[ToolOutput]("tool_output")
 	KindToolInvocationCompleted = register[ToolInvocationCompleted]("tool_invocation_completed")
 	KindToolInvocationFailed    = register[ToolInvocationFailed]("tool_invocation_failed")
 	KindApprovalPolicyChanged   = registerAudit[ApprovalPolicyChanged]("approval_policy_changed")
@@ -31,7 +34,7 @@ var (
 	KindMcpServerTrusted        = registerAudit[McpServerTrusted]("mcp_server_trusted")
 	KindMcpServerUntrusted      = registerAudit[McpServerUntrusted]("mcp_server_untrusted")
 	KindMonitorStarted          = register[MonitorStarted]("monitor_started")
-	KindMonitorEvent            = register[MonitorEvent]("monitor_event")
+	KindMonitorEvent            = registerStream[MonitorEvent]("monitor_event")
 	KindMonitorStopped          = register[MonitorStopped]("monitor_stopped")
 	KindSubagentStarted         = register[SubagentStarted]("subagent_started")
 	KindSubagentFinished        = register[SubagentFinished]("subagent_finished")
@@ -48,6 +51,7 @@ type SessionCreated struct {
 	Planning  bool                  `json:"planning,omitempty"`
 }
 
+// SessionRenamed changes the session's title.
 type SessionRenamed struct {
 	event
 	Title string `json:"title"`
@@ -127,6 +131,8 @@ const (
 	DeniedByNoApprover DeniedBy = "no-approver"
 )
 
+// PermissionDenied refuses a call before it runs; the model reads the
+// refusal and re-plans. By says who refused it.
 type PermissionDenied struct {
 	event
 	RequestID string        `json:"request_id"`
@@ -164,6 +170,7 @@ func needIDs(requestID, callID, tool string) error {
 	return nil
 }
 
+// ToolInvocationStarted follows a PermissionGranted for the same CallID.
 type ToolInvocationStarted struct {
 	event
 	CallID string          `json:"call_id"`
@@ -179,6 +186,7 @@ type ToolOutput struct {
 	Chunk  string `json:"chunk"`
 }
 
+// ToolInvocationCompleted ends a call that ran; Result is the tool's own JSON.
 type ToolInvocationCompleted struct {
 	event
 	CallID     string          `json:"call_id"`
@@ -189,6 +197,7 @@ type ToolInvocationCompleted struct {
 	DurationMs int64           `json:"duration_ms"`
 }
 
+// ToolInvocationFailed ends a call whose tool returned an error.
 type ToolInvocationFailed struct {
 	event
 	CallID     string `json:"call_id"`
@@ -206,6 +215,7 @@ type ApprovalPolicyChanged struct {
 	By   string                `json:"by,omitempty"`
 }
 
+// SandboxPolicyChanged records a change of the structural axis.
 type SandboxPolicyChanged struct {
 	event
 	From policy.SandboxPolicy `json:"from"`
@@ -213,16 +223,19 @@ type SandboxPolicyChanged struct {
 	By   string               `json:"by,omitempty"`
 }
 
+// PlanningEntered sets the planning freeze.
 type PlanningEntered struct {
 	event
 	By string `json:"by,omitempty"`
 }
 
+// PlanningExited lifts the planning freeze (a human only).
 type PlanningExited struct {
 	event
 	By string `json:"by,omitempty"`
 }
 
+// PlanPresented is the plan the model showed for approval.
 type PlanPresented struct {
 	event
 	Plan string `json:"plan"`
@@ -236,12 +249,15 @@ type GrantAdded struct {
 	RequestID string       `json:"request_id,omitempty"` // the request whose answer made it
 }
 
+// GrantRevoked withdraws a grant.
 type GrantRevoked struct {
 	event
 	GrantID   string `json:"grant_id"`
 	Signature string `json:"signature"`
 }
 
+// McpServerTrusted records trust in an MCP server at a launch-config hash
+// and per-tool description/schema hashes.
 type McpServerTrusted struct {
 	event
 	Server     string            `json:"server"`
@@ -250,11 +266,13 @@ type McpServerTrusted struct {
 	Persistent bool              `json:"persistent,omitempty"` // stored for the workspace, not only this session
 }
 
+// McpServerUntrusted withdraws trust in an MCP server.
 type McpServerUntrusted struct {
 	event
 	Server string `json:"server"`
 }
 
+// MonitorStarted begins a long-running watched process (dev server, tests).
 type MonitorStarted struct {
 	event
 	MonitorID string `json:"monitor_id"`
@@ -271,6 +289,7 @@ type MonitorEvent struct {
 	Line      string `json:"line"`
 }
 
+// MonitorStopped ends a monitor.
 type MonitorStopped struct {
 	event
 	MonitorID string `json:"monitor_id"`
@@ -286,6 +305,7 @@ type SubagentStarted struct {
 	Task       string `json:"task"`
 }
 
+// SubagentFinished reports a child session's outcome.
 type SubagentFinished struct {
 	event
 	SubagentID string `json:"subagent_id"`

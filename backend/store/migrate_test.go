@@ -87,6 +87,7 @@ func TestLoadMigrations(t *testing.T) {
 
 // Opening records each migration once, and reopening applies nothing again.
 func TestMigrationsRecordedOnce(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "warden.db")
 	for range 2 {
 		s, err := Open(context.Background(), path)

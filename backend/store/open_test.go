@@ -8,45 +8,64 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
-// bigFixture is a closed database spanning many pages.
+// bigFixture is a closed database spanning many pages, built once per test
+// binary and copied to a fresh file for each caller.
 func bigFixture(t *testing.T) string {
 	t.Helper()
+	bigOnce.Do(func() { bigBytes, bigErr = buildBigFixture(t) })
+	if bigErr != nil {
+		t.Fatal(bigErr)
+	}
+	return writeFile(t, bigBytes)
+}
+
+var (
+	bigOnce  sync.Once
+	bigBytes []byte
+	bigErr   error
+)
+
+func buildBigFixture(t *testing.T) ([]byte, error) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "warden.db")
 	s, err := Open(ctx, path)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
+	defer s.Close()
 	sess, err := s.CreateSession(ctx, NewSession{Workspace: "/w"})
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	evs := make([]Event, 2000)
+	evs := make([]Event, 500)
 	for i := range evs {
-		evs[i] = ToolOutput{CallID: "c", Stream: "stdout", Chunk: strings.Repeat("output line ", 8)}
+		evs[i] = ToolOutput{CallID: "c", Stream: "stdout", Chunk: strings.Repeat("output line ", 40)}
 	}
 	if _, err := s.Append(ctx, sess.ID, AnyVersion, evs...); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if err := s.Close(); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	// Fold the WAL into the main file so the file alone is the database.
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
+	defer db.Close()
 	if _, err := db.Exec("PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE"); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	db.Close()
-	return path
+	return os.ReadFile(path)
 }
 
 func TestOpenRefusesBadFiles(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		prepare func(t *testing.T) string // returns the path to open
@@ -80,6 +99,18 @@ func TestOpenRefusesBadFiles(t *testing.T) {
 			}
 			return writeFile(t, b)
 		}, nil, ErrCorrupt, "is damaged"},
+		{"another program's database", func(t *testing.T) string {
+			path := filepath.Join(t.TempDir(), "notes.db")
+			db, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if _, err := db.Exec("CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes(body) VALUES ('keep me')"); err != nil {
+				t.Fatal(err)
+			}
+			return path
+		}, nil, ErrForeignDatabase, "another program (tables notes)"},
 		{"directory", func(t *testing.T) string { return t.TempDir() }, nil, ErrNotDatabase, "is a directory"},
 		{"missing with MustExist", func(t *testing.T) string {
 			return filepath.Join(t.TempDir(), "none.db")
@@ -122,6 +153,7 @@ func writeFile(t *testing.T, b []byte) string {
 
 // Damage inside the events table, past the schema, opens but fails Verify.
 func TestVerifyReportsDamagedPages(t *testing.T) {
+	t.Parallel()
 	path := bigFixture(t)
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -149,6 +181,7 @@ func TestVerifyReportsDamagedPages(t *testing.T) {
 }
 
 func TestOpenRefusesNewerSchema(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "warden.db")
 	s, err := Open(context.Background(), path)
 	if err != nil {

@@ -21,6 +21,8 @@ var (
 	ErrCorrupt     = errors.New("database is damaged")
 	ErrNotWritable = errors.New("database is not writable")
 	ErrNewerSchema = errors.New("database is from a newer Warden")
+	// ErrForeignDatabase: a SQLite file that belongs to another program.
+	ErrForeignDatabase = errors.New("not a Warden database")
 )
 
 // OpenError explains why a database could not be opened.

@@ -68,7 +68,7 @@ func loadState(ctx context.Context, tx *sql.Tx, id string) (sessionState, error)
 	if err != nil {
 		return st, fmt.Errorf("store: load session %s: %w", id, err)
 	}
-	if st.approval, err = parseApproval(approval); err != nil {
+	if st.approval, err = policy.ParseApprovalPolicy(approval); err != nil {
 		return st, fmt.Errorf("store: session %s: %w", id, err)
 	}
 	if err := json.Unmarshal([]byte(sandbox), &st.sandbox); err != nil {
@@ -84,7 +84,7 @@ func (st *sessionState) save(ctx context.Context, tx *sql.Tx, id string, nowMs i
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE sessions SET version = ?, head_hash = ?, title = ?, approval_policy = ?,
 		sandbox_policy = ?, planning = ?, updated_ms = ? WHERE id = ?`,
-		st.version, st.head, st.title, approvalString(st.approval), string(sb), st.planning, nowMs, id)
+		st.version, st.head, st.title, st.approval.String(), string(sb), st.planning, nowMs, id)
 	if err != nil {
 		return fmt.Errorf("store: update session %s: %w", id, err)
 	}
@@ -97,7 +97,7 @@ func (s *Store) CreateSession(ctx context.Context, n NewSession) (Session, error
 	if !filepath.IsAbs(n.Workspace) {
 		return Session{}, fmt.Errorf("store: create session: workspace %q is not an absolute path", n.Workspace)
 	}
-	if _, err := parseApproval(approvalString(n.Approval)); err != nil {
+	if _, err := n.Approval.MarshalText(); err != nil {
 		return Session{}, fmt.Errorf("store: create session: %w", err)
 	}
 	n.Workspace = filepath.Clean(n.Workspace)
@@ -121,7 +121,7 @@ func (s *Store) CreateSession(ctx context.Context, n NewSession) (Session, error
 		now := s.now().UnixMilli()
 		_, err = tx.ExecContext(ctx, `INSERT INTO sessions(id, workspace_id, parent_id, title, approval_policy,
 			sandbox_policy, planning, head_hash, created_ms, updated_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			n.ID, ws.ID, n.ParentID, n.Title, approvalString(n.Approval), string(sb), n.Planning, zeroHash, now, now)
+			n.ID, ws.ID, n.ParentID, n.Title, n.Approval.String(), string(sb), n.Planning, zeroHash, now, now)
 		if err != nil {
 			return fmt.Errorf("store: create session %s: %w", n.ID, err)
 		}
@@ -146,7 +146,7 @@ func scanSession(sc interface{ Scan(...any) error }) (Session, error) {
 		return x, err
 	}
 	var err error
-	if x.Approval, err = parseApproval(approval); err != nil {
+	if x.Approval, err = policy.ParseApprovalPolicy(approval); err != nil {
 		return x, err
 	}
 	if err := json.Unmarshal([]byte(sandbox), &x.Sandbox); err != nil {
@@ -203,7 +203,7 @@ func (s *Store) RenameSession(ctx context.Context, id, title string) (Session, e
 // all in one transaction, and returns the updated session.
 func (s *Store) UpdateSessionPolicy(ctx context.Context, id string, u PolicyUpdate) (Session, error) {
 	if u.Approval != nil {
-		if _, err := parseApproval(approvalString(*u.Approval)); err != nil {
+		if _, err := u.Approval.MarshalText(); err != nil {
 			return Session{}, fmt.Errorf("store: update session %s: %w", id, err)
 		}
 	}
@@ -272,4 +272,12 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 		}
 		return nil
 	})
+}
+
+// PolicySession is what policy.Decide needs to know about this session.
+// The caller supplies what the store does not hold: whether the OS cage is
+// available, the grants in force (see PolicyGrants) and the time.
+func (x Session) PolicySession(caged bool, grants []policy.Grant, now time.Time) policy.Session {
+	return policy.Session{Workspace: x.Workspace, Approval: x.Approval, Sandbox: x.Sandbox, Planning: x.Planning,
+		Caged: caged, Grants: grants, Now: now}
 }

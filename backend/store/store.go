@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -25,6 +26,8 @@ type Store struct {
 	newID  func() string
 	poll   time.Duration
 	closed chan struct{}
+
+	relaxed bool // the writer connection runs synchronous=NORMAL; owned by whoever holds it
 }
 
 // Option configures Open.
@@ -110,6 +113,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 }
 
 func (s *Store) init(ctx context.Context) error {
+	if err := s.refuseForeign(ctx); err != nil {
+		return err
+	}
 	// journal_mode=WAL is persistent; setting it once on the writer converts
 	// a new file. It must happen before readers open their connections.
 	var mode string
@@ -129,6 +135,39 @@ func (s *Store) init(ctx context.Context) error {
 		return openError(s.path, err)
 	}
 	return nil
+}
+
+// refuseForeign stops Open from adding Warden's tables to a database that
+// belongs to another program: one with tables but no schema_migrations.
+func (s *Store) refuseForeign(ctx context.Context) error {
+	rows, err := s.w.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+	if err != nil {
+		return openError(s.path, err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return openError(s.path, err)
+		}
+		if n == "schema_migrations" {
+			return nil
+		}
+		names = append(names, n)
+	}
+	if err := rows.Err(); err != nil {
+		return openError(s.path, err)
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	if len(names) > 5 {
+		names = append(names[:5], "...")
+	}
+	return &OpenError{Path: s.path, Kind: ErrForeignDatabase,
+		Detail: fmt.Sprintf("is a SQLite database of another program (tables %s), not Warden's; nothing was changed", strings.Join(names, ", ")),
+		Hint:   hintOtherFile}
 }
 
 // dsn builds a modernc URI for path. synchronous=FULL makes a returned

@@ -56,6 +56,7 @@ func rawExec(t *testing.T, path string, stmts ...string) {
 }
 
 func TestVerifyFindsTampering(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name        string
 		stmts       func(t *testing.T, path string) []string
@@ -146,6 +147,7 @@ func hexOf(b []byte) string {
 
 // The triggers stop accidental edits through SQL even before Verify runs.
 func TestEventsAreAppendOnly(t *testing.T) {
+	t.Parallel()
 	path, _ := tamperFixture(t)
 	db, err := sql.Open("sqlite", path)
 	if err != nil {

@@ -35,6 +35,7 @@ func commands() []command {
 		versionCommand(),
 		toolCommand(),
 		policyCommand(),
+		auditCommand(),
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds

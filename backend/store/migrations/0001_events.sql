@@ -15,7 +15,7 @@ CREATE TABLE sessions (
     parent_id       TEXT NOT NULL DEFAULT '',
     title           TEXT NOT NULL DEFAULT '',
     approval_policy TEXT NOT NULL DEFAULT 'on-request',
-    sandbox_policy  TEXT NOT NULL DEFAULT '{"kind":0}',
+    sandbox_policy  TEXT NOT NULL DEFAULT '{"kind":"workspace-write"}',
     planning        INTEGER NOT NULL DEFAULT 0,
     version         INTEGER NOT NULL DEFAULT 0,
     head_hash       BLOB NOT NULL,

@@ -42,7 +42,10 @@ func Run(t *testing.T, open Opener) {
 		{"VerifyAfterEverything", testVerifyAfterEverything},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each test has its own database file
+			tc.fn(t, open)
+		})
 	}
 }
 

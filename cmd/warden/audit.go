@@ -1,0 +1,303 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/warden-dev/warden/backend/store"
+)
+
+func auditCommand() command {
+	return command{
+		name:    "audit",
+		summary: "verify, export or tail the event log (verify|export|tail)",
+		run:     runAudit,
+	}
+}
+
+func auditUsage(w io.Writer) {
+	fmt.Fprintln(w, "Usage: warden audit <verify|export|tail> [flags]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "  verify   walk every hash chain and integrity-check the database")
+	fmt.Fprintln(w, "  export   write one session's events as jsonl or csv")
+	fmt.Fprintln(w, "  tail     print events as they are appended")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Every subcommand takes --db PATH (or $WARDEN_DB).")
+}
+
+func runAudit(ctx context.Context, args []string, io stdio) int {
+	if len(args) == 0 {
+		auditUsage(io.err)
+		return 2
+	}
+	switch args[0] {
+	case "verify":
+		return auditVerify(ctx, args[1:], io)
+	case "export":
+		return auditExport(ctx, args[1:], io)
+	case "tail":
+		return auditTail(ctx, args[1:], io)
+	case "-h", "--help", "help":
+		auditUsage(io.out)
+		return 0
+	}
+	fmt.Fprintf(io.err, "warden audit: unknown subcommand %q\n\n", args[0])
+	auditUsage(io.err)
+	return 2
+}
+
+// parseFlags parses args, mapping -h to exit 0 and bad flags to exit 2.
+func parseFlags(fs *flag.FlagSet, args []string, io stdio) (code int, ok bool) {
+	fs.SetOutput(io.err)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0, false
+		}
+		return 2, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(io.err, "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return 2, false
+	}
+	return 0, true
+}
+
+func auditVerify(ctx context.Context, args []string, io stdio) int {
+	fs := flag.NewFlagSet("warden audit verify", flag.ContinueOnError)
+	db := addDBFlag(fs)
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	if code, ok := parseFlags(fs, args, io); !ok {
+		return code
+	}
+	s, err := db.open(ctx, store.MustExist())
+	if err != nil {
+		fmt.Fprintln(io.err, "warden audit verify:", err)
+		return 1
+	}
+	defer s.Close()
+	rep, err := s.Verify(ctx)
+	if err != nil {
+		fmt.Fprintln(io.err, "warden audit verify:", err)
+		return 1
+	}
+	if *asJSON {
+		enc := json.NewEncoder(io.out)
+		enc.SetIndent("", "  ")
+		enc.Encode(rep)
+	}
+	if rep.OK() {
+		if !*asJSON {
+			fmt.Fprintf(io.out, "ok: %s\n  schema version %d, %d sessions, %d events\n  integrity_check ok, every hash chain verifies\n",
+				rep.Path, rep.Schema, rep.Sessions, rep.Events)
+		}
+		return 0
+	}
+	fmt.Fprintf(io.err, "FAILED: %s\n", rep.Path)
+	if len(rep.Integrity) != 1 || rep.Integrity[0] != "ok" {
+		fmt.Fprintf(io.err, "  integrity_check: %s\n", strings.Join(firstN(rep.Integrity, 5), "; "))
+	}
+	if bad, ok := rep.FirstBad(); ok {
+		fmt.Fprintf(io.err, "  first bad event: %s\n", bad)
+		if len(rep.Bad) > 1 {
+			fmt.Fprintf(io.err, "  %d problems in all (run with --json to list them)\n", len(rep.Bad))
+		}
+	}
+	fmt.Fprintf(io.err, "  checked %d sessions, %d events\n", rep.Sessions, rep.Events)
+	return 1
+}
+
+func firstN(s []string, n int) []string {
+	if len(s) > n {
+		return append(s[:n:n], fmt.Sprintf("... %d more", len(s)-n))
+	}
+	return s
+}
+
+func auditExport(ctx context.Context, args []string, io stdio) int {
+	fs := flag.NewFlagSet("warden audit export", flag.ContinueOnError)
+	db := addDBFlag(fs)
+	session := fs.String("session", "", "session ID (required)")
+	format := fs.String("format", "jsonl", "jsonl or csv")
+	kinds := fs.String("kinds", "", "comma-separated event kinds to keep (default all)")
+	if code, ok := parseFlags(fs, args, io); !ok {
+		return code
+	}
+	if *session == "" {
+		fmt.Fprintln(io.err, "warden audit export: --session is required")
+		return 2
+	}
+	if *format != "jsonl" && *format != "csv" {
+		fmt.Fprintf(io.err, "warden audit export: --format %q: want jsonl or csv\n", *format)
+		return 2
+	}
+	ks, err := parseKinds(*kinds)
+	if err != nil {
+		fmt.Fprintln(io.err, "warden audit export:", err)
+		return 2
+	}
+	s, err := db.open(ctx, store.MustExist())
+	if err != nil {
+		fmt.Fprintln(io.err, "warden audit export:", err)
+		return 1
+	}
+	defer s.Close()
+	if _, err := s.Session(ctx, *session); err != nil {
+		fmt.Fprintln(io.err, "warden audit export:", err)
+		return 1
+	}
+	w := newEventWriter(io.out, *format)
+	var after int64
+	for {
+		page, err := s.Events(ctx, store.EventQuery{SessionID: *session, Kinds: ks, AfterSeq: after, Limit: 1000})
+		if err != nil {
+			fmt.Fprintln(io.err, "warden audit export:", err)
+			return 1
+		}
+		for _, e := range page {
+			if err := w.write(e); err != nil {
+				fmt.Fprintln(io.err, "warden audit export:", err)
+				return 1
+			}
+			after = e.Seq
+		}
+		if len(page) < 1000 {
+			break
+		}
+	}
+	if err := w.flush(); err != nil {
+		fmt.Fprintln(io.err, "warden audit export:", err)
+		return 1
+	}
+	return 0
+}
+
+func parseKinds(list string) ([]store.Kind, error) {
+	if list == "" {
+		return nil, nil
+	}
+	known := map[store.Kind]bool{}
+	for _, k := range store.Kinds() {
+		known[k] = true
+	}
+	var out []store.Kind
+	for _, k := range strings.Split(list, ",") {
+		k = strings.TrimSpace(k)
+		if !known[store.Kind(k)] {
+			return nil, fmt.Errorf("unknown event kind %q", k)
+		}
+		out = append(out, store.Kind(k))
+	}
+	return out, nil
+}
+
+// eventWriter prints events as jsonl, csv or one readable line each.
+type eventWriter struct {
+	format string
+	out    io.Writer
+	csv    *csv.Writer
+}
+
+var csvHeader = []string{"seq", "session_id", "version", "time", "kind", "hash", "data"}
+
+func newEventWriter(out io.Writer, format string) *eventWriter {
+	w := &eventWriter{format: format, out: out}
+	if format == "csv" {
+		w.csv = csv.NewWriter(out)
+		w.csv.Write(csvHeader)
+	}
+	return w
+}
+
+func (w *eventWriter) write(e store.StoredEvent) error {
+	switch w.format {
+	case "csv":
+		return w.csv.Write([]string{strconv.FormatInt(e.Seq, 10), e.SessionID, strconv.FormatInt(e.Version, 10),
+			e.Time.UTC().Format(time.RFC3339Nano), string(e.Kind), fmt.Sprintf("%x", e.Hash), string(e.Payload)})
+	case "jsonl":
+		b, err := json.Marshal(e)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w.out, "%s\n", b)
+		return err
+	}
+	_, err := fmt.Fprintf(w.out, "%s  %s  v%-4d %-26s %s\n", e.Time.UTC().Format("2006-01-02T15:04:05.000Z"),
+		e.SessionID, e.Version, e.Kind, e.Payload)
+	return err
+}
+
+func (w *eventWriter) flush() error {
+	if w.csv != nil {
+		w.csv.Flush()
+		return w.csv.Error()
+	}
+	return nil
+}
+
+func auditTail(ctx context.Context, args []string, io stdio) int {
+	fs := flag.NewFlagSet("warden audit tail", flag.ContinueOnError)
+	db := addDBFlag(fs)
+	session := fs.String("session", "", "only this session (default all)")
+	kinds := fs.String("kinds", "", "comma-separated event kinds to keep (default all)")
+	last := fs.Int("n", 10, "print this many existing events first")
+	follow := fs.Bool("follow", true, "keep printing new events until interrupted")
+	format := fs.String("format", "text", "text or jsonl")
+	if code, ok := parseFlags(fs, args, io); !ok {
+		return code
+	}
+	if *format != "text" && *format != "jsonl" {
+		fmt.Fprintf(io.err, "warden audit tail: --format %q: want text or jsonl\n", *format)
+		return 2
+	}
+	ks, err := parseKinds(*kinds)
+	if err != nil {
+		fmt.Fprintln(io.err, "warden audit tail:", err)
+		return 2
+	}
+	s, err := db.open(ctx, store.MustExist())
+	if err != nil {
+		fmt.Fprintln(io.err, "warden audit tail:", err)
+		return 1
+	}
+	defer s.Close()
+	w := newEventWriter(io.out, *format)
+	recent, err := s.Events(ctx, store.EventQuery{SessionID: *session, Kinds: ks, Limit: max(*last, 1), Desc: true})
+	if err != nil {
+		fmt.Fprintln(io.err, "warden audit tail:", err)
+		return 1
+	}
+	var cursor int64
+	if len(recent) > 0 {
+		cursor = recent[0].Seq
+	}
+	for i := min(len(recent), *last) - 1; i >= 0; i-- {
+		w.write(recent[i])
+	}
+	if !*follow {
+		return 0
+	}
+	sub, err := s.Subscribe(ctx, store.SubscribeFilter{SessionID: *session, Kinds: ks, AfterSeq: cursor})
+	if err != nil {
+		fmt.Fprintln(io.err, "warden audit tail:", err)
+		return 1
+	}
+	for e := range sub.Events() {
+		if err := w.write(e); err != nil {
+			fmt.Fprintln(io.err, "warden audit tail:", err)
+			return 1
+		}
+	}
+	if err := sub.Err(); err != nil {
+		fmt.Fprintln(io.err, "warden audit tail:", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"os"
+
+	"github.com/warden-dev/warden/backend/store"
+)
+
+// dbEnv overrides the default database path, like --db.
+const dbEnv = "WARDEN_DB"
+
+// dbFlag is the --db flag every subcommand that touches the store shares.
+// Precedence: --db, then $WARDEN_DB, then store.DefaultPath().
+type dbFlag struct{ path string }
+
+func addDBFlag(fs *flag.FlagSet) *dbFlag {
+	d := &dbFlag{}
+	fs.StringVar(&d.path, "db", "", "database file (default $"+dbEnv+", else $XDG_DATA_HOME/warden/warden.db)")
+	return d
+}
+
+// resolve returns the database path to use.
+func (d *dbFlag) resolve() (string, error) { return resolveDBPath(d.path, os.Getenv) }
+
+func resolveDBPath(flagValue string, getenv func(string) string) (string, error) {
+	if flagValue != "" {
+		return flagValue, nil
+	}
+	if env := getenv(dbEnv); env != "" {
+		return env, nil
+	}
+	return store.DefaultPath()
+}
+
+// open opens the resolved database.
+func (d *dbFlag) open(ctx context.Context, opts ...store.Option) (*store.Store, error) {
+	path, err := d.resolve()
+	if err != nil {
+		return nil, err
+	}
+	return store.Open(ctx, path, opts...)
+}
