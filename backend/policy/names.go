@@ -5,9 +5,7 @@ import (
 	"strings"
 )
 
-// Stable string forms of the enums, used by config files and the CLI. The
-// JSON form of ApprovalPolicy and SandboxKind stays the integer: stored,
-// hash-chained events already carry it (backend/store).
+// Stable string forms of the enums, used by config files, the CLI and JSON.
 // Parsing is lenient about case, '_' versus '-' and the common aliases, and
 // strict about everything else: an unknown value is an error that lists the
 // valid ones.
@@ -25,6 +23,24 @@ func (a ApprovalPolicy) String() string {
 		return approvalNames[a]
 	}
 	return fmt.Sprintf("approval(%d)", int(a))
+}
+
+// MarshalText gives the stable kebab-case form.
+func (a ApprovalPolicy) MarshalText() ([]byte, error) {
+	if a < 0 || int(a) >= len(approvalNames) {
+		return nil, fmt.Errorf("policy: invalid approval policy %d", int(a))
+	}
+	return []byte(approvalNames[a]), nil
+}
+
+// UnmarshalText accepts what ParseApprovalPolicy accepts.
+func (a *ApprovalPolicy) UnmarshalText(b []byte) error {
+	v, err := ParseApprovalPolicy(string(b))
+	if err != nil {
+		return err
+	}
+	*a = v
+	return nil
 }
 
 // ParseApprovalPolicy reads "never", "on-request" or "always" (and the
@@ -49,6 +65,24 @@ func (k SandboxKind) String() string {
 		return sandboxNames[k]
 	}
 	return fmt.Sprintf("sandbox(%d)", int(k))
+}
+
+// MarshalText gives the stable kebab-case form.
+func (k SandboxKind) MarshalText() ([]byte, error) {
+	if k < 0 || int(k) >= len(sandboxNames) {
+		return nil, fmt.Errorf("policy: invalid sandbox kind %d", int(k))
+	}
+	return []byte(sandboxNames[k]), nil
+}
+
+// UnmarshalText accepts what ParseSandboxKind accepts.
+func (k *SandboxKind) UnmarshalText(b []byte) error {
+	v, err := ParseSandboxKind(string(b))
+	if err != nil {
+		return err
+	}
+	*k = v
+	return nil
 }
 
 // ParseSandboxKind reads "read-only", "workspace-write" or
@@ -82,6 +116,17 @@ func ParseReason(s string) (Reason, error) {
 		valid[i] = string(r)
 	}
 	return "", fmt.Errorf("policy: unknown reason %q (valid: %s)", s, strings.Join(valid, ", "))
+}
+
+// UnmarshalText rejects reasons that do not exist, so a stored grant cannot
+// carry a typo that silently matches nothing.
+func (r *Reason) UnmarshalText(b []byte) error {
+	v, err := ParseReason(string(b))
+	if err != nil {
+		return err
+	}
+	*r = v
+	return nil
 }
 
 // normName lower-cases and turns CamelCase, '_' and ' ' into kebab-case.

