@@ -54,7 +54,13 @@ type config struct {
 func main() {
 	testing.Init()
 	var c config
-	flag.StringVar(&c.work, "work", filepath.Join(os.TempDir(), "warden-bench"), "work folder; caches the 1M-event database and the search tree")
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	// Not under /tmp by default: codex refuses to set up its sandbox
+	// helpers in a temporary folder.
+	flag.StringVar(&c.work, "work", filepath.Join(cache, "warden-bench"), "work folder; caches the 1M-event database and the search tree")
 	flag.StringVar(&c.peers, "peers", "bench/peers", "folder holding the peers' node_modules")
 	flag.StringVar(&c.geminiScript, "gemini", "bench/gemini_policy.mjs", "node helper answering with Gemini CLI's PolicyEngine")
 	flag.StringVar(&c.corpus, "corpus", "bench/testdata", "folder with readonly.txt and unsafe.txt")

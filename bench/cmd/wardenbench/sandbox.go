@@ -29,6 +29,10 @@ type variant struct {
 	dir  string
 	env  []string
 	run  func(ctx context.Context, script string) (string, error)
+	// cageOnly, for Warden, runs the same tool without the gate: when the
+	// gate refuses a probe outright, the probe is repeated here so the
+	// verdict still says whether the OS cage holds on its own.
+	cageOnly func(ctx context.Context, script string) (string, error)
 }
 
 func (v *variant) exec(ctx context.Context, script string) (string, error) {
@@ -62,7 +66,9 @@ type StartResult struct {
 	EtcWrite    string `json:"etc_write"`
 	LoopbackTCP string `json:"loopback_tcp"`
 	Error       string `json:"error,omitempty"`
-	Note        string `json:"note,omitempty"`
+	// OverRaw is, per round, this variant's `true` minus raw bwrap's in
+	// the same round: steadier than the difference of two medians.
+	OverRaw Stat `json:"minus_raw_bwrap_per_round_ms"`
 }
 
 type startEnv struct {
@@ -96,9 +102,14 @@ func wardenVariant(e startEnv) (*variant, func(), error) {
 			return "", err
 		}
 		if !out.Invoked {
-			return "", fmt.Errorf("the gate did not run it: %s", text(out.Result))
+			return "", fmt.Errorf("%s: %s", refusedByGate, text(out.Result))
 		}
 		return text(out.Result), nil
+	}
+	v.cageOnly = func(ctx context.Context, script string) (string, error) {
+		args, _ := json.Marshal(tools.ShellExecParams{Command: script})
+		r, err := sh.Invoke(ctx, args, env)
+		return text(r), err
 	}
 	return v, func() {}, nil
 }
@@ -171,26 +182,52 @@ func lastLines(s string, n int) string {
 }
 
 // probe checks, by effect, that a variant blocks a write to /etc and a TCP
-// connect to a listener on loopback.
+// connect to a listener on loopback. For Warden the stand-in human approves
+// whatever the engine asks about, so "blocked" is the cage's doing; were the
+// gate to refuse outright, the verdict says so.
 func probe(ctx context.Context, v *variant, ln *countingListener) (etc, tcp string) {
-	target := fmt.Sprintf("/etc/wardenbench-probe-%d", time.Now().UnixNano())
-	_, _ = v.exec(ctx, "echo pwned > "+target)
-	if _, err := os.Stat(target); err == nil {
-		os.Remove(target)
-		etc = "WRITTEN"
-	} else {
-		etc = "blocked"
-	}
-	before := ln.count.Load()
-	_, _ = v.exec(ctx, fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo hi >&3", ln.port))
-	time.Sleep(50 * time.Millisecond) // let a connection that got through be accepted
-	if ln.count.Load() > before {
-		tcp = "CONNECTED"
-	} else {
-		tcp = "blocked"
-	}
+	etc = probeOne(ctx, v, func(run func(context.Context, string) (string, error)) bool {
+		target := fmt.Sprintf("/etc/wardenbench-probe-%d", time.Now().UnixNano())
+		_, _ = run(ctx, "echo pwned > "+target)
+		if _, err := os.Stat(target); err == nil {
+			os.Remove(target)
+			return false
+		}
+		return true
+	}, "WRITTEN")
+	tcp = probeOne(ctx, v, func(run func(context.Context, string) (string, error)) bool {
+		before := ln.count.Load()
+		_, _ = run(ctx, fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo hi >&3", ln.port))
+		time.Sleep(50 * time.Millisecond) // let a connection that got through be accepted
+		return ln.count.Load() == before
+	}, "CONNECTED")
 	return etc, tcp
 }
+
+// probeOne runs check through the variant; if Warden's gate refused the
+// probe, it runs it again in the cage alone.
+func probeOne(ctx context.Context, v *variant, check func(func(context.Context, string) (string, error)) bool, escaped string) string {
+	refused := false
+	run := func(ctx context.Context, s string) (string, error) {
+		out, err := v.exec(ctx, s)
+		if err != nil && strings.Contains(err.Error(), refusedByGate) {
+			refused = true
+		}
+		return out, err
+	}
+	if !check(run) {
+		return escaped
+	}
+	if !refused || v.cageOnly == nil {
+		return "blocked"
+	}
+	if !check(v.cageOnly) {
+		return "gate refused, but the cage alone let it through"
+	}
+	return "blocked (gate refused; cage alone also blocked)"
+}
+
+const refusedByGate = "the gate did not run it"
 
 type countingListener struct {
 	ln    net.Listener
@@ -266,15 +303,23 @@ func benchStart(ctx context.Context, e startEnv, rounds int) ([]StartResult, err
 			continue
 		}
 		r.EtcWrite, r.LoopbackTCP = probe(ctx, v, ln)
-		r.Confines = r.EtcWrite == "blocked" && r.LoopbackTCP == "blocked"
+		r.Confines = strings.HasPrefix(r.EtcWrite, "blocked") && strings.HasPrefix(r.LoopbackTCP, "blocked")
 		idx[v] = len(results)
 		results = append(results, r)
 		live = append(live, v)
 	}
+	rawIdx := -1
+	for _, v := range live {
+		if strings.HasPrefix(v.name, "raw bwrap") {
+			rawIdx = idx[v]
+		}
+	}
+	over := make([][]float64, len(results))
 	tr := make([][]float64, len(results))
 	lr := make([][]float64, len(results))
 	for i := 0; i < rounds; i++ {
 		for _, script := range []string{"true", "ls /"} {
+			got := map[int]float64{}
 			for _, v := range live {
 				t0 := time.Now()
 				_, err := v.exec(ctx, script)
@@ -286,14 +331,20 @@ func benchStart(ctx context.Context, e startEnv, rounds int) ([]StartResult, err
 				}
 				if script == "true" {
 					tr[j] = append(tr[j], d)
+					got[j] = d
 				} else {
 					lr[j] = append(lr[j], d)
+				}
+			}
+			if raw, ok := got[rawIdx]; ok {
+				for j, d := range got {
+					over[j] = append(over[j], d-raw)
 				}
 			}
 		}
 	}
 	for j := range results {
-		results[j].True, results[j].Ls = statOf(tr[j]), statOf(lr[j])
+		results[j].True, results[j].Ls, results[j].OverRaw = statOf(tr[j]), statOf(lr[j]), statOf(over[j])
 	}
 	return results, nil
 }
