@@ -91,6 +91,11 @@ func targets(rep *Report) []Target {
 
 func notes(rep *Report) []string {
 	var ns []string
+	// The unconfined control must get through both probes, or the probes
+	// prove nothing about the sandboxes.
+	if c := findStart(rep, "sh -c"); c != nil && c.Error == "" && (c.EtcWrite != "WRITTEN" || c.LoopbackTCP != "CONNECTED") {
+		ns = append(ns, fmt.Sprintf("PROBES INVALID: the unsandboxed control was not let through (/etc %s, loopback %s)", c.EtcWrite, c.LoopbackTCP))
+	}
 	for _, s := range rep.Start {
 		if s.Error != "" {
 			ns = append(ns, fmt.Sprintf("%s: %s", s.Variant, s.Error))
@@ -274,6 +279,7 @@ func renderMarkdown(rep *Report) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdEscape(t.Name), mdEscape(t.Want), mdEscape(t.Got), mdEscape(v))
 	}
+	b.WriteString(method)
 	b.WriteString("\n## How each variant was run\n\n")
 	for _, s := range rep.Start {
 		cmd := s.Command
@@ -293,3 +299,29 @@ func renderMarkdown(rep *Report) string {
 	}
 	return b.String()
 }
+
+const method = `
+## Method
+
+- **Process start.** Each round runs every variant once with ` + "`true`" + ` and once with ` + "`ls /`" + `, in turn, so load from
+  the rest of the machine falls on all of them alike; "vs bwrap per round" is the difference within a round. Warden is
+  ` + "`gate.Call(shell.exec)`" + ` in-process: effects, the engine's decision, the cage's bwrap command line with its protected
+  paths, the run, the after-exit check. "Raw bwrap" is the very command line the cage builds, started directly. Before
+  timing, every variant must pass two probes in the same run, judged by effect, not exit code: ` + "`echo pwned > /etc/…`" + `
+  (the file must not appear) and a bash ` + "`/dev/tcp`" + ` connect to a listener on 127.0.0.1 (the listener must see no
+  connection). For Warden a stand-in human approves whatever the engine asks; where the engine refuses outright (a
+  write to /etc), the probe is repeated through shell.exec without the gate, so the row says whether the cage holds on
+  its own. The unsandboxed ` + "`sh -c`" + ` control must get through both probes, or the run flags the probes as invalid.
+- **Classifier.** Every command of bench/testdata/readonly.txt and unsafe.txt goes to each engine as a shell tool call;
+  "allowed" means run without asking. Warden decides in a read-only sandbox with no OS cage, so no allow rides on the
+  cage. Gemini CLI's engine is set up as the CLI sets itself up with no flags and no settings (default policy files,
+  approval mode default, interactive, no sandbox, trusted folder), in bench/gemini_policy.mjs; its speed is timed inside
+  node, so the pipe is not counted against it.
+- **Search.** search.ripgrep and ` + "`rg --json`" + ` alternate on a generated 10,000-file tree, both reading all 2,500 matches;
+  the ratio is taken per pair after one warm-up pair.
+- **Store.** Durable events (fsync per commit) appended one per commit and 100 per commit to a fresh database; queries on
+  a 1,000,000-event database (900 sessions of 1,000 events and one of 100,000, written interleaved), built once and
+  cached in the work folder.
+- **Decide.** ` + "`testing.Benchmark`" + ` on the engine; the target is judged on the benchmark thread's own CPU time per
+  decision, because on a shared machine wall-clock ns/op mostly measures the wait for a core.
+`

@@ -197,7 +197,8 @@ func probe(ctx context.Context, v *variant, ln *countingListener) (etc, tcp stri
 	}, "WRITTEN")
 	tcp = probeOne(ctx, v, func(run func(context.Context, string) (string, error)) bool {
 		before := ln.count.Load()
-		_, _ = run(ctx, fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo hi >&3", ln.port))
+		// bash by name: the sh -c control is dash, which has no /dev/tcp.
+		_, _ = run(ctx, fmt.Sprintf("bash -c 'exec 3<>/dev/tcp/127.0.0.1/%d && echo hi >&3'", ln.port))
 		time.Sleep(50 * time.Millisecond) // let a connection that got through be accepted
 		return ln.count.Load() == before
 	}, "CONNECTED")
