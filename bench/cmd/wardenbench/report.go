@@ -32,10 +32,12 @@ func targets(rep *Report) []Target {
 	}
 	w, raw := findStart(rep, "warden"), findStart(rep, "raw bwrap")
 	if w != nil && raw != nil && w.Error == "" && raw.Error == "" {
-		limit := 1.1*raw.True.Median + 5
-		add("process start, `true`", "Warden ≤ 1.1 × raw bwrap + 5 ms",
-			fmt.Sprintf("%.1f ms vs limit %.1f ms (bwrap %.1f ms)", w.True.Median, limit, raw.True.Median),
-			w.True.Median <= limit, true, fmt.Sprintf("%+.1f ms", limit-w.True.Median))
+		// Judged per round (Warden minus bwrap in the same round), which
+		// the machine's load hits far less than two separate medians.
+		allowed := 0.1*raw.True.Median + 5
+		add("process start, `true`", "Warden ≤ 1.1 × raw bwrap + 5 ms, i.e. per-round overhead ≤ 0.1 × bwrap + 5 ms",
+			fmt.Sprintf("+%.1f ms per round vs %.1f ms allowed (medians: Warden %.1f ms, bwrap %.1f ms)", w.OverRaw.Median, allowed, w.True.Median, raw.True.Median),
+			w.OverRaw.Median <= allowed, w.OverRaw.N > 0, fmt.Sprintf("%.1f ms spare", allowed-w.OverRaw.Median))
 		for _, peer := range []string{"codex", "srt"} {
 			p := findStart(rep, peer)
 			if p == nil {
@@ -72,10 +74,12 @@ func targets(rep *Report) []Target {
 	ok := st.Error == ""
 	add("store: batched durable appends", "≥ 10,000 events/s", fmt.Sprintf("%.0f events/s", st.AppendBatch.Median), st.AppendBatch.Median >= 10000, ok,
 		fmt.Sprintf("%.1f×", st.AppendBatch.Median/10000))
-	add("store: last 200 events of a session (1M db)", "< 10 ms", fmt.Sprintf("%.2f ms (100k-event session %.2f ms)", st.Last200.Median, st.Last200Big.Median),
-		st.Last200.Median < 10 && st.Last200Big.Median < 10, ok, fmt.Sprintf("%.1f ms spare", 10-max(st.Last200.Median, st.Last200Big.Median)))
-	add("store: permission audit of a session (1M db)", "< 10 ms", fmt.Sprintf("%.2f ms (%d events)", st.Audit.Median, st.AuditEvents),
-		st.Audit.Median < 10, ok, fmt.Sprintf("%.1f ms spare", 10-st.Audit.Median))
+	worst := max(st.Last200CPU.Median, st.Last200BigCPU.Median)
+	add("store: last 200 events of a session (1M db)", "< 10 ms CPU", fmt.Sprintf("%.2f ms CPU, 100k-event session %.2f ms CPU (wall %.2f / %.2f ms)",
+		st.Last200CPU.Median, st.Last200BigCPU.Median, st.Last200.Median, st.Last200Big.Median),
+		worst < 10, ok, fmt.Sprintf("%.1f ms spare", 10-worst))
+	add("store: permission audit of a session (1M db)", "< 10 ms CPU", fmt.Sprintf("%.2f ms CPU (wall %.2f ms), %d events", st.AuditCPU.Median, st.Audit.Median, st.AuditEvents),
+		st.AuditCPU.Median < 10, ok, fmt.Sprintf("%.1f ms spare", 10-st.AuditCPU.Median))
 	for _, d := range rep.Decide {
 		want := fmt.Sprintf("< %.0f µs CPU per decision", d.TargetNs/1000)
 		met := d.CPUNsPerOp < d.TargetNs
@@ -184,9 +188,9 @@ func rows(rep *Report) [][4]string {
 	st := rep.Store
 	r = append(r, [4]string{"store", "durable append, 1 event per commit", fmtStat(st.AppendSingle, "events/s", 0), ""})
 	r = append(r, [4]string{"store", "durable append, 100 events per commit", fmtStat(st.AppendBatch, "events/s", 0), ""})
-	r = append(r, [4]string{"store (1,000,000 events)", "last 200 events, 1,000-event session", fmtStat(st.Last200, "ms", 2), ""})
-	r = append(r, [4]string{"store (1,000,000 events)", "last 200 events, 100,000-event session", fmtStat(st.Last200Big, "ms", 2), ""})
-	r = append(r, [4]string{"store (1,000,000 events)", "permission audit of a session", fmtStat(st.Audit, "ms", 2), fmt.Sprintf("%d events", st.AuditEvents)})
+	r = append(r, [4]string{"store (1,000,000 events)", "last 200 events, 1,000-event session", fmtStat(st.Last200, "ms", 2), "CPU " + fmtStat(st.Last200CPU, "ms", 2)})
+	r = append(r, [4]string{"store (1,000,000 events)", "last 200 events, 100,000-event session", fmtStat(st.Last200Big, "ms", 2), "CPU " + fmtStat(st.Last200BigCPU, "ms", 2)})
+	r = append(r, [4]string{"store (1,000,000 events)", "permission audit of a session", fmtStat(st.Audit, "ms", 2), fmt.Sprintf("CPU %s; %d events", fmtStat(st.AuditCPU, "ms", 2), st.AuditEvents)})
 	for _, d := range rep.Decide {
 		r = append(r, [4]string{"Decide", d.Call, fmt.Sprintf("%.0f ns/op", d.NsPerOp), fmt.Sprintf("%.0f CPU-ns/op; %d allocs/op, %d B/op", d.CPUNsPerOp, d.AllocsPerOp, d.BytesPerOp)})
 	}
@@ -304,7 +308,8 @@ const method = `
 ## Method
 
 - **Process start.** Each round runs every variant once with ` + "`true`" + ` and once with ` + "`ls /`" + `, in turn, so load from
-  the rest of the machine falls on all of them alike; "vs bwrap per round" is the difference within a round. Warden is
+  the rest of the machine falls on all of them alike; "vs bwrap per round" is the median difference within a round,
+  and Warden's target (1.1 × bwrap + 5 ms) is judged on it: overhead ≤ 0.1 × bwrap's median + 5 ms. Warden is
   ` + "`gate.Call(shell.exec)`" + ` in-process: effects, the engine's decision, the cage's bwrap command line with its protected
   paths, the run, the after-exit check. "Raw bwrap" is the very command line the cage builds, started directly. Before
   timing, every variant must pass two probes in the same run, judged by effect, not exit code: ` + "`echo pwned > /etc/…`" + `
@@ -321,7 +326,8 @@ const method = `
   the ratio is taken per pair after one warm-up pair.
 - **Store.** Durable events (fsync per commit) appended one per commit and 100 per commit to a fresh database; queries on
   a 1,000,000-event database (900 sessions of 1,000 events and one of 100,000, written interleaved), built once and
-  cached in the work folder.
+  cached in the work folder. The query targets are judged on the process's CPU time per query (wall time shown too),
+  for the reason given under Decide.
 - **Decide.** ` + "`testing.Benchmark`" + ` on the engine; the target is judged on the benchmark thread's own CPU time per
   decision, because on a shared machine wall-clock ns/op mostly measures the wait for a core.
 `
