@@ -36,7 +36,7 @@ func targets(rep *Report) []Target {
 		// the machine's load hits far less than two separate medians.
 		allowed := 0.1*raw.True.Median + 5
 		add("process start, `true`", "Warden ≤ 1.1 × raw bwrap + 5 ms, i.e. per-round overhead ≤ 0.1 × bwrap + 5 ms",
-			fmt.Sprintf("+%.1f ms per round vs %.1f ms allowed (medians: Warden %.1f ms, bwrap %.1f ms)", w.OverRaw.Median, allowed, w.True.Median, raw.True.Median),
+			fmt.Sprintf("%+.1f ms per round vs %.1f ms allowed (medians: Warden %.1f ms, bwrap %.1f ms)", w.OverRaw.Median, allowed, w.True.Median, raw.True.Median),
 			w.OverRaw.Median <= allowed, w.OverRaw.N > 0, fmt.Sprintf("%.1f ms spare", allowed-w.OverRaw.Median))
 		for _, peer := range []string{"codex", "srt"} {
 			p := findStart(rep, peer)
