@@ -42,6 +42,9 @@ func commands() []command {
 		runCommand(),
 		serveCommand(),
 		toolCommand(),
+		toolCommand(),
+		policyCommand(),
+		auditCommand(),
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# make bench: install the peer tools (only when their lock changed), then
+# measure Warden and the peers in one run. Extra arguments go to wardenbench
+# (e.g. -quick while debugging).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+for tool in go node npm bwrap rg socat git; do
+	command -v "$tool" >/dev/null || { echo "bench: $tool is required (apt: bubblewrap ripgrep socat nodejs npm git)" >&2; exit 1; }
+done
+
+# Peers live in bench/peers only, never in the product. npm ci runs when
+# node_modules is missing or older than package-lock.json.
+peers=bench/peers
+stamp=$peers/node_modules/.wardenbench-stamp
+if [[ ! -f $stamp || $peers/package-lock.json -nt $stamp || $peers/package.json -nt $stamp ]]; then
+	echo "bench: installing peers (npm ci --prefix $peers)" >&2
+	npm ci --prefix "$peers" --no-audit --no-fund --loglevel=error
+	touch "$stamp"
+fi
+
+work=${WARDEN_BENCH_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/warden-bench}
+mkdir -p "$work" docs
+go build -o "$work/wardenbench" ./bench/cmd/wardenbench
+exec "$work/wardenbench" -work "$work" -peers "$peers" -gemini bench/gemini_policy.mjs \
+	-corpus bench/testdata -json docs/benchmarks.json -md docs/benchmarks.md "$@"
