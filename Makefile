@@ -68,8 +68,8 @@ e2e: frontend cli ## the chat end to end: Chromium against warden serve with a s
 test: deps check-bindings vet gotest typecheck vitest cli smoke e2e ## every check (what CI runs)
 	@echo "make test: all checks passed"
 
-bench: ## benchmarks
-	go test -run '^$$' -bench . ./...
+bench: ## Warden against bwrap, srt, codex and Gemini CLI's policy engine; writes docs/benchmarks.md
+	bash bench/run.sh
 
 clean: ## remove build outputs
 	rm -rf bin build/bin frontend/dist artifacts
