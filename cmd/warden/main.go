@@ -39,12 +39,6 @@ func commands() []command {
 		mcpCommand(),
 		runCommand(),
 		serveCommand(),
-		runCommand(),
-		serveCommand(),
-		toolCommand(),
-		toolCommand(),
-		policyCommand(),
-		auditCommand(),
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds

@@ -37,3 +37,13 @@ func TestRunTopLevel(t *testing.T) {
 		})
 	}
 }
+
+func TestCommandsAreUnique(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range commands() {
+		if seen[c.name] {
+			t.Errorf("command %q is listed twice", c.name)
+		}
+		seen[c.name] = true
+	}
+}
