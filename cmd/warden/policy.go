@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/warden-dev/warden/backend/policy"
 )
@@ -45,9 +44,9 @@ func runPolicy(ctx context.Context, args []string, io stdio) int {
 
 // checkFlags are the axes and facts `policy check` decides under.
 type checkFlags struct {
-	workspace, approval, sandbox, caged, format string
-	network, planning                           bool
-	roots, trusted                              multiFlag
+	axisFlags
+	format  string
+	trusted multiFlag
 }
 
 type multiFlag []string
@@ -59,13 +58,7 @@ func runPolicyCheck(ctx context.Context, args []string, io stdio) int {
 	var f checkFlags
 	fs := flag.NewFlagSet("warden policy check", flag.ContinueOnError)
 	fs.SetOutput(io.err)
-	fs.StringVar(&f.workspace, "workspace", ".", "workspace `dir` (resolved through symlinks)")
-	fs.StringVar(&f.approval, "approval", "on-request", "approval policy: never|on-request|always")
-	fs.StringVar(&f.sandbox, "sandbox", "workspace-write", "sandbox: read-only|workspace-write|danger-full-access")
-	fs.BoolVar(&f.network, "network", false, "network access under workspace-write")
-	fs.Var(&f.roots, "writable-root", "extra writable `dir` under workspace-write (repeatable)")
-	fs.BoolVar(&f.planning, "planning", false, "decide as if the session were in the planning freeze")
-	fs.StringVar(&f.caged, "caged", "auto", "whether shell commands run in the OS cage: auto|true|false")
+	f.register(fs, "decide as if the session were in the planning freeze")
 	fs.Var(&f.trusted, "trust-mcp", "treat MCP `server` as trusted (repeatable)")
 	fs.StringVar(&f.format, "format", "json", "output: json (one object per line) or text")
 	if err := fs.Parse(args); err != nil {
@@ -92,26 +85,10 @@ func runPolicyCheck(ctx context.Context, args []string, io stdio) int {
 }
 
 func (f *checkFlags) session(ctx context.Context) (policy.Session, error) {
-	var s policy.Session
-	var err error
-	if s.Approval, err = policy.ParseApprovalPolicy(f.approval); err != nil {
+	s, err := f.axisFlags.session()
+	if err != nil {
 		return s, err
 	}
-	if s.Sandbox.Kind, err = policy.ParseSandboxKind(f.sandbox); err != nil {
-		return s, err
-	}
-	if s.Workspace, err = resolveDir(f.workspace); err != nil {
-		return s, fmt.Errorf("--workspace: %w", err)
-	}
-	for _, r := range f.roots {
-		d, err := resolveDir(r)
-		if err != nil {
-			return s, fmt.Errorf("--writable-root: %w", err)
-		}
-		s.Sandbox.WritableRoots = append(s.Sandbox.WritableRoots, d)
-	}
-	s.Sandbox.NetworkAccess = f.network
-	s.Planning = f.planning
 	switch f.caged {
 	case "auto":
 		s.Caged = cageAvailable(ctx)
@@ -122,7 +99,6 @@ func (f *checkFlags) session(ctx context.Context) (policy.Session, error) {
 	default:
 		return s, fmt.Errorf("--caged: unknown value %q (valid: auto, true, false)", f.caged)
 	}
-	s.Now = time.Now()
 	return s, nil
 }
 

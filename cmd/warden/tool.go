@@ -11,8 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/BurntSushi/toml"
-
+	"github.com/warden-dev/warden/backend/config"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools"
@@ -33,18 +32,10 @@ func toolCommand() command {
 // toolFlags are the axes `policy check` takes, plus what running a call
 // needs.
 type toolFlags struct {
-	workspace, approval, sandbox, caged string
-	network, planning                   bool
-	roots                               toolRoots
-	args, db                            string
-	approvalTimeout                     time.Duration
+	axisFlags
+	args, db        string
+	approvalTimeout time.Duration
 }
-
-// toolRoots collects repeated --writable-root flags.
-type toolRoots []string
-
-func (r *toolRoots) String() string     { return strings.Join(*r, ",") }
-func (r *toolRoots) Set(v string) error { *r = append(*r, v); return nil }
 
 // toolOutput is what `warden tool` prints.
 type toolOutput struct {
@@ -66,13 +57,7 @@ func runTool(ctx context.Context, argv []string, io stdio) int {
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&f.args, "args", "{}", "the call's arguments, a JSON object")
-	fs.StringVar(&f.workspace, "workspace", ".", "workspace `dir` (resolved through symlinks)")
-	fs.StringVar(&f.approval, "approval", "on-request", "approval policy: never|on-request|always")
-	fs.StringVar(&f.sandbox, "sandbox", "workspace-write", "sandbox: read-only|workspace-write|danger-full-access")
-	fs.BoolVar(&f.network, "network", false, "network access under workspace-write")
-	fs.Var(&f.roots, "writable-root", "extra writable `dir` under workspace-write (repeatable)")
-	fs.BoolVar(&f.planning, "planning", false, "run the call as if the session were in the planning freeze")
-	fs.StringVar(&f.caged, "caged", "auto", "whether shell commands run in the OS cage: auto|true|false")
+	f.register(fs, "run the call as if the session were in the planning freeze")
 	fs.DurationVar(&f.approvalTimeout, "approval-timeout", 0, "how long an Ask waits for a human before it becomes a no-approver deny")
 	fs.StringVar(&f.db, "db", "", "the store `file` (default $WARDEN_DB, else $XDG_DATA_HOME/warden/warden.db)")
 	name, rest := "", argv
@@ -117,11 +102,11 @@ func runTool(ctx context.Context, argv []string, io stdio) int {
 
 func callTool(ctx context.Context, name string, f toolFlags) (toolOutput, int, error) {
 	var out toolOutput
-	s, err := f.session()
+	s, err := f.axisFlags.session()
 	if err != nil {
 		return out, 2, err
 	}
-	protected := toolWardenFolders()
+	protected := wardenFolders()
 	cage := sandbox.New(sandbox.Config{Mode: sandboxMode(), Protected: protected})
 	defer cage.Close()
 	status := cage.Detect(ctx)
@@ -216,87 +201,18 @@ func openToolMCP(ctx context.Context, st *store.Store, workspace string) (*mcp.M
 		Persistent: mcpstore.New(st, ws.ID, ""), ClientVersion: version})
 }
 
-func (f *toolFlags) session() (policy.Session, error) {
-	var s policy.Session
-	var err error
-	if s.Approval, err = policy.ParseApprovalPolicy(f.approval); err != nil {
-		return s, err
-	}
-	if s.Sandbox.Kind, err = policy.ParseSandboxKind(f.sandbox); err != nil {
-		return s, err
-	}
-	if s.Workspace, err = toolResolveDir(f.workspace); err != nil {
-		return s, fmt.Errorf("--workspace: %w", err)
-	}
-	for _, r := range f.roots {
-		d, err := toolResolveDir(r)
-		if err != nil {
-			return s, fmt.Errorf("--writable-root: %w", err)
-		}
-		s.Sandbox.WritableRoots = append(s.Sandbox.WritableRoots, d)
-	}
-	s.Sandbox.NetworkAccess = f.network
-	s.Planning = f.planning
-	s.Now = time.Now()
-	return s, nil
-}
-
-// toolResolveDir makes dir absolute and resolves its symlinks; it must be
-// an existing folder.
-func toolResolveDir(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", err
-	}
-	fi, err := os.Stat(real)
-	if err != nil {
-		return "", err
-	}
-	if !fi.IsDir() {
-		return "", fmt.Errorf("%s is not a directory", real)
-	}
-	return real, nil
-}
-
-// toolWardenFolders are Warden's own config and data folders: protected in
-// every workspace, by the engine and by the cage.
-func toolWardenFolders() []string {
-	var out []string
-	if d, err := os.UserConfigDir(); err == nil {
-		out = append(out, filepath.Join(d, "warden"))
-	}
-	data := os.Getenv("XDG_DATA_HOME")
-	if data == "" {
-		if h, err := os.UserHomeDir(); err == nil {
-			data = filepath.Join(h, ".local", "share")
-		}
-	}
-	if data != "" {
-		out = append(out, filepath.Join(data, "warden"))
-	}
-	return out
-}
-
 // sandboxMode reads sandbox.mode from the user's config file; "container"
-// trusts an outer container. Anything unreadable means the default, bwrap.
+// trusts an outer container. An unreadable file means the default, bwrap:
+// the command never runs less confined because of a broken config.
 func sandboxMode() sandbox.Mode {
-	dir, err := os.UserConfigDir()
+	path, err := config.UserPath()
 	if err != nil {
 		return sandbox.ModeBwrap
 	}
-	var cfg struct {
-		Sandbox struct {
-			Mode string `toml:"mode"`
-		} `toml:"sandbox"`
+	if cfg, err := config.Load(path, ""); err == nil && cfg.SandboxMode == "container" {
+		return sandbox.ModeContainer
 	}
-	if _, err := toml.DecodeFile(filepath.Join(dir, "warden", "config.toml"), &cfg); err != nil || cfg.Sandbox.Mode == "" {
-		return sandbox.ModeBwrap
-	}
-	return sandbox.Mode(cfg.Sandbox.Mode)
+	return sandbox.ModeBwrap
 }
 
 // dbPath picks the store file: --db, then WARDEN_DB, then the data folder.

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/warden-dev/warden/backend/policy"
+)
+
+// axisFlags are the session flags of every command that decides a call
+// (`policy check`, `tool`): the workspace and the two axes.
+type axisFlags struct {
+	workspace, approval, sandbox, caged string
+	network, planning                   bool
+	roots                               multiFlag
+}
+
+func (a *axisFlags) register(fs *flag.FlagSet, planningHelp string) {
+	fs.StringVar(&a.workspace, "workspace", ".", "workspace `dir` (resolved through symlinks)")
+	fs.StringVar(&a.approval, "approval", "on-request", "approval policy: never|on-request|always")
+	fs.StringVar(&a.sandbox, "sandbox", "workspace-write", "sandbox: read-only|workspace-write|danger-full-access")
+	fs.BoolVar(&a.network, "network", false, "network access under workspace-write")
+	fs.Var(&a.roots, "writable-root", "extra writable `dir` under workspace-write (repeatable)")
+	fs.BoolVar(&a.planning, "planning", false, planningHelp)
+	fs.StringVar(&a.caged, "caged", "auto", "whether shell commands run in the OS cage: auto|true|false")
+}
+
+// session builds the policy session the flags describe; Caged is left to
+// the command, which knows whether it will really run anything.
+func (a *axisFlags) session() (policy.Session, error) {
+	var s policy.Session
+	var err error
+	if s.Approval, err = policy.ParseApprovalPolicy(a.approval); err != nil {
+		return s, err
+	}
+	if s.Sandbox.Kind, err = policy.ParseSandboxKind(a.sandbox); err != nil {
+		return s, err
+	}
+	if s.Workspace, err = resolveDir(a.workspace); err != nil {
+		return s, fmt.Errorf("--workspace: %w", err)
+	}
+	for _, r := range a.roots {
+		d, err := resolveDir(r)
+		if err != nil {
+			return s, fmt.Errorf("--writable-root: %w", err)
+		}
+		s.Sandbox.WritableRoots = append(s.Sandbox.WritableRoots, d)
+	}
+	s.Sandbox.NetworkAccess = a.network
+	s.Planning = a.planning
+	s.Now = time.Now()
+	return s, nil
+}
