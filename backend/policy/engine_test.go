@@ -62,6 +62,8 @@ var matrixCases = []struct {
 	{"browser-loopback", Call{Tool: "browser.action", Effects: []Effect{{Kind: EffectBrowser, Action: "navigate", Origin: "http://localhost:5173"}}}, "deny deny deny | allow allow ask | allow allow ask"},
 	{"browser-click-remote", Call{Tool: "browser.action", Effects: []Effect{{Kind: EffectBrowser, Action: "click", Origin: "https://example.com:443"}}}, "deny deny deny | deny deny deny | allow ask ask"},
 	{"browser-screenshot-remote", Call{Tool: "browser.action", Effects: []Effect{{Kind: EffectBrowser, Action: "screenshot", Origin: "https://example.com:443"}}}, "deny deny deny | allow allow ask | allow allow ask"},
+	{"browser-get-text-remote", Call{Tool: "browser.action", Effects: []Effect{{Kind: EffectBrowser, Action: "get_text", Origin: "https://example.com:443"}}}, "deny deny deny | allow allow ask | allow allow ask"},
+	{"browser-wait-for-remote", Call{Tool: "browser.action", Effects: []Effect{{Kind: EffectBrowser, Action: "wait_for", Origin: "https://example.com:443"}}}, "deny deny deny | allow allow ask | allow allow ask"},
 	{"desktop-screenshot", Call{Tool: "computer.use", Effects: []Effect{{Kind: EffectDesktop, Action: "screenshot"}}}, "allow allow ask | allow allow ask | allow allow ask"},
 	{"desktop-control", Call{Tool: "computer.use", Effects: []Effect{{Kind: EffectDesktop, Action: "control"}}}, "deny deny deny | allow ask ask | allow ask ask"},
 	{"mcp-untrusted", mcpCall("gh", "create_issue", false, false), "deny deny deny | deny ask ask | deny ask ask"},

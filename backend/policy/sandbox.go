@@ -191,7 +191,10 @@ func (ev *evaluation) writable(p string, shellInCage bool) bool {
 	return shellInCage && within(p, "/tmp")
 }
 
-var browserReadVerbs = map[string]bool{"screenshot": true, "snapshot": true, "text": true, "content": true,
+// browserReadVerbs only look at the page already open (its origin was
+// admitted when it was navigated to), so they are not network requests.
+// browser.action's own read verbs are get_text and wait_for.
+var browserReadVerbs = map[string]bool{"get_text": true, "wait_for": true, "screenshot": true, "snapshot": true, "text": true, "content": true,
 	"html": true, "title": true, "url": true, "wait": true, "scroll": true, "hover": true, "console": true,
 	"extract": true, "find": true, "get": true, "read": true, "close": true, "back": true, "forward": true}
 
