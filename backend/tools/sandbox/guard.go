@@ -57,6 +57,9 @@ func (w watched) changed() bool {
 // protected path that did not exist before, reporting each as a violation.
 // Call it after the process has been waited for.
 func (p *Prepared) Finish() []Violation {
+	for _, f := range p.temp {
+		_ = os.Remove(f)
+	}
 	var out []Violation
 	for _, m := range p.mount {
 		if emptyPlaceholder(m) {

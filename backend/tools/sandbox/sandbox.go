@@ -158,6 +158,8 @@ type Prepared struct {
 
 	watch []watched   // checked after exit, undone when changed
 	mount []Protected // placeholders bwrap creates mount points for
+	env   map[string]string
+	temp  []string // host files made for this run, removed by Finish
 }
 
 // Prepare builds the command for spec. The command is started by the caller;
@@ -188,7 +190,7 @@ func (c *Cage) Prepare(ctx context.Context, spec Spec) (*Prepared, error) {
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.Env = environ(spec.Env)
+	cmd.Env = environ(spec.Env, p.env)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// Kill the whole group: bwrap's PID namespace dies with it, and an
 	// unconfined command's children go too.
@@ -282,6 +284,11 @@ func (c *Cage) bwrapArgs(spec Spec, dir string, p *Prepared) ([]string, error) {
 				p.mount = append(p.mount, pr)
 			}
 		}
+		more, err := c.hidePlaceholdersFromGit(p)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, more...)
 	}
 	args = append(args, "--chdir", dir, "--")
 	return args, nil
@@ -291,7 +298,9 @@ func (c *Cage) bwrapArgs(spec Spec, dir string, p *Prepared) ([]string, error) {
 // (no tokens, no API keys, no LD_PRELOAD).
 var envAllow = []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TERM", "TZ", "SHELL", "COLORTERM", "NO_COLOR"}
 
-func environ(extra map[string]string) []string {
+// environ is the allowlist plus the caller's variables, then the cage's own,
+// which win.
+func environ(extra, cage map[string]string) []string {
 	var env []string
 	for _, k := range envAllow {
 		if v, ok := os.LookupEnv(k); ok {
@@ -311,6 +320,14 @@ func environ(extra map[string]string) []string {
 	sort.Strings(keys)
 	for _, k := range keys {
 		env = append(env, k+"="+extra[k])
+	}
+	cageKeys := make([]string, 0, len(cage))
+	for k := range cage {
+		cageKeys = append(cageKeys, k)
+	}
+	sort.Strings(cageKeys)
+	for _, k := range cageKeys {
+		env = append(env, k+"="+cage[k])
 	}
 	return env
 }

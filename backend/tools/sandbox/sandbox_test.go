@@ -232,3 +232,18 @@ func TestPrepareRefusesBadSpecs(t *testing.T) {
 		})
 	}
 }
+
+// Placeholders over missing protected paths must not leak into the repo:
+// git inside the cage neither lists nor commits them.
+func TestPlaceholdersAreInvisibleToGit(t *testing.T) {
+	c := newCage(t, Config{})
+	ws := gitRepo(t)
+	out, code, v := cageRun(t, c, ws, policy.SandboxPolicy{},
+		`test -e .envrc && echo x > real.txt && git status --porcelain --untracked-files=all && git add -A && git commit -qm add && git show --name-only --format= HEAD`)
+	if code != 0 || len(v) != 0 {
+		t.Fatalf("code=%d out=%s violations=%v", code, out, v)
+	}
+	if strings.TrimSpace(out) != "?? real.txt\nreal.txt" {
+		t.Fatalf("git saw more than the real file:\n%s", out)
+	}
+}
