@@ -21,7 +21,7 @@ func BenchmarkDecideFsRead(b *testing.B) {
 
 func BenchmarkDecideCompoundShell(b *testing.B) {
 	e := New(Config{ProtectedPaths: []string{"/home/me/.config/warden"}})
-	call := shell("git status --short | grep -v '^??' > /tmp/changed.txt; rg -n TODO . | wc -l && ls -la")
+	call := shell("git status --short | grep -v '^??' > /tmp/changed.txt; rg -n deprecated . | wc -l && ls -la")
 	s := session(WorkspaceWrite, OnRequest)
 	if c := ClassifyShell(call.Effects[0].Command, ws); c.Segments != 5 {
 		b.Fatalf("%d segments", c.Segments)

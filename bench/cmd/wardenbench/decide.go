@@ -36,7 +36,7 @@ func benchDecide() []DecideResult {
 	}{
 		{"fs.read " + ws + "/src/main.go", 2000, policy.Call{Tool: "fs.read", Effects: []policy.Effect{{Kind: policy.EffectRead, Paths: []string{ws + "/src/main.go"}}}}},
 		{"shell.exec, 5-segment compound command", 50000, policy.Call{Tool: "shell.exec", Effects: []policy.Effect{{Kind: policy.EffectExec, Cwd: ws,
-			Command: "git status --short | grep -v '^??' > /tmp/changed.txt; rg -n TODO . | wc -l && ls -la"}}}},
+			Command: "git status --short | grep -v '^??' > /tmp/changed.txt; rg -n deprecated . | wc -l && ls -la"}}}},
 	}
 	var out []DecideResult
 	for _, c := range cases {
