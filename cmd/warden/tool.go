@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -131,7 +130,11 @@ func callTool(ctx context.Context, name string, f toolFlags) (toolOutput, int, e
 	if err != nil {
 		return out, 1, err
 	}
-	st, err := store.Open(ctx, dbPath(f.db))
+	path, err := resolveDBPath(f.db, os.Getenv)
+	if err != nil {
+		return out, 1, err
+	}
+	st, err := store.Open(ctx, path)
 	if err != nil {
 		return out, 1, err
 	}
@@ -213,21 +216,4 @@ func sandboxMode() sandbox.Mode {
 		return sandbox.ModeContainer
 	}
 	return sandbox.ModeBwrap
-}
-
-// dbPath picks the store file: --db, then WARDEN_DB, then the data folder.
-func dbPath(flagValue string) string {
-	if flagValue != "" {
-		return flagValue
-	}
-	if env := os.Getenv("WARDEN_DB"); env != "" {
-		return env
-	}
-	data := os.Getenv("XDG_DATA_HOME")
-	if data == "" {
-		if h, err := os.UserHomeDir(); err == nil {
-			data = filepath.Join(h, ".local", "share")
-		}
-	}
-	return filepath.Join(data, "warden", "warden.db")
 }
