@@ -42,3 +42,12 @@ func (d *dbFlag) open(ctx context.Context, opts ...store.Option) (*store.Store, 
 	}
 	return store.Open(ctx, path, opts...)
 }
+
+// explicitDB is the database the user named, by --db or $WARDEN_DB, or ""
+// for the default (which assemble resolves and protects as a whole folder).
+func explicitDB(flagValue string) string {
+	if flagValue != "" {
+		return flagValue
+	}
+	return os.Getenv(dbEnv)
+}

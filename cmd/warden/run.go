@@ -38,7 +38,7 @@ func runMain(ctx context.Context, args []string, io stdio) int {
 	fs.BoolVar(&f.network, "network", false, "let the workspace-write sandbox use the network")
 	fs.StringVar(&f.workspace, "workspace", ".", "the workspace directory")
 	fs.DurationVar(&f.timeout, "approval-timeout", 0, "how long an ask waits before it becomes a denial (no human is attached)")
-	fs.StringVar(&f.db, "db", "", "the database (default $XDG_DATA_HOME/warden/warden.db)")
+	fs.StringVar(&f.db, "db", "", "the database (default $WARDEN_DB, else $XDG_DATA_HOME/warden/warden.db)")
 	fs.BoolVar(&f.json, "json", false, "print JSON lines instead of text")
 	fs.Usage = func() {
 		fmt.Fprintln(io.err, `Usage: warden run [flags] "prompt"   (a prompt starting with ! runs that shell command through the gate)`)
@@ -67,7 +67,7 @@ func runMain(ctx context.Context, args []string, io stdio) int {
 		return 2
 	}
 	timeout := f.timeout
-	g, err := assemble.Open(ctx, assemble.Options{DBPath: f.db, Workspace: ws, Model: f.model, BaseURL: f.baseURL,
+	g, err := assemble.Open(ctx, assemble.Options{DBPath: explicitDB(f.db), Workspace: ws, Model: f.model, BaseURL: f.baseURL,
 		Approval: axes.approval, Sandbox: axes.sandbox, Headless: true, ApprovalTimeout: &timeout, Version: version})
 	if err != nil {
 		fmt.Fprintln(io.err, "warden run:", err)

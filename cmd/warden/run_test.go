@@ -99,3 +99,19 @@ func TestRunJSON(t *testing.T) {
 		t.Fatalf("kinds: %v", kinds)
 	}
 }
+
+// WARDEN_DB picks the database of `run` as it does for `audit` and `tool`.
+func TestRunUsesWardenDB(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	db := filepath.Join(t.TempDir(), "from-env.db")
+	t.Setenv("WARDEN_DB", db)
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"run", "--workspace", t.TempDir(), "!true"}, stdio{in: strings.NewReader(""), out: &out, err: &errb})
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if _, err := os.Stat(db); err != nil {
+		t.Fatalf("run did not use WARDEN_DB: %v", err)
+	}
+}

@@ -22,7 +22,7 @@ func serveMain(ctx context.Context, args []string, io stdio) int {
 	fset.SetOutput(io.err)
 	addr := fset.String("addr", "127.0.0.1:0", "listen address (loopback only unless --insecure-bind)")
 	insecure := fset.Bool("insecure-bind", false, "allow a non-loopback listen address (the token is then the only lock)")
-	db := fset.String("db", "", "the database (default $XDG_DATA_HOME/warden/warden.db)")
+	db := fset.String("db", "", "the database (default $WARDEN_DB, else $XDG_DATA_HOME/warden/warden.db)")
 	static := fset.String("static", "frontend/dist", "the built frontend folder")
 	modelSpec := fset.String("model", "", "PROVIDER:MODEL, script:FILE or demo (default: the built-in demo)")
 	baseURL := fset.String("base-url", "", "base URL of the model API")
@@ -50,7 +50,7 @@ func serveMain(ctx context.Context, args []string, io stdio) int {
 		return 2
 	}
 	defer ln.Close()
-	g, err := assemble.Open(ctx, assemble.Options{DBPath: *db, Model: *modelSpec, BaseURL: *baseURL,
+	g, err := assemble.Open(ctx, assemble.Options{DBPath: explicitDB(*db), Model: *modelSpec, BaseURL: *baseURL,
 		Approval: ax.approval, Sandbox: ax.sandbox, Version: version})
 	if err != nil {
 		fmt.Fprintln(io.err, "warden serve:", err)
