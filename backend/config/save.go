@@ -101,6 +101,11 @@ func readUser(path string) (data []byte, uf UserFile, generic map[string]any, er
 // survive when the file keeps them in the usual place; otherwise the file
 // is re-encoded and its comments are lost.
 func SaveUser(path string, edit func(*UserFile) error) error {
+	// A config kept as a symlink (a dotfiles repository) is written
+	// through, not replaced by a plain file.
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
 	old, uf, generic, err := readUser(path)
 	if err != nil {
 		return err

@@ -167,6 +167,23 @@ func TestSaveUser(t *testing.T) {
 	}
 }
 
+func TestSaveUserWritesThroughASymlink(t *testing.T) {
+	target := copyFixture(t, "commented.toml", 0o600)
+	link := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := SaveUser(link, setModel("demo", "", "")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v %v", fi, err)
+	}
+	if c, err := Load(target, ""); err != nil || c.Model != "demo" {
+		t.Errorf("target: %+v %v", c, err)
+	}
+}
+
 // The [mcp.servers] tables are backend/tools/mcp's: after a save they load
 // exactly as before.
 func TestSaveUserKeepsMCPServers(t *testing.T) {
