@@ -4,10 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/warden-dev/warden/backend/assemble"
 	"github.com/warden-dev/warden/backend/settings"
+	"github.com/warden-dev/warden/backend/tools/mcp"
 )
 
 func TestMcpServersEmptyIsAList(t *testing.T) {
@@ -76,5 +82,46 @@ func TestMcpServerStatusAndLog(t *testing.T) {
 				t.Errorf("lines %q", log.Lines)
 			}
 		})
+	}
+}
+
+// The npm reference server: McpServers shows it up with its tools, gated
+// under their gate names, and its log is readable while it runs.
+func TestMcpServersWithServerEverything(t *testing.T) {
+	bin, err := filepath.Abs(filepath.Join("..", "..", "testdeps", "node_modules", ".bin", "mcp-server-everything"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("server-everything is not installed: run `npm ci --prefix testdeps` (%v)", err)
+	}
+	path := isolate(t)
+	writeConfig(t, path, fmt.Sprintf("[mcp.servers.everything]\ncommand = %q\n", bin))
+	g, err := assemble.Open(context.Background(), assemble.Options{DBPath: filepath.Join(t.TempDir(), "w.db"),
+		MCPListTimeout: 60 * time.Second, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = g.Close() })
+	servers, err := g.Settings.McpServers(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(servers) != 1 || servers[0].State != mcp.StateRunning || len(servers[0].Tools) == 0 {
+		t.Fatalf("servers %+v", servers)
+	}
+	echo := false
+	for _, tool := range servers[0].Tools {
+		echo = echo || tool.GateName == mcp.ToolName("everything", "echo")
+	}
+	if !echo {
+		t.Errorf("no echo tool in %+v", servers[0].Tools)
+	}
+	log, err := g.Settings.McpLog(context.Background(), settings.McpLogArgs{Server: "everything"})
+	if err != nil || log.Path != servers[0].LogPath || log.Lines == nil {
+		t.Errorf("log %+v %v", log, err)
+	}
+	if text := strings.Join(log.Lines, "\n"); !strings.Contains(text, "starting") || !strings.Contains(text, "STDIO") {
+		t.Errorf("log lines %q lack the start marker and the server's own line", log.Lines)
 	}
 }
