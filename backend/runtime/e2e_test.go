@@ -209,6 +209,8 @@ func TestRestartMidAskShowsTheAskAgain(t *testing.T) {
 	cases := []struct {
 		name   string
 		answer AnswerArgs
+		// bang asks with a human's "!rm -rf build" instead of the model.
+		bang bool
 		// moveOn sends a "!" command after the restart, before the answer.
 		moveOn   bool
 		ran      bool   // rm -rf build ran
@@ -224,6 +226,8 @@ func TestRestartMidAskShowsTheAskAgain(t *testing.T) {
 			ran: true, toModel: `"tool_use_id":"toolu_rm2"`, source: "human:always", grantSig: "shell=rm -rf build"},
 		{name: "deny hands the denial and the note to the model", answer: AnswerArgs{Answer: AnswerDeny, Note: "keep the build"},
 			toModel: "keep the build", source: "denied"},
+		{name: "a human's ! command runs once answered", answer: AnswerArgs{Answer: AnswerOnce}, bang: true,
+			ran: true, source: "human:once", reAsked: true},
 		{name: "a conversation that moved on runs nothing", answer: AnswerArgs{Answer: AnswerOnce}, moveOn: true,
 			source: "human:once", noteHas: "the conversation has moved on"},
 	}
@@ -233,7 +237,11 @@ func TestRestartMidAskShowsTheAskAgain(t *testing.T) {
 			r := newRig(t, anthropicProvider(t, srv.URL), nil)
 			ctx := context.Background()
 			sess := r.session(nil)
-			if err := r.svc.SendMessage(ctx, sess.ID, "clean up"); err != nil {
+			msg := "clean up"
+			if tc.bang {
+				msg = "!rm -rf build"
+			}
+			if err := r.svc.SendMessage(ctx, sess.ID, msg); err != nil {
 				t.Fatal(err)
 			}
 			before := r.waitPending(sess.ID, 1)[0]
@@ -309,7 +317,7 @@ func TestRestartMidAskShowsTheAskAgain(t *testing.T) {
 				t.Fatalf("ran = %v (completed %v, build: %v), want %v", ran, story.completed != nil, statErr, tc.ran)
 			}
 			if tc.toModel == "" {
-				if srv.requests() != 1 {
+				if want := map[bool]int{false: 1, true: 0}[tc.bang]; srv.requests() != want {
 					t.Fatalf("the model was asked %d times", srv.requests())
 				}
 			} else {
