@@ -80,6 +80,12 @@ func (s *Service) start(ctx context.Context, sessionID, text string) (*turn, err
 			return err
 		}
 	}
+	return s.launch(sessionID, run)
+}
+
+// launch runs work as the session's turn: one at a time per session,
+// cancellable, its errors noted in the transcript.
+func (s *Service) launch(sessionID string, run func(ctx context.Context) error) (*turn, error) {
 	s.mu.Lock()
 	if _, busy := s.turns[sessionID]; busy {
 		s.mu.Unlock()
