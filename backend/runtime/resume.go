@@ -199,7 +199,7 @@ func (s *Service) runResumed(ctx context.Context, v Approval, a AnswerArgs, p re
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if s.cfg.Provider == nil {
+	if s.current().provider == nil {
 		s.note(v.SessionID, "no model is configured, so the agent cannot carry on from this result")
 		return nil
 	}
