@@ -51,8 +51,9 @@ export function testSettings(over: Partial<Settings> = {}): Settings {
   }
 }
 
-export function testMcpServer(over: Partial<McpServer> = {}): McpServer {
-  return {
+// An undefined field in over removes it (e.g. trust: undefined = never trusted).
+export function testMcpServer(over: { [K in keyof McpServer]?: McpServer[K] | undefined } = {}): McpServer {
+  const s: Record<string, unknown> = {
     name: 'fs',
     transport: 'stdio',
     source: '/home/u/.config/warden/config.toml',
@@ -65,6 +66,8 @@ export function testMcpServer(over: Partial<McpServer> = {}): McpServer {
     tools: [{ name: 'read_file', gate_name: 'mcp.fs.read_file', description: 'Read a file', trusted: true }],
     ...over,
   }
+  for (const k of Object.keys(s)) if (s[k] === undefined) delete s[k]
+  return s as unknown as McpServer
 }
 
 type Handlers = { [M in Method]?: (args: Methods[M][0]) => Methods[M][1] | Promise<Methods[M][1]> }
