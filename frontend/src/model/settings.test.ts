@@ -30,6 +30,7 @@ describe('keyHint', () => {
     { name: 'from ANTHROPIC_API_KEY', m: { api_key_source: 'env:ANTHROPIC_API_KEY' }, want: 'Key set (…a1B2) from ANTHROPIC_API_KEY' },
     { name: 'from OPENAI_API_KEY', m: { provider: 'openai', api_key_source: 'env:OPENAI_API_KEY', api_key_hint: '…zz99' }, want: 'Key set (…zz99) from OPENAI_API_KEY' },
     { name: 'set without a hint', m: { api_key_hint: '' }, want: 'Key set from config' },
+    { name: 'a short key shows no characters', m: { api_key_hint: '…' }, want: 'Key set from config' },
     { name: 'none for anthropic names its variable', m: { api_key_set: false, api_key_source: '', api_key_hint: '' }, want: 'No key set: paste one here or set ANTHROPIC_API_KEY.' },
     { name: 'none for the demo', m: { provider: 'demo', api_key_set: false, api_key_source: '', api_key_hint: '' }, want: 'No key set.' },
   ]

@@ -47,7 +47,8 @@ export function keyHint(m: ModelSettings): string {
     const env = envKeyName(m.provider)
     return env ? `No key set: paste one here or set ${env}.` : 'No key set.'
   }
-  const hint = m.api_key_hint ? ` (${m.api_key_hint})` : ''
+  // The backend shows only "…" for a key too short to reveal four characters.
+  const hint = m.api_key_hint.replace(/^…/, '') ? ` (${m.api_key_hint})` : ''
   const from = keySourceText(m.api_key_source)
   return `Key set${hint}${from ? ` from ${from}` : ''}`
 }
