@@ -91,6 +91,29 @@ describe('SettingsPanel', () => {
     expect(f.call.mock.calls.filter((c) => c[0] === 'SaveModelSettings')).toHaveLength(1)
   })
 
+  it('saving the defaults keeps a model edit in progress, and the other way round', async () => {
+    let stored = testSettings()
+    const { w } = setup({
+      handlers: {
+        GetSettings: () => stored,
+        SaveDefaults: (d) => (stored = { ...stored, defaults: d }),
+        SaveModelSettings: (a: ModelArgs) => (stored = { ...stored, model: { ...stored.model, model: a.model } }),
+      },
+    })
+    await flushPromises()
+    await w.get('#set-model').setValue('claude-opus-4-1')
+    await w.get('select[aria-label="Default approval policy"]').setValue('always')
+    await w.findAll('button').find((b) => b.text() === 'Save defaults')!.trigger('click')
+    await flushPromises()
+    expect((w.get('#set-model').element as HTMLInputElement).value).toBe('claude-opus-4-1')
+    await w.get('select[aria-label="Default approval policy"]').setValue('never')
+    await w.get('.card form').trigger('submit')
+    await flushPromises()
+    expect(stored.model.model).toBe('claude-opus-4-1')
+    expect((w.get('select[aria-label="Default approval policy"]').element as HTMLSelectElement).value).toBe('never')
+    expect(stored.defaults.approval).toBe('always')
+  })
+
   it('Enter twice while saving sends one save', async () => {
     const { f, w } = setup({ handlers: { SaveModelSettings: () => testSettings() } })
     await flushPromises()
