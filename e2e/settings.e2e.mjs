@@ -209,7 +209,7 @@ try {
 
   await step('the key never comes back to the page', async () => {
     const body = await page.evaluate(async (tok) => {
-      const r = await fetch('/api/GetSettings', { method: 'POST', headers: { Authorization: `Bearer ${tok}` }, body: '{}' })
+      const r = await fetch('/api/GetSettings', { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${tok}` }, body: '{}' })
       return r.text()
     }, token)
     assert.ok(!body.includes(goodKey), 'GetSettings does not carry the key')
