@@ -219,6 +219,22 @@ describe('ModelSettings', () => {
     })
   }
 
+  it('a verdict is cleared when the endpoint or key changes; the model list when the endpoint does', async () => {
+    const ok: ConnectionResult = { ok: true, latency_ms: 3, model_count: 1, model_found: true, message: 'Connected: 1 model.' }
+    const { w } = setup(testSettings(), {
+      handlers: { TestConnection: () => ok, ListModels: () => [{ id: 'claude-sonnet-4-5', display_name: 'Claude Sonnet 4.5' }] },
+    })
+    await button(w, 'Load models')!.trigger('click')
+    await button(w, 'Test connection')!.trigger('click')
+    await flushPromises()
+    expect(w.find('[data-testid="connection-result"]').exists()).toBe(true)
+    await w.get('#set-model').setValue('claude-opus-4-1')
+    expect(w.find('[data-testid="connection-result"]').exists()).toBe(false)
+    expect(w.find('select[aria-label="Available models"]').exists()).toBe(true)
+    await w.get('#set-base-url').setValue('https://proxy.example.com')
+    expect(w.find('select[aria-label="Available models"]').exists()).toBe(false)
+  })
+
   it('switching provider clears the model and shows that provider’s default base URL', async () => {
     const { f, w } = setup(testSettings(), { handlers: { SaveModelSettings: () => testSettings() } })
     await w.get('#set-provider').setValue('openai')
