@@ -58,11 +58,17 @@ function startProvider() {
   return new Promise((res) => srv.listen(0, '127.0.0.1', () => res(srv)))
 }
 
-function startServer() {
+function startServer(config = configHome, name = 'warden') {
   const bin = process.env.WARDEN_BIN ?? join(root, 'bin', 'warden')
-  const args = ['serve', '--addr', '127.0.0.1:0', '--db', join(tmp, 'warden.db'), '--static', join(root, 'frontend', 'dist')]
+  const args = ['serve', '--addr', '127.0.0.1:0', '--db', join(tmp, `${name}.db`), '--static', join(root, 'frontend', 'dist')]
   // No key may come from the environment: every key in this run is typed.
-  const env = { ...process.env, XDG_DATA_HOME: join(tmp, 'data'), XDG_CONFIG_HOME: configHome }
+  // MCP logs go under XDG_STATE_HOME: keep them in the temporary folder too.
+  const env = {
+    ...process.env,
+    XDG_DATA_HOME: join(tmp, `${name}-data`),
+    XDG_STATE_HOME: join(tmp, `${name}-state`),
+    XDG_CONFIG_HOME: config,
+  }
   delete env.OPENAI_API_KEY
   delete env.ANTHROPIC_API_KEY
   const p = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env })
@@ -257,6 +263,56 @@ try {
     }
     for (const want of ['Provider', 'Model', 'Load models', 'Base URL', 'API key', 'Test connection', 'Default approval policy', 'Default sandbox']) {
       assert.ok(reached.has(want), `Tab reaches ${want} (reached: ${[...reached].join(' | ')})`)
+    }
+  })
+
+  await step('MCP: configured servers are listed with their state, trust and log', async () => {
+    // A second serve whose config.toml names two real stdio servers: the
+    // filesystem reference server and one that fails at start.
+    const cfg = join(tmp, 'config-mcp')
+    mkdirSync(join(cfg, 'warden'), { recursive: true })
+    const fsBin = join(root, 'testdeps', 'node_modules', '.bin', 'mcp-server-filesystem')
+    writeFileSync(
+      join(cfg, 'warden', 'config.toml'),
+      [
+        '[mcp.servers.files]',
+        `command = ${JSON.stringify(fsBin)}`,
+        `args = [${JSON.stringify(workspace)}]`,
+        '',
+        '[mcp.servers.noisy]',
+        'command = "sh"',
+        'args = ["-c", "echo first line from noisy >&2; exit 3"]',
+        '',
+      ].join('\n'),
+    )
+    const second = await startServer(cfg, 'mcp')
+    const p2 = await ctx.newPage()
+    p2.on('pageerror', (e) => errors.push(String(e)))
+    try {
+      await p2.goto(second.url)
+      await p2.getByRole('tab', { name: 'Settings' }).click()
+      const list = p2.getByRole('list', { name: 'MCP servers' })
+      await list.waitFor()
+      const rows = p2.getByTestId('mcp-server')
+      assert.equal(await rows.count(), 2)
+      const files = rows.filter({ hasText: 'files' })
+      assert.match(await files.innerText(), /mcp-server-filesystem/)
+      assert.match(await files.getByTestId('mcp-trust').innerText(), /Not trusted|Trusted/)
+      assert.match(await files.getByTestId('mcp-state').innerText(), /\S/)
+      const noisy = rows.filter({ hasText: 'noisy' })
+      assert.match(await noisy.innerText(), /sh -c/)
+      await noisy.getByRole('button', { name: 'Logs of noisy' }).click()
+      const log = p2.getByRole('region', { name: 'Log of noisy' })
+      await log.getByTestId('log-lines').waitFor()
+      assert.match(await log.getByTestId('log-lines').innerText(), /first line from noisy/)
+      assert.ok((await log.innerText()).includes(join(tmp, 'mcp-state')), 'the log lives under XDG_STATE_HOME')
+      await log.getByRole('button', { name: "Refresh noisy's log" }).click()
+      await log.getByTestId('log-lines').waitFor()
+      await p2.getByRole('button', { name: 'Refresh MCP servers' }).click()
+      await p2.screenshot({ path: join(out, 'settings-mcp.png'), fullPage: true })
+    } finally {
+      await p2.close()
+      second.proc.kill('SIGTERM')
     }
   })
 
