@@ -62,8 +62,9 @@ vitest: ## frontend unit and component tests
 smoke: desktop ## start the real window under Xvfb, screenshot it, quit it
 	WARDEN_VERSION="$(VERSION)" $(XVFB) go test -tags smoke -count=1 -v ./tests/smoke/
 
-e2e: frontend cli ## the chat end to end: Chromium against warden serve with a script model (screenshots in artifacts/e2e)
+e2e: frontend cli ## the chat and settings end to end: Chromium against warden serve (screenshots in artifacts/e2e)
 	node e2e/chat.e2e.mjs
+	node e2e/settings.e2e.mjs
 
 test: deps check-bindings vet gotest typecheck vitest cli smoke e2e ## every check (what CI runs)
 	@echo "make test: all checks passed"
