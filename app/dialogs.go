@@ -115,9 +115,15 @@ func (a *App) PickFolder(args PickFolderArgs) (string, error) {
 	if title == "" {
 		title = "Choose a folder"
 	}
+	// GTK opens a folder picker without a folder on its Recent list, where
+	// a typed path cannot be accepted; start at home instead.
+	start := existingDir(strings.TrimSpace(args.DefaultDirectory))
+	if start == "" {
+		start = existingDir(homeDir())
+	}
 	opts := wruntime.OpenDialogOptions{
 		Title:                title,
-		DefaultDirectory:     existingDir(strings.TrimSpace(args.DefaultDirectory)),
+		DefaultDirectory:     start,
 		CanCreateDirectories: true,
 	}
 	path, err := a.withDialog(func(ctx context.Context) (string, error) { return a.dialogs.openDirectory(ctx, opts) })

@@ -166,7 +166,8 @@ func TestSaveAuditExportRefusesBeforeTheDialog(t *testing.T) {
 }
 
 func TestPickFolder(t *testing.T) {
-	dir := t.TempDir()
+	dir, home := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
 	cases := []struct {
 		name        string
 		args        PickFolderArgs
@@ -178,10 +179,10 @@ func TestPickFolder(t *testing.T) {
 		wantErr     string
 	}{
 		{name: "chosen folder", args: PickFolderArgs{Title: "Workspace folder", DefaultDirectory: dir}, answer: dir, wantTitle: "Workspace folder", wantDefault: dir, want: dir},
-		{name: "cancel", args: PickFolderArgs{Title: "t"}, answer: "", wantTitle: "t", want: ""},
-		{name: "no title gets one", args: PickFolderArgs{}, answer: dir + "/./", wantTitle: "Choose a folder", want: dir},
+		{name: "cancel", args: PickFolderArgs{Title: "t"}, answer: "", wantTitle: "t", wantDefault: home, want: ""},
+		{name: "no title gets one, no default opens at home", args: PickFolderArgs{}, answer: dir + "/./", wantTitle: "Choose a folder", wantDefault: home, want: dir},
 		{name: "a half-typed default opens at its nearest folder", args: PickFolderArgs{DefaultDirectory: dir + "/not/yet"}, answer: dir, wantTitle: "Choose a folder", wantDefault: dir, want: dir},
-		{name: "a relative default is dropped", args: PickFolderArgs{DefaultDirectory: "proj"}, answer: dir, wantTitle: "Choose a folder", want: dir},
+		{name: "a relative default opens at home", args: PickFolderArgs{DefaultDirectory: "proj"}, answer: dir, wantTitle: "Choose a folder", wantDefault: home, want: dir},
 		{name: "dialog failure", args: PickFolderArgs{}, dialogErr: errors.New("gtk went away"), wantErr: "folder picker: gtk went away"},
 	}
 	for _, tc := range cases {

@@ -1,0 +1,363 @@
+//go:build smoke
+
+package smoke
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kbinani/screenshot"
+
+	"github.com/warden-dev/warden/backend/assemble"
+	"github.com/warden-dev/warden/backend/runtime"
+	"github.com/warden-dev/warden/backend/store"
+)
+
+// The two clicks the test makes, in pixels from the window's top-left corner
+// at the 1180x760 size main.go opens it with: the Audit trail tab and the
+// audit filter box, both on rows that never wrap. Everything else is reached
+// with Tab from the filter box, so a status bar that wraps onto two rows
+// (a longer version string) does not move the target.
+var (
+	auditTab    = point{450, 19}
+	auditFilter = point{494, 70}
+)
+
+// Tab presses from the audit filter box: kind, Reload, Export JSONL; then
+// Export CSV, the event list, approval, sandbox, network, Writable roots;
+// inside the open roots editor (no roots yet), the field, then Browse….
+const (
+	tabsToExportJSONL   = 3
+	tabsToWritableRoots = 9
+)
+
+type point struct{ x, y int }
+
+// TestDesktopNativeDialogs drives the real window's native GTK dialogs
+// through the X server: Export JSONL opens the save dialog, a full path
+// typed into its name field is where the session's audit lands; Browse… by
+// the writable roots opens the folder picker, and the folder typed there
+// becomes a writable root of the session's sandbox in the store.
+func TestDesktopNativeDialogs(t *testing.T) {
+	bin := envOr(t, "WARDEN_DESKTOP_BIN", "../../build/bin/warden-desktop")
+	artifacts := envOr(t, "WARDEN_ARTIFACTS", "../../artifacts")
+	if os.Getenv("DISPLAY") == "" {
+		t.Fatal("DISPLAY is not set: run under an X server, e.g. `make smoke` (xvfb-run)")
+	}
+	xdotool, err := exec.LookPath("xdotool")
+	if err != nil {
+		t.Fatal("xdotool is missing: scripts/install-deps.sh installs it")
+	}
+	if err := os.MkdirAll(artifacts, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	for k, v := range map[string]string{
+		"XDG_DATA_HOME": filepath.Join(home, "data"), "XDG_CONFIG_HOME": filepath.Join(home, "config"),
+		"XDG_STATE_HOME": filepath.Join(home, "state"), "XDG_CACHE_HOME": filepath.Join(home, "cache"),
+	} {
+		t.Setenv(k, v)
+	}
+	sessionID, dbPath := auditedSession(t)
+
+	// HOME too, so the dialogs open in a folder of the test's own.
+	x := &xdo{t: t, bin: xdotool}
+	exited := startDesktop(t, bin, "HOME="+home)
+	if _, _, err := waitForPaint(exited); err != nil {
+		t.Fatalf("window never rendered: %v", err)
+	}
+	win := x.waitWindow("^Warden$", 30*time.Second)
+
+	// The audit view, then Export JSONL, until the save dialog is up.
+	var dialog string
+	for deadline := time.Now().Add(45 * time.Second); dialog == ""; {
+		x.click(win, auditTab)
+		time.Sleep(time.Second)
+		x.fromFilter(win, tabsToExportJSONL, "Return")
+		dialog = x.findWindow("^Export audit trail$", 15*time.Second)
+		if dialog == "" && time.Now().After(deadline) {
+			shoot(t, artifacts, "desktop-save-dialog-missing.png")
+			t.Fatal("Export JSONL never opened the save dialog")
+		}
+	}
+	time.Sleep(500 * time.Millisecond) // let GTK paint it before the picture
+	shoot(t, artifacts, "desktop-save-dialog.png")
+
+	// GTK's save dialog takes a full path typed over the suggested name.
+	outDir := t.TempDir()
+	saved := filepath.Join(outDir, "audit export.jsonl")
+	x.run("windowfocus", "--sync", dialog)
+	x.run("key", "ctrl+a")
+	x.run("type", "--delay", "20", saved)
+	x.run("key", "Return")
+	body := waitFile(t, saved, 20*time.Second)
+	shoot(t, artifacts, "desktop-audit-saved.png")
+
+	st, err := store.Open(context.Background(), dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	checkExport(t, st, sessionID, body)
+
+	// Browse… by the writable roots, a folder typed into the picker, Add.
+	root := filepath.Join(t.TempDir(), "cache dir")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	x.fromFilter(win, tabsToWritableRoots, "Return")
+	var picker string
+	for deadline := time.Now().Add(30 * time.Second); picker == ""; {
+		time.Sleep(time.Second)
+		x.fromFilter(win, tabsToWritableRoots+2, "Return")
+		picker = x.findWindow("^Writable root$", 15*time.Second)
+		if picker == "" && time.Now().After(deadline) {
+			shoot(t, artifacts, "desktop-folder-picker-missing.png")
+			t.Fatal("Browse… never opened the folder picker")
+		}
+	}
+	shoot(t, artifacts, "desktop-folder-picker.png")
+	// Ctrl+L opens the picker's location field for a typed path.
+	x.run("windowfocus", "--sync", picker)
+	x.run("key", "ctrl+l")
+	x.run("type", "--delay", "20", root)
+	x.run("key", "Return")
+	if x.waitGone("^Writable root$", 15*time.Second) {
+		shoot(t, artifacts, "desktop-folder-picker-stuck.png")
+		t.Fatal("the folder picker did not accept the typed folder")
+	}
+	// The picked folder fills the field; Return in it adds the root. Again
+	// until the store has it, as the field fills a moment after the picker.
+	for deadline := time.Now().Add(20 * time.Second); !hasRoot(t, st, sessionID, root); time.Sleep(time.Second) {
+		if time.Now().After(deadline) {
+			shoot(t, artifacts, "desktop-writable-root-missing.png")
+			s, _ := st.Session(context.Background(), sessionID)
+			t.Fatalf("writable roots = %q, want %q among them", s.Sandbox.WritableRoots, root)
+		}
+		x.fromFilter(win, tabsToWritableRoots+1, "Return")
+	}
+	shoot(t, artifacts, "desktop-writable-root.png")
+}
+
+// auditedSession makes a session whose two `!echo` commands went through
+// the gate, and returns it with the database path; the graph is closed so
+// the window opens the database alone.
+func auditedSession(t *testing.T) (string, string) {
+	t.Helper()
+	ctx := context.Background()
+	g, err := assemble.Open(ctx, assemble.Options{Version: "smoke"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	sess, err := g.Service.CreateSession(ctx, runtime.CreateSessionArgs{Workspace: t.TempDir(), Title: "smoke dialogs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, cmd := range []string{"!echo one", "!echo two"} {
+		if err := g.Service.SendMessage(ctx, sess.ID, cmd); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			evs, err := g.Service.AuditLog(ctx, sess.ID, []string{"tool_invocation_completed"}, 0, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(evs) > i {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%q never completed", cmd)
+			}
+		}
+	}
+	return sess.ID, g.DBPath
+}
+
+// checkExport wants one JSON object a line, the session's permission audit
+// in order, as the store holds it.
+func checkExport(t *testing.T, st *store.Store, sessionID string, body []byte) {
+	t.Helper()
+	want, err := st.PermissionAudit(context.Background(), sessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) < 2 {
+		t.Fatalf("the store holds %d audit events for the session, want at least the two grants", len(want))
+	}
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	sc.Buffer(nil, 1<<20)
+	n := 0
+	for ; sc.Scan(); n++ {
+		var line struct {
+			Seq       int64  `json:"seq"`
+			SessionID string `json:"session_id"`
+			Kind      string `json:"kind"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			t.Fatalf("line %d is not JSON: %v: %s", n+1, err, sc.Bytes())
+		}
+		if n >= len(want) {
+			t.Fatalf("line %d is more than the %d audit events", n+1, len(want))
+		}
+		if w := want[n]; line.Seq != w.Seq || line.SessionID != sessionID || line.Kind != string(w.Kind) {
+			t.Fatalf("line %d = seq %d %s of %s, want seq %d %s of %s", n+1, line.Seq, line.Kind, line.SessionID, w.Seq, w.Kind, sessionID)
+		}
+	}
+	if n != len(want) {
+		t.Fatalf("the file holds %d lines, want the %d audit events", n, len(want))
+	}
+}
+
+func hasRoot(t *testing.T, st *store.Store, sessionID, root string) bool {
+	t.Helper()
+	resolved, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Session(context.Background(), sessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.Contains(s.Sandbox.WritableRoots, root) || slices.Contains(s.Sandbox.WritableRoots, resolved)
+}
+
+func waitFile(t *testing.T, path string, within time.Duration) []byte {
+	t.Helper()
+	for deadline := time.Now().Add(within); ; time.Sleep(200 * time.Millisecond) {
+		body, err := os.ReadFile(path)
+		if err == nil {
+			return body
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("nothing saved at %s after %s: %v", path, within, err)
+		}
+	}
+}
+
+// startDesktop starts the desktop binary with the test's environment plus
+// env, waits for its ready marker and stops it when the test ends.
+func startDesktop(t *testing.T, bin string, env ...string) <-chan error {
+	t.Helper()
+	dir := t.TempDir()
+	readyFile := filepath.Join(dir, "ready.json")
+	var logs bytes.Buffer
+	cmd := exec.Command(bin)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), "WARDEN_READY_FILE="+readyFile), env...)
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", bin, err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-exited:
+			case <-time.After(quitTimeout):
+				_ = cmd.Process.Kill()
+				<-exited
+			}
+		}
+		if t.Failed() {
+			t.Logf("app output:\n%s", logs.String())
+		}
+	})
+	waitForMarker(t, readyFile, exited)
+	return exited
+}
+
+// xdo runs xdotool.
+type xdo struct {
+	t   *testing.T
+	bin string
+}
+
+func (x *xdo) run(args ...string) string {
+	x.t.Helper()
+	out, err := exec.Command(x.bin, args...).CombinedOutput()
+	if err != nil {
+		x.t.Fatalf("xdotool %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// findWindow returns the first visible window whose name matches, or "" if
+// none shows up within the time given.
+func (x *xdo) findWindow(name string, within time.Duration) string {
+	for deadline := time.Now().Add(within); ; time.Sleep(200 * time.Millisecond) {
+		// xdotool search exits 1 when nothing matches.
+		out, _ := exec.Command(x.bin, "search", "--onlyvisible", "--name", name).Output()
+		if ids := strings.Fields(string(out)); len(ids) > 0 {
+			return ids[0]
+		}
+		if time.Now().After(deadline) {
+			return ""
+		}
+	}
+}
+
+// waitGone reports whether a window of that name is still visible after
+// waiting for it to close.
+func (x *xdo) waitGone(name string, within time.Duration) bool {
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if x.findWindow(name, 0) == "" {
+			return false
+		}
+	}
+	return true
+}
+
+func (x *xdo) waitWindow(name string, within time.Duration) string {
+	x.t.Helper()
+	id := x.findWindow(name, within)
+	if id == "" {
+		x.t.Fatalf("no visible window named %s after %s", name, within)
+	}
+	return id
+}
+
+// fromFilter focuses the window, clicks the audit filter box, presses Tab
+// n times, then the keys given. Keys go through XTEST to the focused
+// window; without a window manager, events sent to a window are ignored.
+func (x *xdo) fromFilter(win string, n int, keys ...string) {
+	x.t.Helper()
+	x.run("windowfocus", "--sync", win)
+	x.click(win, auditFilter)
+	time.Sleep(300 * time.Millisecond)
+	args := []string{"key", "--delay", "80"}
+	for range n {
+		args = append(args, "Tab")
+	}
+	x.run(append(args, keys...)...)
+}
+
+func (x *xdo) click(win string, p point) {
+	x.t.Helper()
+	x.run("mousemove", "--window", win, fmt.Sprint(p.x), fmt.Sprint(p.y), "click", "1")
+}
+
+func shoot(t *testing.T, dir, name string) {
+	t.Helper()
+	img, err := screenshot.CaptureDisplay(0)
+	if err != nil {
+		t.Errorf("screenshot %s: %v", name, err)
+		return
+	}
+	if err := writePNG(filepath.Join(dir, name), img); err != nil {
+		t.Errorf("save screenshot %s: %v", name, err)
+	}
+}
