@@ -32,6 +32,7 @@ import (
 var (
 	auditTab    = point{450, 19}
 	auditFilter = point{494, 70}
+	newSession  = point{183, 24}
 )
 
 // Tab presses from the audit filter box: kind, Reload, Export JSONL; then
@@ -48,7 +49,8 @@ type point struct{ x, y int }
 // through the X server: Export JSONL opens the save dialog, a full path
 // typed into its name field is where the session's audit lands; Browse… by
 // the writable roots opens the folder picker, and the folder typed there
-// becomes a writable root of the session's sandbox in the store.
+// becomes a writable root of the session's sandbox in the store; Browse… by
+// a new session's workspace field does the same for the session's folder.
 func TestDesktopNativeDialogs(t *testing.T) {
 	bin := envOr(t, "WARDEN_DESKTOP_BIN", "../../build/bin/warden-desktop")
 	artifacts := envOr(t, "WARDEN_ARTIFACTS", "../../artifacts")
@@ -148,6 +150,58 @@ func TestDesktopNativeDialogs(t *testing.T) {
 		x.fromFilter(win, tabsToWritableRoots+1, "Return")
 	}
 	shoot(t, artifacts, "desktop-writable-root.png")
+
+	// New session puts the cursor in the workspace field; Tab is Browse….
+	ws := filepath.Join(t.TempDir(), "picked workspace")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	picker = ""
+	for deadline := time.Now().Add(30 * time.Second); picker == ""; {
+		x.run("windowfocus", "--sync", win)
+		x.click(win, newSession)
+		time.Sleep(500 * time.Millisecond)
+		x.run("key", "--delay", "80", "Tab", "Return")
+		picker = x.findWindow("^Workspace folder$", 15*time.Second)
+		if picker == "" && time.Now().After(deadline) {
+			shoot(t, artifacts, "desktop-workspace-picker-missing.png")
+			t.Fatal("Browse… never opened the workspace picker")
+		}
+	}
+	x.run("windowfocus", "--sync", picker)
+	x.run("key", "ctrl+l")
+	x.run("type", "--delay", "20", ws)
+	x.run("key", "Return")
+	if x.waitGone("^Workspace folder$", 15*time.Second) {
+		shoot(t, artifacts, "desktop-workspace-picker-stuck.png")
+		t.Fatal("the workspace picker did not accept the typed folder")
+	}
+	// New session again keeps the picked folder and focuses its field;
+	// Return there creates the session.
+	for deadline := time.Now().Add(20 * time.Second); !hasWorkspace(t, st, ws); time.Sleep(time.Second) {
+		if time.Now().After(deadline) {
+			shoot(t, artifacts, "desktop-workspace-missing.png")
+			t.Fatalf("no session in %s", ws)
+		}
+		x.run("windowfocus", "--sync", win)
+		x.click(win, newSession)
+		time.Sleep(300 * time.Millisecond)
+		x.run("key", "Return")
+	}
+	shoot(t, artifacts, "desktop-workspace-session.png")
+}
+
+func hasWorkspace(t *testing.T, st *store.Store, dir string) bool {
+	t.Helper()
+	resolved, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := st.Sessions(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.ContainsFunc(all, func(s store.Session) bool { return s.Workspace == dir || s.Workspace == resolved })
 }
 
 // auditedSession makes a session whose two `!echo` commands went through

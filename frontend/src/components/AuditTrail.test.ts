@@ -43,6 +43,18 @@ describe('AuditTrail export in the desktop window', () => {
     })
   }
 
+  it('another session does not show the last session\'s "Saved to"', async () => {
+    const f = fakeBridge({ handlers: { SaveAuditExport: () => ({ path: '/tmp/a.jsonl', bytes: 1 }) } })
+    const w = mountWith(f.bridge)
+    await flushPromises()
+    await w.findAll('button').find((b) => b.text() === 'Export JSONL')!.trigger('click')
+    await flushPromises()
+    expect(w.get('[data-testid="export-status"]').text()).toBe('Saved to /tmp/a.jsonl')
+    await w.setProps({ sessionId: 's2' })
+    await flushPromises()
+    expect(w.find('[data-testid="export-status"]').exists()).toBe(false)
+  })
+
   it('the export buttons wait while the dialog is open', async () => {
     let answer!: (r: SavedFile) => void
     const f = fakeBridge({ handlers: { SaveAuditExport: () => new Promise<SavedFile>((r) => (answer = r)) } })

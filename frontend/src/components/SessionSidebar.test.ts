@@ -12,7 +12,7 @@ async function openNew(bridge: Bridge | null) {
   await w.findAll('button').find((b) => b.text() === 'New session')!.trigger('click')
   return w
 }
-const browse = 'button[aria-label="Browse for the workspace folder"]'
+const browse = 'button[aria-label="Browse folders for the workspace"]'
 const field = () => 'input#new-session-workspace'
 
 describe('SessionSidebar workspace picker', () => {
