@@ -49,6 +49,7 @@ func main() {
 	} else {
 		defer graph.Close()
 		opts.Service = graph.Service
+		opts.Settings = graph.Settings
 	}
 	a := app.New(opts)
 	err = wails.Run(&options.App{

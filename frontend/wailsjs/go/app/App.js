@@ -30,6 +30,10 @@ export function FrontendReady() {
   return window['go']['app']['App']['FrontendReady']();
 }
 
+export function GetSettings() {
+  return window['go']['app']['App']['GetSettings']();
+}
+
 export function Info() {
   return window['go']['app']['App']['Info']();
 }
@@ -42,8 +46,20 @@ export function ListGrants(arg1) {
   return window['go']['app']['App']['ListGrants'](arg1);
 }
 
+export function ListModels(arg1) {
+  return window['go']['app']['App']['ListModels'](arg1);
+}
+
 export function ListSessions() {
   return window['go']['app']['App']['ListSessions']();
+}
+
+export function McpLog(arg1) {
+  return window['go']['app']['App']['McpLog'](arg1);
+}
+
+export function McpServers() {
+  return window['go']['app']['App']['McpServers']();
 }
 
 export function PendingApprovals(arg1) {
@@ -70,6 +86,14 @@ export function SaveAuditExport(arg1) {
   return window['go']['app']['App']['SaveAuditExport'](arg1);
 }
 
+export function SaveDefaults(arg1) {
+  return window['go']['app']['App']['SaveDefaults'](arg1);
+}
+
+export function SaveModelSettings(arg1) {
+  return window['go']['app']['App']['SaveModelSettings'](arg1);
+}
+
 export function SendMessage(arg1) {
   return window['go']['app']['App']['SendMessage'](arg1);
 }
@@ -88,4 +112,8 @@ export function SetPlanning(arg1) {
 
 export function SetSandboxPolicy(arg1) {
   return window['go']['app']['App']['SetSandboxPolicy'](arg1);
+}
+
+export function TestConnection(arg1) {
+  return window['go']['app']['App']['TestConnection'](arg1);
 }
