@@ -6,6 +6,7 @@ package app
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	wruntime "github.com/wailsapp/wails/v2/pkg/runtime"
@@ -55,6 +56,8 @@ type App struct {
 	connErr   error
 	wailsCtx  context.Context
 	emit      emitter
+	dialogs   dialogs
+	dialogMu  sync.Mutex
 }
 
 // New returns an App. A nil Sandbox probes `bwrap` on PATH.
@@ -68,6 +71,7 @@ func New(opts Options) *App {
 		settings:  opts.Settings,
 		connErr:   opts.ConnectError,
 		emit:      wruntime.EventsEmit,
+		dialogs:   wailsDialogs(),
 	}
 	if a.version == "" {
 		a.version = "unknown"

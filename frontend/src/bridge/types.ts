@@ -216,8 +216,16 @@ export interface McpLog {
   truncated: boolean
 }
 
+// Where a native save dialog wrote; an empty path means the human cancelled.
+export interface SavedFile {
+  path: string
+  bytes: number
+}
+
 // The method table: name → [args, result]. Both transports carry exactly
-// these names, so a typo is a type error rather than a 404 at run time.
+// these names, so a typo is a type error rather than a 404 at run time,
+// except the native dialogs, which only the desktop window has (see
+// Bridge.native).
 export interface Methods {
   Info: [undefined, AppInfo]
   ListSessions: [undefined, Session[]]
@@ -245,6 +253,8 @@ export interface Methods {
   TestConnection: [ProbeArgs, ConnectionResult]
   McpServers: [undefined, McpServer[] | null]
   McpLog: [{ server: string; lines?: number }, McpLog]
+  SaveAuditExport: [{ session_id: string; format: 'jsonl' | 'csv' }, SavedFile]
+  PickFolder: [{ title?: string; default_directory?: string }, string]
 }
 
 export type Method = keyof Methods
@@ -252,8 +262,16 @@ export type Method = keyof Methods
 // Which transport carries the calls. 'none' means no backend is reachable.
 export type Transport = 'wails' | 'http' | 'none'
 
+// What the transport can do beyond the method table. dialogs: the native
+// save dialog and folder picker (SaveAuditExport, PickFolder) exist; only
+// the desktop window has them, a browser page downloads and types paths.
+export interface NativeCapabilities {
+  readonly dialogs: boolean
+}
+
 export interface Bridge {
   readonly transport: Transport
+  readonly native: NativeCapabilities
   call<M extends Method>(method: M, args?: Methods[M][0]): Promise<Methods[M][1]>
   // Subscribes to pushed events; returns the unsubscribe function.
   subscribe(fn: (p: Push) => void): () => void

@@ -73,8 +73,9 @@ export function testMcpServer(over: { [K in keyof McpServer]?: McpServer[K] | un
 type Handlers = { [M in Method]?: (args: Methods[M][0]) => Methods[M][1] | Promise<Methods[M][1]> }
 
 // A Bridge whose answers a test chooses; `call` is a vi.fn spy and `push`
-// delivers a pushed event to every subscriber.
-export function fakeBridge(opts: { transport?: Transport; handlers?: Handlers } = {}) {
+// delivers a pushed event to every subscriber. Native dialogs follow the
+// transport, as in the real bridges, unless `dialogs` says otherwise.
+export function fakeBridge(opts: { transport?: Transport; handlers?: Handlers; dialogs?: boolean } = {}) {
   const listeners = new Set<(p: Push) => void>()
   const defaults: Handlers = {
     Info: () => testInfo,
@@ -93,8 +94,10 @@ export function fakeBridge(opts: { transport?: Transport; handlers?: Handlers } 
     if (!h) throw new Error(`fakeBridge: no handler for ${method}`)
     return h(args)
   })
+  const transport = opts.transport ?? 'wails'
   const bridge = {
-    transport: opts.transport ?? 'wails',
+    transport,
+    native: { dialogs: opts.dialogs ?? transport === 'wails' },
     call: call as Bridge['call'],
     subscribe(fn: (p: Push) => void) {
       listeners.add(fn)

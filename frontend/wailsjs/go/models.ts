@@ -46,6 +46,20 @@ export namespace app {
 	        this.agent_id = source["agent_id"];
 	    }
 	}
+	export class PickFolderArgs {
+	    title: string;
+	    default_directory: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PickFolderArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.title = source["title"];
+	        this.default_directory = source["default_directory"];
+	    }
+	}
 	export class RenameSessionArgs {
 	    session_id: string;
 	    title: string;
@@ -76,6 +90,20 @@ export namespace app {
 	        this.mechanism = source["mechanism"];
 	        this.version = source["version"];
 	        this.detail = source["detail"];
+	    }
+	}
+	export class SavedFile {
+	    path: string;
+	    bytes: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new SavedFile(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.bytes = source["bytes"];
 	    }
 	}
 	export class SendMessageArgs {

@@ -37,11 +37,15 @@ export function McpServers():Promise<Array<mcp.ServerStatus>>;
 
 export function PendingApprovals(arg1:app.SessionArgs):Promise<Array<runtime.Approval>>;
 
+export function PickFolder(arg1:app.PickFolderArgs):Promise<string>;
+
 export function RenameSession(arg1:app.RenameSessionArgs):Promise<runtime.Session>;
 
 export function RevokeGrant(arg1:runtime.RevokeGrantArgs):Promise<void>;
 
 export function SandboxStatus():Promise<app.SandboxStatus>;
+
+export function SaveAuditExport(arg1:app.ExportAuditArgs):Promise<app.SavedFile>;
 
 export function SaveDefaults(arg1:settings.Defaults):Promise<settings.Settings>;
 

@@ -66,6 +66,10 @@ export function PendingApprovals(arg1) {
   return window['go']['app']['App']['PendingApprovals'](arg1);
 }
 
+export function PickFolder(arg1) {
+  return window['go']['app']['App']['PickFolder'](arg1);
+}
+
 export function RenameSession(arg1) {
   return window['go']['app']['App']['RenameSession'](arg1);
 }
@@ -76,6 +80,10 @@ export function RevokeGrant(arg1) {
 
 export function SandboxStatus() {
   return window['go']['app']['App']['SandboxStatus']();
+}
+
+export function SaveAuditExport(arg1) {
+  return window['go']['app']['App']['SaveAuditExport'](arg1);
 }
 
 export function SaveDefaults(arg1) {
