@@ -68,7 +68,7 @@ e2e: frontend cli ## the chat end to end: Chromium against warden serve with a s
 test: deps check-bindings vet gotest typecheck vitest cli smoke e2e ## every check (what CI runs)
 	@echo "make test: all checks passed"
 
-bench: ## Warden against bwrap, srt, codex and Gemini CLI's policy engine; writes docs/benchmarks.md
+bench: frontend cli ## Warden against bwrap, srt, codex and Gemini CLI's policy engine, and the audit trail at 100,000 rows in Chromium; writes docs/benchmarks.md
 	bash bench/run.sh
 
 clean: ## remove build outputs

@@ -129,19 +129,29 @@ try {
   const c0 = await page.getByTestId('audit-count').innerText()
   console.log(`ok  first rows in ${m.first_rows_ms.toFixed(0)} ms, all ${rows.toLocaleString('en-US')} in ${m.full_load_ms.toFixed(0)} ms (${c0}); ${m.dom_rows} DOM rows`)
   assert.ok(m.dom_rows > 0 && m.dom_rows < 100, `virtualised: ${m.dom_rows} rows in the DOM`)
+  assert.ok(m.first_rows_ms < m.full_load_ms, 'the newest rows show before the whole log has loaded')
   assert.equal(await rowSeq(items.first()), newest.seq, 'the top row is the newest event')
 
-  // Scroll the whole range in steps, one per frame, timing the frames.
-  mt = await metrics(cdp)
-  const sc = await page.evaluate(scrollRun, Number(opt.steps))
-  mt2 = await metrics(cdp)
-  m.scroll_main_cpu_per_step_ms = ((mt2.ThreadTime - mt.ThreadTime) * 1000) / sc.steps
-  Object.assign(m, stats('frame', sc.frames), { scroll_steps: sc.steps, scroll_height_px: sc.height, frame_slow: sc.slow })
+  // Scroll in steps, one per frame, timing the frames: a mouse wheel's
+  // 100 px steps, then the whole range (the scrollbar dragged), ending at
+  // the bottom.
+  const scroll = async (name, px) => {
+    const a = await metrics(cdp)
+    const sc = await page.evaluate(scrollRun, [Number(opt.steps), px])
+    const z = await metrics(cdp)
+    Object.assign(m, stats(name, sc.frames), { [`${name}_slow`]: sc.slow, [`${name}_px`]: px ? px * sc.steps : sc.height })
+    m[`${name}_cpu_per_step_ms`] = ((z.ThreadTime - a.ThreadTime) * 1000) / sc.steps
+    for (const k of ['Script', 'Layout', 'RecalcStyle']) m[`${name}_${k.toLowerCase()}_per_step_ms`] = ((z[`${k}Duration`] - a[`${k}Duration`]) * 1000) / sc.steps
+    m.steps = sc.steps
+    console.log(`ok  ${name}: ${sc.steps} steps over ${(m[`${name}_px`] / 1e6).toFixed(2)}M px: frame p50 ${m[`${name}_p50_ms`].toFixed(1)} p95 ${m[`${name}_p95_ms`].toFixed(1)} max ${m[`${name}_max_ms`].toFixed(1)} ms, ${m[`${name}_over50`]} over 50 ms; main thread ${m[`${name}_cpu_per_step_ms`].toFixed(1)} ms CPU a step`)
+  }
+  await scroll('wheel', 100)
+  await scroll('drag', 0)
   await page.waitForTimeout(100)
   const last = items.last()
   assert.equal(await rowSeq(last), oldest.seq, 'the end of the list is the oldest event')
   assert.match(await last.innerText(), new RegExp(oldest.kind))
-  console.log(`ok  scrolled ${sc.steps} steps over ${(sc.height / 1e6).toFixed(2)}M px: frame p50 ${m.frame_p50_ms.toFixed(1)} p95 ${m.frame_p95_ms.toFixed(1)} max ${m.frame_max_ms.toFixed(1)} ms, ${m.frame_over50} over 50 ms; main thread ${m.scroll_main_cpu_per_step_ms.toFixed(1)} ms CPU a step`)
+  console.log(`ok  the end of the list is the oldest event (#${oldest.seq}, ${oldest.kind})`)
   await page.screenshot({ path: join(out, `audit-${Math.round(rows / 1000)}k-end.png`) })
   await list.evaluate((el) => (el.scrollTop = 0))
 

@@ -21,16 +21,20 @@ export function installProbe() {
   mo.observe(document, { childList: true, subtree: true })
 }
 
-// Scrolls the list from top to bottom in `steps` equal steps, one per
-// animation frame, and returns the frame-to-frame times.
-export async function scrollRun(steps) {
+// Scrolls the list one step per animation frame and returns the
+// frame-to-frame times: with px 0, from top to bottom in `steps` equal
+// steps (dragging the scrollbar); otherwise `px` a step from the top, as a
+// mouse wheel does.
+export async function scrollRun([steps, px]) {
   const el = document.querySelector('[role="list"][aria-label="Audit events"]')
+  el.scrollTop = 0
   const height = el.scrollHeight - el.clientHeight
   const frame = () => new Promise((res) => requestAnimationFrame(res))
+  await frame()
   const frames = []
   let prev = await frame()
   for (let i = 0; i < steps; i++) {
-    el.scrollTop = Math.round((height * (i + 1)) / steps)
+    el.scrollTop = px ? px * (i + 1) : Math.round((height * (i + 1)) / steps)
     const t = await frame()
     frames.push(t - prev)
     prev = t

@@ -15,6 +15,9 @@ export interface AuditRow {
 }
 
 const s = (v: unknown) => (typeof v === 'string' ? v : '')
+// One shared formatter: Number.toLocaleString builds a new one per call,
+// which at 100,000 rows was most of the time spent making rows.
+const int = new Intl.NumberFormat('en-US')
 
 export function auditRow(e: WardenEvent): AuditRow {
   const d = e.data
@@ -37,7 +40,7 @@ export function auditRow(e: WardenEvent): AuditRow {
       summary = JSON.stringify(d.args ?? {})
       break
     case 'tool_invocation_completed':
-      summary = `${typeof d.exit_code === 'number' ? `exit ${d.exit_code} ` : ''}in ${Number(d.duration_ms ?? 0).toLocaleString('en-US')} ms`
+      summary = `${typeof d.exit_code === 'number' ? `exit ${d.exit_code} ` : ''}in ${int.format(Number(d.duration_ms ?? 0))} ms`
       break
     case 'tool_invocation_failed':
       summary = s(d.error)
@@ -65,6 +68,7 @@ export function auditRow(e: WardenEvent): AuditRow {
       source = s(d.by)
       summary = s(d.server)
   }
+  // join, not +=: a string built by += is a rope that holds more memory.
   const trace = Array.isArray(d.trace)
     ? (d.trace as { step?: string; concluded?: string }[]).map((t) => `${t.step}: ${t.concluded}`).join(' | ')
     : ''
