@@ -149,3 +149,19 @@ func BenchmarkSeed10k(b *testing.B) {
 		s.Close()
 	}
 }
+
+// parse never panics, and what it accepts is usable.
+func FuzzParse(f *testing.F) {
+	for _, a := range []string{"-db x.db", "-db x.db -rows 5 -batch 2", "-rows -3", "-db x.db -workspace rel", "--db=a -seed 9 extra", ""} {
+		f.Add(a)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		o, err := parse(strings.Fields(line))
+		if err != nil {
+			return
+		}
+		if o.db == "" || o.rows < 0 || o.batch < 1 || !filepath.IsAbs(o.workspace) || o.title == "" {
+			t.Fatalf("parse(%q) accepted %+v", line, o)
+		}
+	})
+}
