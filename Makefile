@@ -13,7 +13,7 @@ DESKTOP_TAGS := desktop,production,webkit2_41
 DESKTOP_BIN := build/bin/warden-desktop
 XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
 
-.PHONY: help display deps run dev desktop frontend cli test check-bindings bindings vet gotest typecheck vitest smoke e2e bench clean
+.PHONY: help display deps run dev desktop frontend cli test check-bindings bindings vet gotest typecheck vitest smoke e2e e2e-audit bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
@@ -64,6 +64,9 @@ smoke: desktop ## start the real window under Xvfb, screenshot it, quit it
 
 e2e: frontend cli ## the chat end to end: Chromium against warden serve with a script model (screenshots in artifacts/e2e)
 	node e2e/chat.e2e.mjs
+
+e2e-audit: frontend cli ## the audit trail at 20,000 rows in Chromium (AUDIT_ROWS=100000 for the full measurement)
+	node e2e/audit.e2e.mjs
 
 test: deps check-bindings vet gotest typecheck vitest cli smoke e2e ## every check (what CI runs)
 	@echo "make test: all checks passed"
