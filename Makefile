@@ -13,7 +13,7 @@ DESKTOP_TAGS := desktop,production,webkit2_41
 DESKTOP_BIN := build/bin/warden-desktop
 XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
 
-.PHONY: help display deps run dev desktop frontend cli test check-bindings bindings vet gotest typecheck vitest smoke e2e bench clean
+.PHONY: help display deps run dev desktop frontend cli test check-bindings bindings vet gotest typecheck vitest smoke e2e e2e-audit bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
@@ -66,10 +66,13 @@ e2e: frontend cli ## the chat and settings end to end: Chromium against warden s
 	node e2e/chat.e2e.mjs
 	node e2e/settings.e2e.mjs
 
+e2e-audit: frontend cli ## the audit trail at 20,000 rows in Chromium (AUDIT_ROWS=100000 for the full measurement)
+	node e2e/audit.e2e.mjs
+
 test: deps check-bindings vet gotest typecheck vitest cli smoke e2e ## every check (what CI runs)
 	@echo "make test: all checks passed"
 
-bench: ## Warden against bwrap, srt, codex and Gemini CLI's policy engine; writes docs/benchmarks.md
+bench: frontend cli ## Warden against bwrap, srt, codex and Gemini CLI's policy engine, and the audit trail at 100,000 rows in Chromium; writes docs/benchmarks.md
 	bash bench/run.sh
 
 clean: ## remove build outputs

@@ -22,5 +22,14 @@ fi
 work=${WARDEN_BENCH_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/warden-bench}
 mkdir -p "$work" docs
 go build -o "$work/wardenbench" ./bench/cmd/wardenbench
-exec "$work/wardenbench" -work "$work" -peers "$peers" -gemini bench/gemini_policy.mjs \
+"$work/wardenbench" -work "$work" -peers "$peers" -gemini bench/gemini_policy.mjs \
 	-corpus bench/testdata -json docs/benchmarks.json -md docs/benchmarks.md "$@"
+
+# The audit trail at AUDIT_ROWS (default 100,000) rows in headless Chromium
+# against warden serve; it adds its section to docs/benchmarks.md. Needs
+# bin/warden and frontend/dist (make bench builds both first).
+if [[ ! -x ${CHROMIUM:-/usr/bin/chromium} ]]; then
+	echo "bench: ${CHROMIUM:-/usr/bin/chromium} is missing (apt: chromium); the audit-trail measurement needs it" >&2
+	exit 1
+fi
+node e2e/audit.e2e.mjs --rows "${AUDIT_ROWS:-100000}" --md docs/benchmarks.md --json docs/benchmarks-audit.json

@@ -1,10 +1,11 @@
 import { flushPromises, mount } from '@vue/test-utils'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { BridgeError, BridgeKey, type Bridge, type SavedFile } from '../bridge'
+import { BridgeError, BridgeKey, type Bridge, type SavedFile, type WardenEvent } from '../bridge'
+import type { AuditPageArgs } from '../model/audit'
 import { fakeBridge } from '../testing/fakeBridge'
 import AuditTrail from './AuditTrail.vue'
 
-function mountWith(bridge: Bridge) {
+function mountExport(bridge: Bridge) {
   return mount(AuditTrail, { props: { sessionId: 's1' }, global: { provide: { [BridgeKey as symbol]: bridge } } })
 }
 
@@ -30,7 +31,7 @@ describe('AuditTrail export in the desktop window', () => {
     it(c.name, async () => {
       const f = fakeBridge({ handlers: { SaveAuditExport: c.answer } })
       const click = vi.spyOn(HTMLAnchorElement.prototype, 'click')
-      const w = mountWith(f.bridge)
+      const w = mountExport(f.bridge)
       await flushPromises()
       await w.findAll('button').find((b) => b.text() === c.button)!.trigger('click')
       await flushPromises()
@@ -45,7 +46,7 @@ describe('AuditTrail export in the desktop window', () => {
 
   it('another session does not show the last session\'s "Saved to"', async () => {
     const f = fakeBridge({ handlers: { SaveAuditExport: () => ({ path: '/tmp/a.jsonl', bytes: 1 }) } })
-    const w = mountWith(f.bridge)
+    const w = mountExport(f.bridge)
     await flushPromises()
     await w.findAll('button').find((b) => b.text() === 'Export JSONL')!.trigger('click')
     await flushPromises()
@@ -58,7 +59,7 @@ describe('AuditTrail export in the desktop window', () => {
   it('the export buttons wait while the dialog is open', async () => {
     let answer!: (r: SavedFile) => void
     const f = fakeBridge({ handlers: { SaveAuditExport: () => new Promise<SavedFile>((r) => (answer = r)) } })
-    const w = mountWith(f.bridge)
+    const w = mountExport(f.bridge)
     await flushPromises()
     await w.findAll('button').find((b) => b.text() === 'Export JSONL')!.trigger('click')
     const exportButtons = () => w.findAll('button').filter((b) => b.text().startsWith('Export'))
@@ -78,7 +79,7 @@ describe('AuditTrail export under warden serve', () => {
     vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
       downloaded = this.download
     })
-    const w = mountWith(f.bridge)
+    const w = mountExport(f.bridge)
     await flushPromises()
     await w.findAll('button').find((b) => b.text() === 'Export JSONL')!.trigger('click')
     await flushPromises()
@@ -98,10 +99,125 @@ describe('AuditTrail export under warden serve', () => {
         },
       },
     })
-    const w = mountWith(f.bridge)
+    const w = mountExport(f.bridge)
     await flushPromises()
     await w.findAll('button').find((b) => b.text() === 'Export CSV')!.trigger('click')
     await flushPromises()
     expect(w.get('[role="alert"]').text()).toBe('Export failed: no such session')
+  })
+})
+
+// A backend holding n listed events (seq 1..n) that answers AuditLog the
+// way the runtime does. Each page waits for the test to release it, so a
+// test sees the view between pages; `fail` rejects chosen calls.
+function backend(n: number, fail: (call: number) => boolean = () => false) {
+  const calls: AuditPageArgs[] = []
+  const waiting: (() => void)[] = []
+  const bridge: Bridge = {
+    transport: 'http',
+    native: { dialogs: false },
+    subscribe: () => () => {},
+    call: ((method: string, args: AuditPageArgs) => {
+      if (method !== 'AuditLog') return Promise.reject(new Error(`unexpected ${method}`))
+      calls.push(args)
+      const k = calls.length
+      return new Promise<WardenEvent[]>((res, rej) => {
+        waiting.push(() => {
+          if (fail(k)) return rej(new Error('database is locked'))
+          const hi = (args.before_seq ?? n + 1) - 1
+          const out: WardenEvent[] = []
+          for (let s = Math.max(1, hi - args.limit + 1); s <= hi; s++) {
+            out.push({ seq: s, session_id: 's', version: s, kind: s % 2 ? 'permission_granted' : 'permission_denied', at: 0, data: { tool: s % 2 ? 'fs.read' : 'shell.exec', source: 'sandbox+policy', by: 'user', reason: 'user-denied' } })
+          }
+          res(out)
+        })
+      })
+    }) as Bridge['call'],
+  }
+  const release = async () => {
+    await flushPromises()
+    waiting.shift()?.()
+    await flushPromises()
+  }
+  return { bridge, calls, release }
+}
+
+const mountWith = (bridge: Bridge) => mount(AuditTrail, { props: { sessionId: 's' }, global: { provide: { [BridgeKey as symbol]: bridge } }, attachTo: document.body })
+const count = (w: ReturnType<typeof mountWith>) => w.get('[data-testid="audit-count"]').text()
+const firstSeq = (w: ReturnType<typeof mountWith>) => w.get('[role="listitem"] span').text()
+
+describe('AuditTrail', () => {
+  it('shows the newest page before the rest has loaded, then all of it', async () => {
+    const b = backend(5000)
+    const w = mountWith(b.bridge)
+    await b.release()
+    expect(count(w)).toBe('200 of 200')
+    expect(firstSeq(w)).toBe('5000')
+    expect(w.get('section').attributes('aria-busy')).toBe('true')
+    expect(w.get('[data-testid="audit-status"]').text()).toBe('loading older…')
+    await b.release()
+    expect(count(w)).toBe('2,700 of 2,700')
+    await b.release()
+    expect(count(w)).toBe('5,000 of 5,000')
+    expect(b.calls.map((c) => c.before_seq)).toEqual([undefined, 4801, 2301])
+    expect(w.get('section').attributes('aria-busy')).toBe('false')
+    expect(w.get('[data-testid="audit-status"]').text()).toBe('')
+    expect(firstSeq(w)).toBe('5000')
+  })
+
+  it('a failed page says so in words, keeps what loaded, and Retry goes on', async () => {
+    const b = backend(3000, (k) => k === 2)
+    const w = mountWith(b.bridge)
+    await b.release()
+    await b.release()
+    const alert = w.get('[role="alert"]')
+    expect(alert.text()).toContain('Loaded 200 events; older ones could not be loaded: database is locked')
+    expect(count(w)).toBe('200 of 200')
+    expect(w.get('section').attributes('aria-busy')).toBe('false')
+    await alert.get('button').trigger('click')
+    await b.release()
+    expect(count(w)).toBe('2,700 of 2,700')
+    await b.release()
+    expect(count(w)).toBe('3,000 of 3,000')
+    expect(w.find('[role="alert"]').exists()).toBe(false)
+    expect(b.calls.map((c) => c.before_seq)).toEqual([undefined, 2801, 2801, 301])
+  })
+
+  it('filters what loaded and every page that arrives after', async () => {
+    const b = backend(3000)
+    const w = mountWith(b.bridge)
+    await b.release()
+    await w.get('input[aria-label="Filter audit"]').setValue('shell')
+    expect(count(w)).toBe('100 of 200')
+    expect(w.get('section').attributes('data-filter')).toBe('shell')
+    await w.get('input[aria-label="Filter audit"]').setValue('shell.e')
+    expect(count(w)).toBe('100 of 200')
+    await b.release()
+    await b.release()
+    expect(count(w)).toBe('1,500 of 3,000')
+    await w.get('select[aria-label="Event kind"]').setValue('permission_granted')
+    expect(count(w)).toBe('0 of 3,000')
+    await w.get('input[aria-label="Filter audit"]').setValue('')
+    expect(count(w)).toBe('1,500 of 3,000')
+    expect(w.findAll('[role="listitem"]').every((r) => r.text().includes('permission_granted'))).toBe(true)
+  })
+
+  it('an empty session says so', async () => {
+    const b = backend(0)
+    const w = mountWith(b.bridge)
+    await b.release()
+    expect(count(w)).toBe('0 of 0')
+    expect(w.get('[data-testid="audit-status"]').text()).toBe('No audit events in this session yet.')
+  })
+
+  it('another session starts over and ignores the old one’s pages', async () => {
+    const b = backend(3000)
+    const w = mountWith(b.bridge)
+    await b.release()
+    await w.setProps({ sessionId: 't' })
+    await b.release() // the old session's prefetch: dropped
+    await b.release()
+    expect(b.calls.at(-1)!.session_id).toBe('t')
+    expect(count(w)).toBe('200 of 200')
   })
 })

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { auditRow, filterRows } from './audit'
+import type { WardenEvent } from '../bridge'
+import { auditPager, auditRow, auditRows, filterRows, narrows, type AuditPageArgs } from './audit'
 
 const ev = (kind: string, data: Record<string, unknown>) => ({ seq: 1, session_id: 's', version: 1, kind, at: 0, data })
 
@@ -27,4 +28,91 @@ describe('filterRows', () => {
     { name: 'both, no match', q: 'fs', kind: 'permission_denied', n: 0 },
   ]
   for (const c of cases) it(c.name, () => expect(filterRows(rows, c.q, c.kind)).toHaveLength(c.n))
+})
+
+describe('auditRow summaries', () => {
+  const cases: { name: string; kind: string; data: Record<string, unknown>; summary: string }[] = [
+    { name: 'deny names the call', kind: 'permission_denied', data: { by: 'user', reason: 'user-denied', signature: 'shell=rm -rf dist' }, summary: 'shell=rm -rf dist — user-denied' },
+    { name: 'completed with exit code', kind: 'tool_invocation_completed', data: { exit_code: 0, duration_ms: 1553 }, summary: 'exit 0 in 1,553 ms' },
+    { name: 'completed without exit code', kind: 'tool_invocation_completed', data: { duration_ms: 12 }, summary: 'in 12 ms' },
+    { name: 'started shows the arguments', kind: 'tool_invocation_started', data: { args: { command: 'npm test' } }, summary: '{"command":"npm test"}' },
+  ]
+  for (const c of cases) it(c.name, () => expect(auditRow(ev(c.kind, c.data)).summary).toBe(c.summary))
+})
+
+describe('auditRows', () => {
+  it('lists a page newest first', () => {
+    const page = [1, 2, 3].map((seq) => ({ ...ev('permission_granted', { source: 'x' }), seq }))
+    expect(auditRows(page).map((r) => r.seq)).toEqual([3, 2, 1])
+  })
+})
+
+describe('filterRows by ids', () => {
+  const rows = [ev('permission_granted', { source: 'sandbox+policy', tool: 'fs.read', call_id: 'toolu_0000042', request_id: 'req_0000042' })].map(auditRow)
+  const cases: { name: string; q: string; n: number }[] = [
+    { name: 'call id', q: 'toolu_0000042', n: 1 },
+    { name: 'request id, any case', q: 'REQ_0000042', n: 1 },
+    { name: 'another call', q: 'toolu_0000043', n: 0 },
+    { name: 'surrounding spaces ignored', q: '  fs.read ', n: 1 },
+  ]
+  for (const c of cases) it(c.name, () => expect(filterRows(rows, c.q, '')).toHaveLength(c.n))
+})
+
+describe('narrows', () => {
+  // [previous query, previous kind, query, kind]
+  const cases: { name: string; args: [string, string, string, string]; want: boolean }[] = [
+    { name: 'one more letter', args: ['rm', '', 'rm ', ''], want: true },
+    { name: 'from nothing', args: ['', '', 'r', 'permission_denied'], want: true },
+    { name: 'letter removed', args: ['rm -', '', 'rm', ''], want: false },
+    { name: 'kind changed', args: ['', 'permission_denied', '', 'permission_granted'], want: false },
+    { name: 'kind cleared', args: ['', 'permission_denied', '', ''], want: false },
+    { name: 'case only', args: ['RM', '', 'rm -', ''], want: true },
+  ]
+  for (const c of cases) it(c.name, () => expect(narrows(...c.args)).toBe(c.want))
+})
+
+// A log of n listed events with seq 1..n, paged like AuditLog: newest page
+// first, each page oldest first.
+function serve(n: number, fail?: (call: number) => boolean) {
+  const calls: AuditPageArgs[] = []
+  const fetchPage = (a: AuditPageArgs): Promise<WardenEvent[]> => {
+    calls.push(a)
+    if (fail?.(calls.length)) return Promise.reject(new Error('database is locked'))
+    const hi = (a.before_seq ?? n + 1) - 1
+    const lo = Math.max(1, hi - a.limit + 1)
+    const out: WardenEvent[] = []
+    for (let s = lo; s <= hi; s++) out.push({ ...ev('permission_granted', { source: 'x' }), seq: s })
+    return Promise.resolve(out)
+  }
+  return { calls, fetchPage }
+}
+
+describe('auditPager', () => {
+  it('starts with a small page, then pages back to the oldest', async () => {
+    const { calls, fetchPage } = serve(1000)
+    const p = auditPager(fetchPage, 's', 10, 300)
+    const pages: number[][] = []
+    while (!p.done) pages.push((await p.next()).map((r) => r.seq))
+    expect(pages.map((x) => x.length)).toEqual([10, 300, 300, 300, 90])
+    expect(pages[0]![0]).toBe(1000)
+    expect(pages.flat()).toEqual(Array.from({ length: 1000 }, (_, i) => 1000 - i))
+    expect(calls.map((c) => [c.limit, c.before_seq])).toEqual([[10, undefined], [300, 991], [300, 691], [300, 391], [300, 91]])
+    expect(await p.next()).toEqual([])
+  })
+  it('an empty log is done after one call', async () => {
+    const p = auditPager(serve(0).fetchPage, 's')
+    expect(await p.next()).toEqual([])
+    expect(p.done).toBe(true)
+  })
+  it('a failed page keeps the cursor, so next() retries it', async () => {
+    const { calls, fetchPage } = serve(50, (n) => n === 2)
+    const p = auditPager(fetchPage, 's', 10, 20)
+    expect((await p.next()).length).toBe(10)
+    await expect(p.next()).rejects.toThrow('database is locked')
+    expect(p.done).toBe(false)
+    const again = await p.next()
+    expect(again[0]!.seq).toBe(40)
+    expect(calls[1]!.before_seq).toBe(41)
+    expect(calls[2]!.before_seq).toBe(41)
+  })
 })

@@ -9,9 +9,15 @@ export interface AuditRow {
   source: string
   summary: string
   trace: string
+  // Lower-cased text the filter searches, built once: at 100,000 rows a
+  // keystroke cannot afford to lower-case every field again.
+  hay: string
 }
 
 const s = (v: unknown) => (typeof v === 'string' ? v : '')
+// One shared formatter: Number.toLocaleString builds a new one per call,
+// which at 100,000 rows was most of the time spent making rows.
+const int = new Intl.NumberFormat('en-US')
 
 export function auditRow(e: WardenEvent): AuditRow {
   const d = e.data
@@ -28,10 +34,13 @@ export function auditRow(e: WardenEvent): AuditRow {
       break
     case 'permission_denied':
       source = s(d.by)
-      summary = `${s(d.reason)}${d.detail ? ': ' + s(d.detail) : ''}`
+      summary = `${d.signature ? s(d.signature) + ' — ' : ''}${s(d.reason)}${d.detail ? ': ' + s(d.detail) : ''}`
       break
     case 'tool_invocation_started':
       summary = JSON.stringify(d.args ?? {})
+      break
+    case 'tool_invocation_completed':
+      summary = `${typeof d.exit_code === 'number' ? `exit ${d.exit_code} ` : ''}in ${int.format(Number(d.duration_ms ?? 0))} ms`
       break
     case 'tool_invocation_failed':
       summary = s(d.error)
@@ -59,22 +68,48 @@ export function auditRow(e: WardenEvent): AuditRow {
       source = s(d.by)
       summary = s(d.server)
   }
+  // join, not +=: a string built by += is a rope that holds more memory.
   const trace = Array.isArray(d.trace)
     ? (d.trace as { step?: string; concluded?: string }[]).map((t) => `${t.step}: ${t.concluded}`).join(' | ')
     : ''
-  return { seq: e.seq, at: e.at, kind: e.kind, tool: s(d.tool), source, summary, trace }
+  const tool = s(d.tool)
+  const hay = `${summary}\n${tool}\n${source}\n${s(d.call_id)}\n${s(d.request_id)}`.toLowerCase()
+  return { seq: e.seq, at: e.at, kind: e.kind, tool, source, summary, trace, hay }
 }
 
+// auditRows turns a page of AuditLog (oldest first) into rows newest first,
+// the order the audit view lists them in.
+export function auditRows(page: readonly WardenEvent[]): AuditRow[] {
+  const out: AuditRow[] = new Array<AuditRow>(page.length)
+  for (let i = 0; i < page.length; i++) out[page.length - 1 - i] = auditRow(page[i]!)
+  return out
+}
+
+// filterRows keeps the rows of one kind ("" for all) whose summary, tool,
+// source, call or request id contain q, ignoring case.
 export function filterRows(rows: readonly AuditRow[], q: string, kind: string): AuditRow[] {
   const needle = q.trim().toLowerCase()
-  return rows.filter(
-    (r) =>
-      (!kind || r.kind === kind) &&
-      (!needle ||
-        r.summary.toLowerCase().includes(needle) ||
-        r.tool.toLowerCase().includes(needle) ||
-        r.source.toLowerCase().includes(needle)),
-  )
+  if (!needle && !kind) return rows.slice()
+  const out: AuditRow[] = []
+  for (const r of rows) if ((!kind || r.kind === kind) && (!needle || r.hay.includes(needle))) out.push(r)
+  return out
+}
+
+// narrows says whether every row matching (q, kind) also matches (prevQ,
+// prevKind), so the new filter may start from the old result instead of
+// the whole log: typing one more letter searches hundreds of rows, not
+// 100,000.
+export function narrows(prevQ: string, prevKind: string, q: string, kind: string): boolean {
+  const a = prevQ.trim().toLowerCase()
+  return (prevKind === '' || prevKind === kind) && q.trim().toLowerCase().includes(a)
+}
+
+const clock = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' })
+
+// formatTime shows an event's time of day with one shared formatter
+// (toLocaleTimeString builds a new one on every call).
+export function formatTime(ms: number): string {
+  return clock.format(ms)
 }
 
 export const auditKinds = [
@@ -93,3 +128,59 @@ export const auditKinds = [
   'mcp_server_trusted',
   'mcp_server_untrusted',
 ]
+
+export interface AuditPageArgs {
+  session_id: string
+  kinds: string[]
+  limit: number
+  before_seq?: number
+}
+
+// AuditPager walks a session's audit log from the newest event back. Each
+// next() resolves with the next older page, newest first, or [] once the
+// oldest is passed. The first page is small, so the view shows rows at
+// once; while the caller renders a page, the next one is already on its
+// way. A failed page leaves the cursor where it was: next() again retries
+// it.
+export interface AuditPager {
+  readonly done: boolean
+  next(): Promise<AuditRow[]>
+}
+
+export function auditPager(
+  fetchPage: (a: AuditPageArgs) => Promise<WardenEvent[]>,
+  sessionId: string,
+  first = 200,
+  rest = 2500,
+): AuditPager {
+  let before = 0
+  let done = false
+  let ahead: { limit: number; page: Promise<WardenEvent[]> } | null = null
+  const request = (limit: number) => {
+    const a: AuditPageArgs = { session_id: sessionId, kinds: auditKinds, limit }
+    if (before) a.before_seq = before
+    const page = fetchPage(a)
+    // A prefetch nobody awaits (the view was closed) must not be reported
+    // as an unhandled rejection; next() still sees its error.
+    page.catch(() => {})
+    return { limit, page }
+  }
+  return {
+    get done() {
+      return done
+    },
+    async next() {
+      if (done) return []
+      const r = ahead ?? request(before ? rest : first)
+      ahead = null
+      const evs = await r.page
+      const oldest = evs[0]
+      if (evs.length < r.limit || !oldest) done = true
+      else {
+        before = oldest.seq
+        ahead = request(rest)
+      }
+      return auditRows(evs)
+    },
+  }
+}

@@ -1,0 +1,196 @@
+// The audit trail at scale, in a real browser: a session seeded with N audit
+// rows (bench/auditseed, through the store's append API), `warden serve` on
+// that database, the built frontend in headless Chromium. It asserts what a
+// user sees (rows appear at once, the end of the list is the oldest event,
+// the filter narrows) and measures load time, heap, DOM rows, scroll frame
+// times and filter latency.
+//
+//	node e2e/audit.e2e.mjs                         # 20,000 rows: the CI-size check
+//	AUDIT_ROWS=100000 node e2e/audit.e2e.mjs       # the full measurement
+//	node e2e/audit.e2e.mjs --rows 100000 --md docs/benchmarks.md --json docs/audit-bench.json
+//
+// Needs bin/warden (make cli) and frontend/dist (make frontend). The
+// screenshot is artifacts/e2e/audit-<N/1000>k.png.
+import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { loadavg, tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { createRequire } from 'node:module'
+import { parseArgs } from 'node:util'
+import { startServer, writeReport } from './audit/harness.mjs'
+import { installProbe, metrics, scrollRun, stats, typeRun } from './audit/probe.mjs'
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+const require = createRequire(join(root, 'frontend', 'package.json'))
+const { chromium } = require('playwright-core')
+
+const { values: opt } = parseArgs({
+  options: {
+    rows: { type: 'string', default: process.env.AUDIT_ROWS ?? '20000' },
+    md: { type: 'string' },
+    json: { type: 'string' },
+    steps: { type: 'string', default: '200' },
+  },
+})
+const rows = Number(opt.rows)
+if (!Number.isInteger(rows) || rows < 1000) {
+  console.error(`audit e2e: --rows/AUDIT_ROWS must be a whole number of at least 1000, got ${JSON.stringify(opt.rows)}`)
+  process.exit(2)
+}
+const t00 = Date.now()
+const out = join(root, 'artifacts', 'e2e')
+mkdirSync(out, { recursive: true })
+const tmp = mkdtempSync(join(tmpdir(), 'warden-audit-e2e-'))
+const db = join(tmp, 'warden.db')
+
+// Seed through the store: the hash chain is the real one.
+const seedBin = join(tmp, 'auditseed')
+execFileSync('go', ['build', '-o', seedBin, './bench/auditseed'], { cwd: root, stdio: 'inherit' })
+const seeded = JSON.parse(execFileSync(seedBin, ['-db', db, '-rows', String(rows)], { encoding: 'utf8' }))
+console.log(`seeded ${seeded.rows.toLocaleString('en-US')} audit rows (${seeded.events.toLocaleString('en-US')} events) in ${seeded.seconds.toFixed(1)} s`)
+
+const server = await startServer(root, tmp, db)
+const api = async (method, args) => {
+  const r = await fetch(`${server.base}/api/${method}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${server.token}` },
+    body: JSON.stringify(args),
+  })
+  if (!r.ok) throw new Error(`${method}: HTTP ${r.status} ${await r.text()}`)
+  return r.json()
+}
+// The oldest and newest listed events, straight from the server.
+const auditKinds = ['permission_requested', 'permission_granted', 'permission_denied', 'tool_invocation_started',
+  'tool_invocation_completed', 'tool_invocation_failed']
+const newest = (await api('AuditLog', { session_id: seeded.session_id, kinds: auditKinds, limit: 1 }))[0]
+const firstEvents = await api('SessionEvents', { session_id: seeded.session_id, limit: 20 })
+const oldest = firstEvents.find((e) => auditKinds.includes(e.kind))
+assert.ok(newest && oldest, 'the seeded session has listed events')
+
+const userData = mkdtempSync(join(tmpdir(), 'warden-audit-chromium-'))
+const ctx = await chromium.launchPersistentContext(userData, {
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync', '--enable-precise-memory-info'],
+  viewport: { width: 1280, height: 800 },
+  colorScheme: 'light',
+})
+const page = ctx.pages()[0] ?? (await ctx.newPage())
+const errors = []
+page.on('pageerror', (e) => errors.push(String(e)))
+const cdp = await ctx.newCDPSession(page)
+await cdp.send('Performance.enable')
+const heapMB = async () => {
+  await cdp.send('HeapProfiler.collectGarbage')
+  const { metrics } = await cdp.send('Performance.getMetrics')
+  const m = Object.fromEntries(metrics.map((x) => [x.name, x.value]))
+  return { heap: m.JSHeapUsedSize / 2 ** 20, nodes: m.Nodes }
+}
+const digits = (s) => Number(String(s).replace(/[^\d]/g, '') || 0)
+const rowSeq = (loc) => loc.locator('span').first().innerText().then(digits)
+
+const m = { rows, events: seeded.events, seed_seconds: seeded.seconds, loadavg_start: loadavg()[0] }
+const list = page.getByRole('list', { name: 'Audit events' })
+const items = list.getByRole('listitem')
+try {
+  // Opening a session also hydrates its chat transcript (SessionEvents,
+  // 500 a page). Its reducer copies the item list per event, so at this size
+  // it would be what is measured; its requests wait until the audit figures
+  // are taken, as on a slow network, and then go on.
+  const held = []
+  await page.route('**/api/SessionEvents', (r) => held.push(r))
+  await page.goto(server.url)
+  await page.getByRole('tab', { name: 'Audit trail' }).waitFor()
+  m.heap_before_mb = (await heapMB()).heap
+
+  await page.evaluate(installProbe)
+  let mt = await metrics(cdp)
+  await page.evaluate(() => {
+    window.__audit.t0 = performance.now()
+    document.querySelector('#tab-audit').click()
+  })
+  await items.first().waitFor({ timeout: 30000 })
+  await page.waitForFunction((n) => {
+    const c = document.querySelector('[data-testid="audit-count"]')?.textContent ?? ''
+    return c.replace(/[^\d ]/g, '').trim().endsWith(String(n)) && document.querySelector('.audit')?.getAttribute('aria-busy') !== 'true'
+  }, rows, { timeout: 120000, polling: 50 })
+  const load = await page.evaluate(() => new Promise((res) => requestAnimationFrame(() => res({ ...window.__audit, done: performance.now() }))))
+  m.first_rows_ms = load.first - load.t0
+  m.full_load_ms = load.done - load.t0
+  let mt2 = await metrics(cdp)
+  m.load_main_cpu_ms = (mt2.ThreadTime - mt.ThreadTime) * 1000
+  const h = await heapMB()
+  m.heap_loaded_mb = h.heap
+  m.dom_nodes = h.nodes
+  m.dom_rows = await items.count()
+  const c0 = await page.getByTestId('audit-count').innerText()
+  console.log(`ok  first rows in ${m.first_rows_ms.toFixed(0)} ms, all ${rows.toLocaleString('en-US')} in ${m.full_load_ms.toFixed(0)} ms (${c0}); ${m.dom_rows} DOM rows`)
+  assert.ok(m.dom_rows > 0 && m.dom_rows < 100, `virtualised: ${m.dom_rows} rows in the DOM`)
+  assert.ok(m.first_rows_ms < m.full_load_ms, 'the newest rows show before the whole log has loaded')
+  assert.equal(await rowSeq(items.first()), newest.seq, 'the top row is the newest event')
+
+  // Scroll in steps, one per frame, timing the frames: a mouse wheel's
+  // 100 px steps, then the whole range (the scrollbar dragged), ending at
+  // the bottom.
+  const scroll = async (name, px) => {
+    const a = await metrics(cdp)
+    const sc = await page.evaluate(scrollRun, [Number(opt.steps), px])
+    const z = await metrics(cdp)
+    Object.assign(m, stats(name, sc.frames), { [`${name}_slow`]: sc.slow, [`${name}_px`]: px ? px * sc.steps : sc.height })
+    m[`${name}_cpu_per_step_ms`] = ((z.ThreadTime - a.ThreadTime) * 1000) / sc.steps
+    for (const k of ['Script', 'Layout', 'RecalcStyle']) m[`${name}_${k.toLowerCase()}_per_step_ms`] = ((z[`${k}Duration`] - a[`${k}Duration`]) * 1000) / sc.steps
+    m.steps = sc.steps
+    console.log(`ok  ${name}: ${sc.steps} steps over ${(m[`${name}_px`] / 1e6).toFixed(2)}M px: frame p50 ${m[`${name}_p50_ms`].toFixed(1)} p95 ${m[`${name}_p95_ms`].toFixed(1)} max ${m[`${name}_max_ms`].toFixed(1)} ms, ${m[`${name}_over50`]} over 50 ms; main thread ${m[`${name}_cpu_per_step_ms`].toFixed(1)} ms CPU a step`)
+  }
+  await scroll('wheel', 100)
+  await scroll('drag', 0)
+  await page.waitForTimeout(100)
+  const last = items.last()
+  assert.equal(await rowSeq(last), oldest.seq, 'the end of the list is the oldest event')
+  assert.match(await last.innerText(), new RegExp(oldest.kind))
+  console.log(`ok  the end of the list is the oldest event (#${oldest.seq}, ${oldest.kind})`)
+  await page.screenshot({ path: join(out, `audit-${Math.round(rows / 1000)}k-end.png`) })
+  await list.evaluate((el) => (el.scrollTop = 0))
+
+  // Type a filter, key by key, as a user would.
+  const filter = page.getByRole('searchbox', { name: 'Filter audit' })
+  await filter.click()
+  mt = await metrics(cdp)
+  const typed = await typeRun(page, filter, 'rm -rf')
+  mt2 = await metrics(cdp)
+  m.filter_main_cpu_per_key_ms = ((mt2.ThreadTime - mt.ThreadTime) * 1000) / typed.keys
+  Object.assign(m, { filter_ms: typed.latency, filter_last_key_ms: typed.last, filter_per_key_ms: typed.perKey.map(Math.round),
+    filter_longest_task_ms: typed.longest })
+  const c1 = await page.getByTestId('audit-count').innerText()
+  const [shown, of] = c1.split(' of ').map(digits)
+  assert.ok(shown > 0 && shown < rows && of === rows, `the filter narrows: ${c1}`)
+  for (const t of await items.allInnerTexts()) assert.match(t, /rm -rf/, 'every shown row matches')
+  m.filter_matches = shown
+  console.log(`ok  filter "rm -rf": ${c1}, slowest key to filtered list painted ${typed.latency.toFixed(0)} ms (per key ${m.filter_per_key_ms.join(', ')}; longest task ${typed.longest.toFixed(0)} ms)`)
+  await page.screenshot({ path: join(out, `audit-${Math.round(rows / 1000)}k-filter.png`) })
+  await filter.fill('')
+  await page.waitForFunction((n) => (document.querySelector('[data-testid="audit-count"]')?.textContent ?? '').replace(/[^\d ]/g, '').trim().startsWith(String(n)), rows)
+  await page.screenshot({ path: join(out, `audit-${Math.round(rows / 1000)}k.png`) })
+  for (const r of held.splice(0)) await r.continue()
+  await page.unroute('**/api/SessionEvents')
+  assert.deepEqual(errors, [], 'no page errors')
+} catch (e) {
+  await page.screenshot({ path: join(out, `audit-${Math.round(rows / 1000)}k-failure.png`) }).catch(() => {})
+  console.error(`audit e2e failed: ${e.stack ?? e}\nserver log:\n${server.log().slice(-2000)}\npage errors: ${errors.join('\n')}`)
+  process.exitCode = 1
+} finally {
+  await ctx.close()
+  server.proc.kill()
+  rmSync(userData, { recursive: true, force: true })
+  rmSync(tmp, { recursive: true, force: true })
+}
+m.total_seconds = (Date.now() - t00) / 1000
+m.loadavg_end = loadavg()[0]
+console.log(JSON.stringify(m))
+if (!process.exitCode) {
+  writeReport(m, opt)
+  console.log(`audit e2e: passed in ${m.total_seconds.toFixed(1)} s`)
+}
