@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import type { Approval, Push, Session, WardenEvent } from '../bridge'
 import { testSession } from '../testing/fakeBridge'
-import { applyEvent, emptyTranscript, reduceApprovals, reduceSessions, reduceTranscript, type Transcript } from './reducers'
+import auditPage from './testdata/audit-page.json'
+import transcriptEvents from './testdata/transcript-events.json'
+import { applyEvent, applyEvents, emptyTranscript, reduceApprovals, reduceSessions, reduceTranscript, type Transcript } from './reducers'
 
 const ev = (seq: number, kind: string, data: Record<string, unknown> = {}): WardenEvent => ({ seq, session_id: 's1', version: seq, kind, at: seq, data })
 const ap = (id: string): Approval => ({
@@ -133,5 +135,69 @@ describe('reduceTranscript', () => {
     t = reduceTranscript(t, { type: 'event', event: ev(1, 'message_appended', { role: 'assistant', text: 'Hello' }) })
     expect(t.streaming).toBe('')
     expect(t.items).toHaveLength(1)
+  })
+})
+
+// Event-by-event folding, the live path; applyEvents must agree with it.
+const byOne = (t: Transcript, evs: readonly WardenEvent[]) => evs.reduce(applyEvent, t)
+
+describe('applyEvents (hydration)', () => {
+  const sequences: { name: string; events: WardenEvent[] }[] = [
+    { name: 'testdata/transcript-events.json: every kind the chat shows', events: transcriptEvents as WardenEvent[] },
+    { name: 'testdata/audit-page.json: a page of a long agent run', events: auditPage as WardenEvent[] },
+    { name: 'empty batch', events: [] },
+    {
+      name: 'duplicates and an older event inside the batch',
+      events: [ev(2, 'message_appended', { role: 'user', text: 'a' }), ev(2, 'message_appended', { role: 'user', text: 'a' }), ev(1, 'planning_entered')],
+    },
+  ]
+  for (const s of sequences) {
+    it(`batch reduce equals event-by-event reduce: ${s.name}`, () => {
+      expect(applyEvents(emptyTranscript(), s.events)).toEqual(byOne(emptyTranscript(), s.events))
+    })
+    it(`a batch on top of a transcript equals folding on: ${s.name}`, () => {
+      const half = Math.floor(s.events.length / 2)
+      const start = byOne(emptyTranscript(), s.events.slice(0, half))
+      expect(applyEvents(start, s.events.slice(half))).toEqual(byOne(start, s.events.slice(half)))
+    })
+  }
+
+  it('the testdata session folds into the items the chat shows', () => {
+    const t = applyEvents(emptyTranscript(), transcriptEvents as WardenEvent[])
+    expect(t.items.map((i) => i.type)).toEqual([
+      'message', 'note', 'message', 'tool', 'permission', 'tool', 'permission', 'note', 'plan', 'note', 'note', 'note', 'tool', 'permission', 'tool', 'note', 'note', 'note', 'message',
+    ])
+    expect(t.items[3]).toMatchObject({ callId: 'c1', state: 'done', output: 'ok  a\nFAIL b\n', exitCode: 1 })
+    expect(t.items[14]).toMatchObject({ callId: 'c1', state: 'done', output: 'ok b', exitCode: 0 })
+    expect(t.agents).toEqual([])
+  })
+
+  it('does not change the transcript it starts from', () => {
+    const start = byOne(emptyTranscript(), [ev(1, 'tool_invocation_started', { call_id: 'c1', tool: 'fs.read' })])
+    const before = structuredClone(start)
+    applyEvents(start, [ev(2, 'tool_output', { call_id: 'c1', chunk: 'x' }), ev(3, 'message_appended', { role: 'user', text: 'y' })])
+    expect(start).toEqual(before)
+  })
+
+  it('nothing new returns the same transcript', () => {
+    const start = byOne(emptyTranscript(), [ev(5, 'planning_entered')])
+    expect(applyEvents(start, [ev(4, 'planning_exited'), ev(5, 'planning_exited')])).toBe(start)
+  })
+
+  it('hydrates 120,000 events with every tool call folded into its item', () => {
+    const evs: WardenEvent[] = []
+    for (let i = 0; i < 30_000; i++) {
+      const s = i * 4
+      const call = `c${i}`
+      evs.push(ev(s + 1, 'tool_invocation_started', { call_id: call, tool: 'shell.exec' }))
+      evs.push(ev(s + 2, 'permission_granted', { call_id: call }))
+      evs.push(ev(s + 3, 'tool_output', { call_id: call, chunk: `${i}` }))
+      evs.push(ev(s + 4, 'tool_invocation_completed', { call_id: call, exit_code: 0 }))
+    }
+    const t = applyEvents(emptyTranscript(), evs)
+    expect(t.lastSeq).toBe(120_000)
+    expect(t.items).toHaveLength(60_000)
+    expect(t.items[59_998]).toMatchObject({ type: 'tool', callId: 'c29999', output: '29999', state: 'done' })
+    expect(t.items.filter((i) => i.type === 'tool' && i.state !== 'done')).toHaveLength(0)
   })
 })

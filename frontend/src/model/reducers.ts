@@ -80,32 +80,46 @@ function describeSandbox(s: unknown): string {
   return `${o.kind ?? '?'}${o.network_access ? ' + network' : ''}`
 }
 
-// applyEvent folds one stored event into the transcript. Events at or below
-// lastSeq were already folded (hydration and the live stream overlap).
-export function applyEvent(t: Transcript, e: WardenEvent): Transcript {
-  if (e.seq <= t.lastSeq) return t
+// A transcript being built: items is owned (mutated in place), and in batch
+// mode `calls` finds a tool item by call id without scanning back.
+interface Builder {
+  lastSeq: number
+  items: Item[]
+  streaming: string
+  agents: Agent[]
+  calls: Map<string, number> | null
+}
+
+type ToolItem = Extract<Item, { type: 'tool' }>
+
+function toolIndex(b: Builder, callId: string): number {
+  if (b.calls) return b.calls.get(callId) ?? -1
+  for (let i = b.items.length - 1; i >= 0; i--) {
+    const it = b.items[i]
+    if (it && it.type === 'tool' && it.callId === callId) return i
+  }
+  return -1
+}
+
+function patchTool(b: Builder, callId: string, f: (it: ToolItem) => ToolItem) {
+  const i = toolIndex(b, callId)
+  const it = b.items[i]
+  if (i >= 0 && it && it.type === 'tool') b.items[i] = f(it)
+}
+
+// fold applies one event to the builder. Items already in the list are
+// replaced, never changed, so a published transcript stays as it was.
+function fold(b: Builder, e: WardenEvent) {
+  if (e.seq <= b.lastSeq) return
   const d = e.data
-  const items = t.items.slice()
-  let { streaming, agents } = t
+  const items = b.items
   const key = `e${e.seq}`
-  const toolIndex = (callId: string) => {
-    for (let i = items.length - 1; i >= 0; i--) {
-      const it = items[i]
-      if (it && it.type === 'tool' && it.callId === callId) return i
-    }
-    return -1
-  }
-  const patchTool = (callId: string, f: (it: Extract<Item, { type: 'tool' }>) => Extract<Item, { type: 'tool' }>) => {
-    const i = toolIndex(callId)
-    const it = items[i]
-    if (i >= 0 && it && it.type === 'tool') items[i] = f(it)
-  }
   switch (e.kind) {
     case 'message_appended': {
       const role = str(d.role)
       if (role === 'tool') break
       const text = str(d.text)
-      if (role === 'assistant') streaming = ''
+      if (role === 'assistant') b.streaming = ''
       if (text) items.push({ type: 'message', key, role, text, at: e.at })
       break
     }
@@ -114,11 +128,13 @@ export function applyEvent(t: Transcript, e: WardenEvent): Transcript {
     case 'permission_denied':
       items.push({ type: 'permission', key, event: e })
       break
-    case 'tool_invocation_started':
+    case 'tool_invocation_started': {
+      const callId = str(d.call_id)
+      b.calls?.set(callId, items.length)
       items.push({
         type: 'tool',
         key,
-        callId: str(d.call_id),
+        callId,
         tool: str(d.tool),
         args: d.args,
         output: '',
@@ -129,11 +145,12 @@ export function applyEvent(t: Transcript, e: WardenEvent): Transcript {
         at: e.at,
       })
       break
+    }
     case 'tool_output':
-      patchTool(str(d.call_id), (it) => ({ ...it, output: it.output + str(d.chunk) }))
+      patchTool(b, str(d.call_id), (it) => ({ ...it, output: it.output + str(d.chunk) }))
       break
     case 'tool_invocation_completed':
-      patchTool(str(d.call_id), (it) => ({
+      patchTool(b, str(d.call_id), (it) => ({
         ...it,
         state: 'done',
         result: d.result ?? null,
@@ -142,7 +159,7 @@ export function applyEvent(t: Transcript, e: WardenEvent): Transcript {
       }))
       break
     case 'tool_invocation_failed':
-      patchTool(str(d.call_id), (it) => ({ ...it, state: 'failed', error: str(d.error) }))
+      patchTool(b, str(d.call_id), (it) => ({ ...it, state: 'failed', error: str(d.error) }))
       break
     case 'approval_policy_changed':
       items.push({ type: 'note', key, text: `Approval policy: ${str(d.from)} → ${str(d.to)}`, at: e.at })
@@ -174,22 +191,46 @@ export function applyEvent(t: Transcript, e: WardenEvent): Transcript {
       items.push({ type: 'note', key, text: `MCP server untrusted: ${str(d.server)}`, at: e.at })
       break
     case 'subagent_started':
-      agents = [...agents, { id: str(d.subagent_id), kind: 'subagent', label: str(d.task) || 'subagent', last: '' }]
+      b.agents = [...b.agents, { id: str(d.subagent_id), kind: 'subagent', label: str(d.task) || 'subagent', last: '' }]
       break
     case 'subagent_finished':
-      agents = agents.filter((a) => a.id !== str(d.subagent_id))
+      b.agents = b.agents.filter((a) => a.id !== str(d.subagent_id))
       break
     case 'monitor_started':
-      agents = [...agents, { id: str(d.monitor_id), kind: 'monitor', label: str(d.command), last: '' }]
+      b.agents = [...b.agents, { id: str(d.monitor_id), kind: 'monitor', label: str(d.command), last: '' }]
       break
     case 'monitor_event':
-      agents = agents.map((a) => (a.id === str(d.monitor_id) ? { ...a, last: str(d.line) } : a))
+      b.agents = b.agents.map((a) => (a.id === str(d.monitor_id) ? { ...a, last: str(d.line) } : a))
       break
     case 'monitor_stopped':
-      agents = agents.filter((a) => a.id !== str(d.monitor_id))
+      b.agents = b.agents.filter((a) => a.id !== str(d.monitor_id))
       break
   }
-  return { lastSeq: e.seq, items, streaming, agents }
+  b.lastSeq = e.seq
+}
+
+const publish = (b: Builder): Transcript => ({ lastSeq: b.lastSeq, items: b.items, streaming: b.streaming, agents: b.agents })
+
+// applyEvent folds one stored event into the transcript. Events at or below
+// lastSeq were already folded (hydration and the live stream overlap).
+export function applyEvent(t: Transcript, e: WardenEvent): Transcript {
+  if (e.seq <= t.lastSeq) return t
+  const b: Builder = { ...t, items: t.items.slice(), calls: null }
+  fold(b, e)
+  return publish(b)
+}
+
+// applyEvents folds a batch with one copy of the item list and a call-id
+// index, so hydrating n events costs O(n) rather than applyEvent's O(n²).
+// The result equals folding the events one by one with applyEvent.
+export function applyEvents(t: Transcript, evs: readonly WardenEvent[]): Transcript {
+  if (evs.length === 0) return t
+  const b: Builder = { ...t, items: t.items.slice(), calls: new Map() }
+  t.items.forEach((it, i) => {
+    if (it.type === 'tool') b.calls!.set(it.callId, i)
+  })
+  for (const e of evs) fold(b, e)
+  return b.lastSeq === t.lastSeq ? t : publish(b)
 }
 
 export function reduceTranscript(t: Transcript, p: Push): Transcript {

@@ -37,4 +37,24 @@ describe('transcripts store', () => {
     await s.load('s1')
     expect(s.get('s1').items).toHaveLength(1200)
   })
+
+  it('hydrates a long session in pages, each after the last seq it got, and publishes once', async () => {
+    const all = Array.from({ length: 4500 }, (_, i) => ev(i + 1, `m${i + 1}`))
+    const f = fakeBridge({
+      handlers: { SessionEvents: (a: { after_seq?: number; limit?: number }) => all.filter((e) => e.seq > (a.after_seq ?? 0)).slice(0, a.limit ?? 500) },
+    })
+    const app = createApp({})
+    app.provide(BridgeKey, f.bridge)
+    const pinia = createPinia()
+    app.use(pinia)
+    const s = app.runWithContext(() => useTranscriptsStore())
+    let published = 0
+    s.$subscribe(() => published++, { flush: 'sync' })
+    await s.load('s1')
+    const calls = f.call.mock.calls.filter((c) => c[0] === 'SessionEvents').map((c) => (c[1] as { after_seq: number }).after_seq)
+    expect(calls).toEqual([0, 2000, 4000])
+    expect(s.get('s1').items).toHaveLength(4500)
+    expect(s.get('s1').lastSeq).toBe(4500)
+    expect(published).toBe(1)
+  })
 })

@@ -1,9 +1,10 @@
 import { defineStore } from 'pinia'
 import { shallowRef, triggerRef } from 'vue'
-import { useBridge, type Push } from '../bridge'
-import { applyEvent, emptyTranscript, reduceTranscript, type Transcript } from '../model/reducers'
+import { useBridge, type Push, type WardenEvent } from '../bridge'
+import { applyEvents, emptyTranscript, reduceTranscript, type Transcript } from '../model/reducers'
 
-const page = 500
+// Bigger pages mean fewer round trips; hydration folds them all at once.
+const page = 2000
 
 // The chat stream of each session: hydrated from SessionEvents, then folded
 // forward with every pushed event.
@@ -28,11 +29,17 @@ export const useTranscriptsStore = defineStore('transcripts', () => {
     pending.set(id, [])
     try {
       let t = get(id)
+      // Collected first and folded in one pass: folding event by event
+      // copies the item list each time, quadratic in a long session.
+      const all: WardenEvent[] = []
+      let after = t.lastSeq
       for (;;) {
-        const evs = await bridge.call('SessionEvents', { session_id: id, after_seq: t.lastSeq, limit: page })
-        for (const e of evs) t = applyEvent(t, e)
+        const evs = await bridge.call('SessionEvents', { session_id: id, after_seq: after, limit: page })
+        for (const e of evs) all.push(e)
+        if (evs.length > 0) after = evs[evs.length - 1]!.seq
         if (evs.length < page) break
       }
+      t = applyEvents(t, all)
       for (const p of pending.get(id) ?? []) t = reduceTranscript(t, p)
       put(id, t)
     } finally {
