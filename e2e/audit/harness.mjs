@@ -8,8 +8,10 @@ import { join } from 'node:path'
 export function startServer(root, tmp, db) {
   const bin = process.env.WARDEN_BIN ?? join(root, 'bin', 'warden')
   if (!existsSync(bin)) throw new Error(`${bin} is missing: run make cli`)
-  if (!existsSync(join(root, 'frontend', 'dist', 'index.html'))) throw new Error('frontend/dist is missing: run make frontend')
-  const args = ['serve', '--addr', '127.0.0.1:0', '--db', db, '--static', join(root, 'frontend', 'dist'), '--model', 'demo']
+  // WARDEN_STATIC serves another build, e.g. an older one to compare with.
+  const dist = process.env.WARDEN_STATIC ?? join(root, 'frontend', 'dist')
+  if (!existsSync(join(dist, 'index.html'))) throw new Error(`${dist} is missing: run make frontend`)
+  const args = ['serve', '--addr', '127.0.0.1:0', '--db', db, '--static', dist, '--model', 'demo']
   const p = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, XDG_DATA_HOME: join(tmp, 'data') } })
   let log = ''
   p.stderr.on('data', (b) => (log += b))

@@ -1,0 +1,101 @@
+// Opening a long session's chat in a real browser: a session seeded with N
+// audit rows (bench/auditseed), `warden serve`, the built frontend in
+// headless Chromium. It measures the time from loading the page to the chat
+// being interactive (the newest item painted and the main thread free again)
+// and checks "Show earlier" keeps the reader's place.
+//
+//	node e2e/audit-chat.e2e.mjs --rows 100000
+//	WARDEN_STATIC=/path/to/old/dist node e2e/audit-chat.e2e.mjs --rows 20000 --timeout 120000
+//
+// Needs bin/warden (make cli) and frontend/dist (make frontend).
+import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { loadavg, tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { createRequire } from 'node:module'
+import { parseArgs } from 'node:util'
+import { startServer } from './audit/harness.mjs'
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+const require = createRequire(join(root, 'frontend', 'package.json'))
+const { chromium } = require('playwright-core')
+
+const { values: opt } = parseArgs({
+  options: {
+    rows: { type: 'string', default: process.env.AUDIT_ROWS ?? '20000' },
+    timeout: { type: 'string', default: '300000' },
+  },
+})
+const rows = Number(opt.rows)
+const timeout = Number(opt.timeout)
+if (!Number.isInteger(rows) || rows < 1000 || !(timeout > 0)) {
+  console.error(`audit-chat e2e: --rows must be a whole number of at least 1000 and --timeout positive, got ${JSON.stringify(opt)}`)
+  process.exit(2)
+}
+const out = join(root, 'artifacts', 'e2e')
+mkdirSync(out, { recursive: true })
+const tmp = mkdtempSync(join(tmpdir(), 'warden-audit-chat-'))
+const db = join(tmp, 'warden.db')
+const seedBin = join(tmp, 'auditseed')
+execFileSync('go', ['build', '-o', seedBin, './bench/auditseed'], { cwd: root, stdio: 'inherit' })
+const seeded = JSON.parse(execFileSync(seedBin, ['-db', db, '-rows', String(rows)], { encoding: 'utf8' }))
+console.log(`seeded ${seeded.rows.toLocaleString('en-US')} audit rows (${seeded.events.toLocaleString('en-US')} events)`)
+
+const server = await startServer(root, tmp, db)
+const userData = mkdtempSync(join(tmpdir(), 'warden-audit-chat-chromium-'))
+const ctx = await chromium.launchPersistentContext(userData, {
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  viewport: { width: 1280, height: 800 },
+})
+const page = ctx.pages()[0] ?? (await ctx.newPage())
+const errors = []
+page.on('pageerror', (e) => errors.push(String(e)))
+const m = { rows, events: seeded.events, loadavg_start: loadavg()[0], static: process.env.WARDEN_STATIC ?? 'frontend/dist' }
+const log = page.getByRole('log', { name: 'Conversation' })
+try {
+  const t0 = Date.now()
+  await page.goto(server.url)
+  // Interactive: the transcript has its items (the newest is painted) and a
+  // frame after that comes round, so the main thread is free for input.
+  await page.waitForFunction(() => document.querySelectorAll('[role="log"] > *:not(.empty)').length > 10, null, { timeout, polling: 100 })
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))))
+  m.chat_interactive_ms = Date.now() - t0
+  m.dom_items = await log.evaluate((el) => el.children.length)
+  m.dom_nodes = await page.evaluate(() => document.getElementsByTagName('*').length)
+  console.log(`ok  chat interactive ${m.chat_interactive_ms} ms after navigation; ${m.dom_items} items, ${m.dom_nodes} DOM nodes`)
+
+  const earlier = page.getByTestId('show-earlier')
+  if (await earlier.count()) {
+    assert.ok(m.dom_items < 400, `the chat renders a window, not ${m.dom_items} items`)
+    const before = await earlier.innerText()
+    // Scrolled to the top, the reader looks at the first rendered item; after
+    // Show earlier it must still be where it was.
+    const first = await log.locator(':scope > *').nth(1).elementHandle()
+    await log.evaluate((el) => (el.scrollTop = 0))
+    const y0 = await first.evaluate((el) => el.getBoundingClientRect().top)
+    const t1 = Date.now()
+    await earlier.click()
+    await page.waitForFunction((b) => document.querySelector('[data-testid="show-earlier"]')?.textContent?.trim() !== b, before.trim())
+    m.show_earlier_ms = Date.now() - t1
+    const y1 = await first.evaluate((el) => el.getBoundingClientRect().top)
+    assert.ok(Math.abs(y1 - y0) < 2, `Show earlier keeps the reader's place: item moved from ${y0} to ${y1}`)
+    console.log(`ok  "${before.trim()}" → "${(await earlier.innerText()).trim()}" in ${m.show_earlier_ms} ms; the item in view stayed put`)
+    await page.screenshot({ path: join(out, `audit-chat-${Math.round(rows / 1000)}k.png`) })
+  }
+  assert.deepEqual(errors, [], 'no page errors')
+} catch (e) {
+  m.failed = String(e.message ?? e).split('\n')[0]
+  console.error(`audit-chat e2e failed: ${e.stack ?? e}\npage errors: ${errors.join('\n')}`)
+  process.exitCode = 1
+} finally {
+  await ctx.close()
+  server.proc.kill()
+  rmSync(userData, { recursive: true, force: true })
+  rmSync(tmp, { recursive: true, force: true })
+}
+m.loadavg_end = loadavg()[0]
+console.log(JSON.stringify(m))
