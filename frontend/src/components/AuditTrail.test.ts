@@ -2,6 +2,7 @@ import { flushPromises, mount } from '@vue/test-utils'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { BridgeError, BridgeKey, type Bridge, type SavedFile, type WardenEvent } from '../bridge'
 import type { AuditPageArgs } from '../model/audit'
+import auditPage from '../model/testdata/audit-page.json'
 import { fakeBridge } from '../testing/fakeBridge'
 import AuditTrail from './AuditTrail.vue'
 
@@ -219,5 +220,208 @@ describe('AuditTrail', () => {
     await b.release()
     expect(b.calls.at(-1)!.session_id).toBe('t')
     expect(count(w)).toBe('200 of 200')
+  })
+})
+
+// A backend answering AuditLog from testdata/audit-page.json (real events
+// with traces) plus whatever a test appends, the way the runtime pages it.
+function pageBackend() {
+  const events: WardenEvent[] = (auditPage as WardenEvent[]).map((e) => ({ ...e, session_id: 's' }))
+  const f = fakeBridge({
+    transport: 'http',
+    handlers: {
+      AuditLog: (a) => {
+        const kinds = a.kinds ?? []
+        const hits = events.filter((e) => (!kinds.length || kinds.includes(e.kind)) && (!a.before_seq || e.seq < a.before_seq))
+        return hits.slice(-(a.limit || hits.length))
+      },
+    },
+  })
+  return { ...f, events }
+}
+const mountLive = (bridge: Bridge) => mount(AuditTrail, { props: { sessionId: 's' }, global: { provide: { [BridgeKey as symbol]: bridge } }, attachTo: document.body })
+const nextFrame = () => new Promise((r) => setTimeout(r, 40))
+const rowSeqs = (w: ReturnType<typeof mountLive>) => w.findAll('[role="listitem"] .r').map((r) => Number(r.attributes('data-seq')))
+
+describe('AuditTrail detail pane', () => {
+  it('a click opens the row: kind, time, tool, source, signature, reasons, trace steps, remedy and raw JSON', async () => {
+    const b = pageBackend()
+    const w = mountLive(b.bridge)
+    await flushPromises()
+    const denied = b.events.find((e) => e.kind === 'permission_denied')!
+    const el = w.get('[role="list"]').element as HTMLElement
+    el.scrollTop = 28 * [...b.events].reverse().indexOf(denied)
+    await w.get('[role="list"]').trigger('scroll')
+    const row = w.findAll('[role="listitem"]').find((r) => r.get('.r').attributes('data-seq') === String(denied.seq))
+    expect(row, 'the denial is in view').toBeDefined()
+    await row!.trigger('click')
+    await flushPromises()
+    const pane = w.get('[data-testid="audit-detail"]')
+    expect(row!.attributes('aria-current')).toBe('true')
+    expect(pane.get('[data-field="kind"]').text()).toBe('permission_denied')
+    expect(pane.get('[data-field="time"]').text()).toMatch(/2026/)
+    expect(pane.get('[data-field="tool"]').text()).toBe('shell.exec')
+    expect(pane.get('[data-field="source"]').text()).toBe('sandbox')
+    expect(pane.get('[data-field="signature"]').text()).toBe('shell=curl -sSf https://registry.npmjs.org/vue/latest')
+    expect(pane.get('[data-field="reasons"]').text()).toContain('sandbox-rejected')
+    expect(pane.get('[data-field="remedy"]').text()).toBe('turn network access on')
+    expect(pane.findAll('[data-testid="audit-trace"] li').map((l) => l.text())).toEqual([
+      'planning — planning off → no veto',
+      'sandbox — workspace-write (network off, caged); reach the network registry.npmjs.org → deny: network access is off: shell.exec would reach registry.npmjs.org',
+    ])
+    expect(JSON.parse(pane.get('[data-testid="audit-json"]').text())).toEqual(denied)
+    expect(b.call).toHaveBeenCalledWith('AuditLog', expect.objectContaining({ limit: 1, before_seq: denied.seq + 1 }))
+    w.unmount()
+  })
+
+  const keys: { name: string; presses: string[]; want: number }[] = [
+    { name: 'ArrowDown from nothing selects the newest', presses: ['ArrowDown'], want: 0 },
+    { name: 'ArrowDown twice then ArrowUp', presses: ['ArrowDown', 'ArrowDown', 'ArrowDown', 'ArrowUp'], want: 1 },
+    { name: 'Enter opens the newest', presses: ['Enter'], want: 0 },
+    { name: 'ArrowUp at the top stays there', presses: ['ArrowDown', 'ArrowUp', 'ArrowUp'], want: 0 },
+    { name: 'End goes to the oldest', presses: ['End'], want: 199 },
+  ]
+  for (const c of keys) {
+    it(`keyboard: ${c.name}`, async () => {
+      const b = pageBackend()
+      const w = mountLive(b.bridge)
+      await flushPromises()
+      const list = w.get('[role="list"]')
+      for (const k of c.presses) await list.trigger('keydown', { key: k })
+      await flushPromises()
+      const want = [...b.events].reverse()[c.want]!
+      expect(w.get('[data-testid="audit-detail"] h3').text()).toBe(`#${want.seq} ${want.kind}`)
+      w.unmount()
+    })
+  }
+
+  it('Close hides the pane, clears the selection and gives the keyboard back to the list', async () => {
+    const b = pageBackend()
+    const w = mountLive(b.bridge)
+    await flushPromises()
+    await w.get('[role="list"]').trigger('keydown', { key: 'Enter' })
+    await flushPromises()
+    await w.get('[data-testid="audit-detail"]').findAll('button').find((x) => x.text() === 'Close')!.trigger('click')
+    await flushPromises()
+    expect(w.find('[data-testid="audit-detail"]').exists()).toBe(false)
+    expect(w.find('[aria-current="true"]').exists()).toBe(false)
+    expect(document.activeElement).toBe(w.get('[role="list"]').element)
+    w.unmount()
+  })
+
+  it('an event that cannot be fetched says so in the pane', async () => {
+    const b = pageBackend()
+    const w = mountLive(b.bridge)
+    await flushPromises()
+    b.events.length = 0
+    await w.get('[role="list"]').trigger('keydown', { key: 'Enter' })
+    await flushPromises()
+    expect(w.get('[data-testid="audit-detail"] [role="alert"]').text()).toMatch(/no longer in the log/)
+    w.unmount()
+  })
+
+  it('raw JSON with markup is shown as text', async () => {
+    const b = pageBackend()
+    b.events.push({ seq: 70000, session_id: 's', version: 70000, kind: 'permission_denied', at: 0, data: { tool: '<img src=x onerror=alert(1)>', reason: 'user-denied' } })
+    const w = mountLive(b.bridge)
+    await flushPromises()
+    await w.get('[role="list"]').trigger('keydown', { key: 'Enter' })
+    await flushPromises()
+    expect(w.find('[data-testid="audit-detail"] img').exists()).toBe(false)
+    expect(w.get('[data-testid="audit-json"]').text()).toContain('<img src=x onerror=alert(1)>')
+    w.unmount()
+  })
+})
+
+describe('AuditTrail live updates', () => {
+  const live = (seq: number, kind = 'permission_denied', session = 's'): WardenEvent => ({
+    seq, session_id: session, version: seq, kind, at: 0, data: { tool: 'shell.exec', by: 'user', reason: 'user-denied', signature: `live-${seq}` },
+  })
+
+  it('pushed audit events of this session go on top, newest first, without a reload', async () => {
+    const b = pageBackend()
+    const w = mountLive(b.bridge)
+    await flushPromises()
+    const calls = b.call.mock.calls.length
+    b.push({ type: 'event', event: live(70001) })
+    b.push({ type: 'event', event: live(70002, 'tool_invocation_started') })
+    b.push({ type: 'event', event: live(70003, 'message_appended') })
+    b.push({ type: 'event', event: live(70004, 'permission_denied', 'other') })
+    b.push({ type: 'event', event: live(59997) })
+    await nextFrame()
+    await flushPromises()
+    expect(rowSeqs(w).slice(0, 3)).toEqual([70002, 70001, 59997])
+    expect(w.get('[data-testid="audit-count"]').text()).toBe('202 of 202')
+    expect(b.call.mock.calls.length).toBe(calls)
+    w.unmount()
+  })
+
+  it('the filter applies to pushed rows, and clearing it keeps them', async () => {
+    const b = pageBackend()
+    const w = mountLive(b.bridge)
+    await flushPromises()
+    await w.get('input[aria-label="Filter audit"]').setValue('live-')
+    expect(w.get('[data-testid="audit-count"]').text()).toBe('0 of 200')
+    b.push({ type: 'event', event: live(70001) })
+    b.push({ type: 'event', event: { ...live(70002), data: { tool: 'fs.read' } } })
+    await nextFrame()
+    await flushPromises()
+    expect(w.get('[data-testid="audit-count"]').text()).toBe('1 of 202')
+    expect(rowSeqs(w)).toEqual([70001])
+    await w.get('input[aria-label="Filter audit"]').setValue('')
+    expect(w.get('[data-testid="audit-count"]').text()).toBe('202 of 202')
+    expect(rowSeqs(w).slice(0, 2)).toEqual([70002, 70001])
+    w.unmount()
+  })
+
+  it('a reader scrolled down keeps their rows in place; at the top they see the new ones', async () => {
+    const b = pageBackend()
+    const w = mountLive(b.bridge)
+    await flushPromises()
+    const el = w.get('[role="list"]').element as HTMLElement
+    el.scrollTop = 28 * 50
+    await w.get('[role="list"]').trigger('scroll')
+    b.push({ type: 'event', event: live(70001) })
+    b.push({ type: 'event', event: live(70002) })
+    await nextFrame()
+    await flushPromises()
+    expect(el.scrollTop).toBe(28 * 52)
+    el.scrollTop = 0
+    await w.get('[role="list"]').trigger('scroll')
+    b.push({ type: 'event', event: live(70003) })
+    await nextFrame()
+    await flushPromises()
+    expect(el.scrollTop).toBe(0)
+    expect(rowSeqs(w)[0]).toBe(70003)
+    w.unmount()
+  })
+
+  it('the selected row stays selected when rows arrive above it', async () => {
+    const b = pageBackend()
+    const w = mountLive(b.bridge)
+    await flushPromises()
+    await w.get('[role="list"]').trigger('keydown', { key: 'Enter' })
+    await flushPromises()
+    const seq = Number(w.get('[aria-current="true"] .r').attributes('data-seq'))
+    b.push({ type: 'event', event: live(70001) })
+    await nextFrame()
+    await flushPromises()
+    expect(Number(w.get('[aria-current="true"] .r').attributes('data-seq'))).toBe(seq)
+    w.unmount()
+  })
+
+  it('pushes that come before the first page are not doubled', async () => {
+    let answer!: (v: WardenEvent[]) => void
+    const f = fakeBridge({ transport: 'http', handlers: { AuditLog: () => new Promise<WardenEvent[]>((r) => (answer = r)) } })
+    const w = mountLive(f.bridge)
+    await flushPromises()
+    f.push({ type: 'event', event: live(5) })
+    f.push({ type: 'event', event: live(6) })
+    answer([live(4), live(5)])
+    await flushPromises()
+    await nextFrame()
+    await flushPromises()
+    expect(rowSeqs(w)).toEqual([6, 5, 4])
+    w.unmount()
   })
 })

@@ -81,3 +81,47 @@ describe('VirtualList', () => {
     expect(w.get('.spacer').attributes('style')).toContain('height: 28px')
   })
 })
+
+describe('VirtualList selection', () => {
+  const keys: { name: string; selected: number; key: string; event: 'select' | 'open' | null; index?: number; top?: number }[] = [
+    { name: 'ArrowDown with nothing selected picks the first row', selected: -1, key: 'ArrowDown', event: 'select', index: 0 },
+    { name: 'ArrowDown moves one down', selected: 4, key: 'ArrowDown', event: 'select', index: 5 },
+    { name: 'ArrowUp at the first row stays', selected: 0, key: 'ArrowUp', event: 'select', index: 0 },
+    { name: 'End goes to the last row and scrolls it into view', selected: 0, key: 'End', event: 'select', index: 999, top: 28 * 1000 - 600 },
+    { name: 'PageDown moves a screen less one row', selected: 0, key: 'PageDown', event: 'select', index: 20 },
+    { name: 'Enter opens the selected row', selected: 7, key: 'Enter', event: 'open', index: 7 },
+    { name: 'Enter with nothing selected opens the first', selected: -1, key: 'Enter', event: 'open', index: 0 },
+    { name: 'other keys do nothing', selected: 3, key: 'a', event: null },
+  ]
+  for (const c of keys) {
+    it(c.name, async () => {
+      const items = Array.from({ length: 1000 }, (_, i) => i)
+      const w = mount(VirtualList, { props: { items, rowHeight: 28, label: 'rows', selected: c.selected }, slots: slot })
+      await w.get('[role="list"]').trigger('keydown', { key: c.key })
+      const ev = { select: w.emitted('select'), open: w.emitted('open') }
+      if (c.event === null) expect(ev).toEqual({ select: undefined, open: undefined })
+      else expect(ev[c.event]).toEqual([[c.index]])
+      if (c.top !== undefined) expect((w.get('[role="list"]').element as HTMLElement).scrollTop).toBe(c.top)
+    })
+  }
+
+  it('a click selects the row, which is marked current', async () => {
+    const items = Array.from({ length: 100 }, (_, i) => i)
+    const w = mount(VirtualList, { props: { items, rowHeight: 28, label: 'rows' }, slots: slot })
+    await w.findAll('[role="listitem"]')[3]!.trigger('click')
+    expect(w.emitted('select')).toEqual([[3]])
+    await w.setProps({ selected: 3 })
+    expect(w.findAll('[aria-current="true"]').map((r) => r.text())).toEqual(['row 3'])
+  })
+
+  it('keepPlace moves a scrolled list down by the rows added above, but not one at the top', async () => {
+    const items = Array.from({ length: 100 }, (_, i) => i)
+    const w = mount(VirtualList, { props: { items, rowHeight: 28, label: 'rows' }, slots: slot })
+    const el = w.get('[role="list"]').element as HTMLElement
+    ;(w.vm as unknown as { keepPlace(n: number): void }).keepPlace(3)
+    expect(el.scrollTop).toBe(0)
+    el.scrollTop = 280
+    ;(w.vm as unknown as { keepPlace(n: number): void }).keepPlace(3)
+    expect(el.scrollTop).toBe(280 + 84)
+  })
+})

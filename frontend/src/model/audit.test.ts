@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { WardenEvent } from '../bridge'
-import { auditPager, auditRow, auditRows, filterRows, narrows, type AuditPageArgs } from './audit'
+import { auditDetail, auditPager, auditRow, auditRows, filterRows, indexOfSeq, isAuditEvent, narrows, type AuditPageArgs } from './audit'
+import page from './testdata/audit-page.json'
 
 const ev = (kind: string, data: Record<string, unknown>) => ({ seq: 1, session_id: 's', version: 1, kind, at: 0, data })
 
@@ -115,4 +116,97 @@ describe('auditPager', () => {
     expect(calls[1]!.before_seq).toBe(41)
     expect(calls[2]!.before_seq).toBe(41)
   })
+})
+
+describe('auditDetail', () => {
+  const denied = (page as WardenEvent[]).find((e) => e.kind === 'permission_denied')!
+  const cases: { name: string; e: WardenEvent; want: Partial<ReturnType<typeof auditDetail>>; steps: number }[] = [
+    {
+      name: 'a sandbox denial from testdata: reasons, remedy and its two steps',
+      e: denied,
+      want: {
+        kind: 'permission_denied',
+        tool: 'shell.exec',
+        source: 'sandbox',
+        signature: 'shell=curl -sSf https://registry.npmjs.org/vue/latest',
+        reasons: ['sandbox-rejected', 'network access is off: shell.exec would reach registry.npmjs.org'],
+        remedy: 'turn network access on',
+      },
+      steps: 2,
+    },
+    {
+      name: 'an ask lists its reasons',
+      e: ev('permission_requested', { tool: 'shell.exec', signature: 'shell=rm', reasons: ['destructive-effect', 42, 'outside-workspace'] }),
+      want: { source: 'ask', signature: 'shell=rm', reasons: ['destructive-effect', 'outside-workspace'], remedy: '' },
+      steps: 0,
+    },
+    {
+      name: 'a grant takes the signature from the grant',
+      e: ev('grant_added', { grant: { signature: 'fs.write', scope: 'session' } }),
+      want: { signature: 'fs.write', reasons: [] },
+      steps: 0,
+    },
+    {
+      name: 'a trace that is not a list of steps is left out',
+      e: ev('permission_granted', { trace: 'planning: ok' }),
+      want: { trace: [] },
+      steps: 0,
+    },
+    {
+      name: 'steps with missing or odd fields read as empty text',
+      e: ev('permission_granted', { trace: [null, { step: 'grant', saw: 3 }, 'x'] }),
+      want: { trace: [{ step: 'grant', saw: '', concluded: '' }] },
+      steps: 1,
+    },
+    {
+      name: 'no data and a bad time do not throw',
+      e: { seq: 9, session_id: 's', version: 9, kind: 'planning_entered', at: Number.NaN, data: null as unknown as Record<string, unknown> },
+      want: { seq: 9, time: '', tool: '', signature: '' },
+      steps: 0,
+    },
+  ]
+  for (const c of cases) {
+    it(c.name, () => {
+      const d = auditDetail(c.e)
+      expect(d).toMatchObject(c.want)
+      expect(d.trace).toHaveLength(c.steps)
+      expect(JSON.parse(d.json)).toEqual(JSON.parse(JSON.stringify(c.e)))
+    })
+  }
+  it('the time is a full date', () => {
+    const d = auditDetail({ ...ev('planning_entered', {}), at: Date.UTC(2026, 10, 30, 6, 0, 0) })
+    expect(d.time).toMatch(/2026/)
+    expect(d.time).toMatch(/November/)
+  })
+  it('the trace steps keep step, saw and concluded', () => {
+    expect(auditDetail(denied).trace[1]).toEqual({
+      step: 'sandbox',
+      saw: 'workspace-write (network off, caged); reach the network registry.npmjs.org',
+      concluded: 'deny: network access is off: shell.exec would reach registry.npmjs.org',
+    })
+  })
+})
+
+describe('indexOfSeq', () => {
+  const rows = auditRows(page as WardenEvent[])
+  const cases: { name: string; seq: number; want: number }[] = [
+    { name: 'the newest', seq: rows[0]!.seq, want: 0 },
+    { name: 'the oldest', seq: rows.at(-1)!.seq, want: rows.length - 1 },
+    { name: 'one in the middle', seq: rows[77]!.seq, want: 77 },
+    { name: 'a gap between listed seqs', seq: 59759, want: -1 },
+    { name: 'newer than all', seq: 1e9, want: -1 },
+  ]
+  for (const c of cases) it(c.name, () => expect(indexOfSeq(rows, c.seq)).toBe(c.want))
+  it('an empty list', () => expect(indexOfSeq([], 1)).toBe(-1))
+})
+
+describe('isAuditEvent', () => {
+  const cases: { name: string; e: WardenEvent; want: boolean }[] = [
+    { name: 'a denial of this session', e: ev('permission_denied', {}), want: true },
+    { name: 'a tool start', e: ev('tool_invocation_started', {}), want: true },
+    { name: 'a chat message is not audit', e: ev('message_appended', {}), want: false },
+    { name: 'tool output is not audit', e: ev('tool_output', {}), want: false },
+    { name: 'another session', e: { ...ev('permission_denied', {}), session_id: 'other' }, want: false },
+  ]
+  for (const c of cases) it(c.name, () => expect(isAuditEvent(c.e, 's')).toBe(c.want))
 })

@@ -70,7 +70,7 @@ export function auditRow(e: WardenEvent): AuditRow {
   }
   // join, not +=: a string built by += is a rope that holds more memory.
   const trace = Array.isArray(d.trace)
-    ? (d.trace as { step?: string; concluded?: string }[]).map((t) => `${t.step}: ${t.concluded}`).join(' | ')
+    ? (d.trace as ({ step?: string; concluded?: string } | null)[]).map((t) => `${t?.step}: ${t?.concluded}`).join(' | ')
     : ''
   const tool = s(d.tool)
   const hay = `${summary}\n${tool}\n${source}\n${s(d.call_id)}\n${s(d.request_id)}`.toLowerCase()
@@ -183,4 +183,78 @@ export function auditPager(
       return auditRows(evs)
     },
   }
+}
+
+// One step of the decision trace as the policy engine records it.
+export interface TraceStep {
+  step: string
+  saw: string
+  concluded: string
+}
+
+// Everything the detail pane shows about one audit event.
+export interface AuditDetail {
+  seq: number
+  kind: string
+  time: string
+  tool: string
+  source: string
+  signature: string
+  reasons: string[]
+  trace: TraceStep[]
+  remedy: string
+  json: string
+}
+
+const fullDate = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'medium' })
+
+// auditDetail reads an event for the detail pane. Fields the event lacks
+// are empty; a trace that is not a list of steps is left out rather than
+// shown half-read.
+export function auditDetail(e: WardenEvent): AuditDetail {
+  const d = (e.data ?? {}) as Record<string, unknown>
+  const row = auditRow({ ...e, data: d })
+  const reasons = Array.isArray(d.reasons) ? d.reasons.filter((r): r is string => typeof r === 'string') : []
+  if (typeof d.reason === 'string' && d.reason && !reasons.includes(d.reason)) reasons.push(d.reason)
+  if (typeof d.detail === 'string' && d.detail) reasons.push(d.detail)
+  const trace: TraceStep[] = Array.isArray(d.trace)
+    ? d.trace
+        .filter((t): t is Record<string, unknown> => typeof t === 'object' && t !== null)
+        .map((t) => ({ step: s(t.step), saw: s(t.saw), concluded: s(t.concluded) }))
+    : []
+  const grant = (d.grant ?? {}) as { signature?: unknown }
+  const when = Number.isFinite(e.at) ? fullDate.format(e.at) : ''
+  return {
+    seq: e.seq,
+    kind: e.kind,
+    time: when,
+    tool: row.tool,
+    source: row.source,
+    signature: s(d.signature) || s(grant.signature),
+    reasons,
+    trace,
+    remedy: s(d.remedy),
+    json: JSON.stringify(e, null, 2),
+  }
+}
+
+// isAuditEvent says whether a pushed event belongs in the audit view of
+// session id.
+export function isAuditEvent(e: WardenEvent, id: string): boolean {
+  return e.session_id === id && auditKinds.includes(e.kind)
+}
+
+// indexOfSeq finds the row with seq in rows ordered newest first (seq
+// descending), or -1: a binary search, since rows may be 100,000 long.
+export function indexOfSeq(rows: readonly AuditRow[], seq: number): number {
+  let lo = 0
+  let hi = rows.length - 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1
+    const v = rows[mid]!.seq
+    if (v === seq) return mid
+    if (v > seq) lo = mid + 1
+    else hi = mid - 1
+  }
+  return -1
 }
