@@ -271,6 +271,31 @@ try {
     await page.getByRole('list', { name: 'Audit events' }).waitFor()
     await page.waitForFunction(() => /^[1-9]/.test(document.querySelector('[data-testid="audit-count"]')?.textContent ?? ''))
     await snap('audit')
+    // Live: a command sent while the audit view is open shows up on top
+    // without Reload.
+    const total = async () => Number((await page.getByTestId('audit-count').innerText()).split(' of ')[1].replace(/[^\d]/g, ''))
+    const was = await total()
+    const top = await page.locator('[role="listitem"] .r').first().getAttribute('data-seq')
+    await page.evaluate(async () => {
+      const token = new URL(location.href).searchParams.get('token')
+      const post = async (m, body) => {
+        const r = await fetch(`/api/${m}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: JSON.stringify(body) })
+        if (!r.ok) throw new Error(`${m}: HTTP ${r.status}`)
+        return r.json()
+      }
+      const [s] = (await post('ListSessions', {})).filter((x) => !x.parent_id).sort((a, b) => b.updated_at - a.updated_at)
+      await post('SendMessage', { session_id: s.id, text: '!ls' })
+    })
+    await page.waitForFunction((n) => Number((document.querySelector('[data-testid="audit-count"]')?.textContent ?? '').split(' of ')[1]?.replace(/[^\d]/g, '')) > n, was)
+    const newTop = await page.locator('[role="listitem"] .r').first().getAttribute('data-seq')
+    assert.ok(Number(newTop) > Number(top), `the newest event is on top without Reload: #${newTop} after #${top}`)
+    assert.ok((await total()) > was)
+    // The detail pane: Enter on the list opens the newest row.
+    await page.getByRole('list', { name: 'Audit events' }).focus()
+    await page.keyboard.press('Enter')
+    await page.getByTestId('audit-detail').getByTestId('audit-json').waitFor()
+    await snap('audit-detail')
+    await page.getByTestId('audit-detail').getByRole('button', { name: 'Close' }).click()
     await page.getByRole('tab', { name: 'Settings' }).click()
     await snap('settings')
     await page.getByRole('tab', { name: 'Chat' }).click()
