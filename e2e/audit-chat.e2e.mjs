@@ -56,7 +56,16 @@ const errors = []
 page.on('pageerror', (e) => errors.push(String(e)))
 const m = { rows, events: seeded.events, loadavg_start: loadavg()[0], static: process.env.WARDEN_STATIC ?? 'frontend/dist' }
 const log = page.getByRole('log', { name: 'Conversation' })
+const cdp = await ctx.newCDPSession(page)
+await cdp.send('Performance.enable')
+const perf = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((x) => [x.name, x.value]))
+// The page's own request for each SessionEvents page, start to end.
+const fetches = []
+page.on('requestfinished', (r) => {
+  if (r.url().endsWith('/api/SessionEvents')) fetches.push(r.timing())
+})
 try {
+  const p0 = await perf()
   const t0 = Date.now()
   await page.goto(server.url)
   // Interactive: the transcript has its items (the newest is painted) and a
@@ -64,9 +73,13 @@ try {
   await page.waitForFunction(() => document.querySelectorAll('[role="log"] > *:not(.empty)').length > 10, null, { timeout, polling: 100 })
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))))
   m.chat_interactive_ms = Date.now() - t0
+  const p1 = await perf()
+  for (const k of ['TaskDuration', 'ScriptDuration', 'LayoutDuration', 'RecalcStyleDuration']) m[`main_${k.replace('Duration', '').toLowerCase()}_ms`] = Math.round((p1[k] - p0[k]) * 1000)
+  m.session_events_requests = fetches.length
+  m.session_events_wait_ms = Math.round(fetches.reduce((a, t) => a + (t.responseEnd - t.requestStart), 0))
   m.dom_items = await log.evaluate((el) => el.children.length)
   m.dom_nodes = await page.evaluate(() => document.getElementsByTagName('*').length)
-  console.log(`ok  chat interactive ${m.chat_interactive_ms} ms after navigation; ${m.dom_items} items, ${m.dom_nodes} DOM nodes`)
+  console.log(`ok  chat interactive ${m.chat_interactive_ms} ms after navigation; ${m.dom_items} items, ${m.dom_nodes} DOM nodes; main thread busy ${m.main_task_ms} ms (script ${m.main_script_ms} ms); ${m.session_events_requests} SessionEvents requests waited ${m.session_events_wait_ms} ms`)
 
   const earlier = page.getByTestId('show-earlier')
   if (await earlier.count()) {
