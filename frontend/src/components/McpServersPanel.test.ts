@@ -31,7 +31,7 @@ describe('McpServersPanel', () => {
       const { w } = setup(() => c.list)
       await flushPromises()
       expect(w.get('[data-testid="mcp-empty"]').text()).toBe(
-        'No MCP servers configured — add them under [mcp.servers] in /home/u/.config/warden/config.toml or a workspace .mcp.json.',
+        'No MCP servers configured — add them under [mcp.servers] in /home/u/.config/warden/config.toml, then restart Warden.',
       )
     })
   }
@@ -135,6 +135,13 @@ describe('McpServersPanel', () => {
     await flushPromises()
     expect(f.call.mock.calls.filter((c) => c[0] === 'McpServers')).toHaveLength(2)
     expect(w.text()).toContain('restarted 1×')
+  })
+
+  it('a listed server comes with the note that changes need a restart', async () => {
+    const { w } = setup(() => [testMcpServer()])
+    await flushPromises()
+    expect(w.get('[data-testid="mcp-restart-note"]').text()).toContain('restart it')
+    expect(w.find('[data-testid="mcp-empty"]').exists()).toBe(false)
   })
 
   it('a failed listing is said in words', async () => {
