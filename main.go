@@ -51,6 +51,11 @@ func main() {
 		opts.Service = graph.Service
 	}
 	a := app.New(opts)
+	gpu, err := applyWebviewSettings()
+	if err != nil {
+		// Only memory is at stake; the window works either way.
+		fmt.Fprintln(os.Stderr, "warden-desktop: webview settings:", err)
+	}
 	err = wails.Run(&options.App{
 		Title:            app.Name,
 		Width:            1180,
@@ -64,7 +69,7 @@ func main() {
 		Linux: &linux.Options{
 			Icon:             icon,
 			ProgramName:      "warden",
-			WebviewGpuPolicy: linux.WebviewGpuPolicyOnDemand,
+			WebviewGpuPolicy: gpu,
 		},
 	})
 	if err != nil {
