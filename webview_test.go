@@ -8,7 +8,7 @@ import (
 )
 
 func TestWebviewSettings(t *testing.T) {
-	lean := map[string]string{"WEBKIT_DISABLE_DMABUF_RENDERER": "1", "GDK_GL": "disable"}
+	lean := map[string]string{"GDK_GL": "disable"}
 	cases := []struct {
 		name    string
 		env     map[string]string
@@ -16,10 +16,9 @@ func TestWebviewSettings(t *testing.T) {
 		wantSet map[string]string
 	}{
 		{"clean environment gets the lean defaults", nil, linux.WebviewGpuPolicyNever, lean},
-		{"a value the user set is kept", map[string]string{"GDK_GL": "always"},
-			linux.WebviewGpuPolicyNever, map[string]string{"WEBKIT_DISABLE_DMABUF_RENDERER": "1"}},
-		{"an empty value the user set is kept too", map[string]string{"WEBKIT_DISABLE_DMABUF_RENDERER": ""},
-			linux.WebviewGpuPolicyNever, map[string]string{"GDK_GL": "disable"}},
+		{"a value the user set is kept", map[string]string{"GDK_GL": "always"}, linux.WebviewGpuPolicyNever, nil},
+		{"an empty value the user set is kept too", map[string]string{"GDK_GL": ""}, linux.WebviewGpuPolicyNever, nil},
+		{"unrelated variables change nothing", map[string]string{"WEBKIT_DISABLE_DMABUF_RENDERER": "1"}, linux.WebviewGpuPolicyNever, lean},
 		{"opting into the GPU sets nothing", map[string]string{gpuEnv: "1"}, linux.WebviewGpuPolicyOnDemand, nil},
 		{"any other GPU value keeps the lean defaults", map[string]string{gpuEnv: "yes"}, linux.WebviewGpuPolicyNever, lean},
 	}
