@@ -9,6 +9,7 @@ import (
 	_ "embed"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -30,6 +31,10 @@ var icon []byte
 // readyFileEnv names the file the app writes once the frontend has mounted;
 // the desktop smoke test sets it.
 const readyFileEnv = "WARDEN_READY_FILE"
+
+// releaseDelay is how long after the page is loaded the startup-only
+// pages of the executable are released (releaseStartupPages).
+const releaseDelay = 5 * time.Second
 
 func main() {
 	files, err := assets()
@@ -66,6 +71,15 @@ func main() {
 		AssetServer:      &assetserver.Options{Assets: files},
 		Bind:             []interface{}{a},
 		OnStartup:        func(ctx context.Context) { app.Attach(ctx, a) },
+		OnDomReady: func(context.Context) {
+			// Give the frontend time to load its first data, then hand the
+			// startup-only pages of the executable back.
+			time.AfterFunc(releaseDelay, func() {
+				if err := releaseStartupPages(); err != nil {
+					fmt.Fprintln(os.Stderr, "warden-desktop: release startup pages:", err)
+				}
+			})
+		},
 		Linux: &linux.Options{
 			Icon:             icon,
 			ProgramName:      "warden",
