@@ -16,7 +16,7 @@ XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
 .PHONY: help display deps run dev desktop frontend cli test check-bindings bindings vet gotest typecheck vitest smoke e2e bench clean
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
 
 deps: ## install missing apt and npm packages
 	@scripts/install-deps.sh
@@ -62,8 +62,9 @@ vitest: ## frontend unit and component tests
 smoke: desktop ## start the real window under Xvfb, screenshot it, quit it
 	WARDEN_VERSION="$(VERSION)" $(XVFB) go test -tags smoke -count=1 -v ./tests/smoke/
 
-e2e: frontend cli ## the chat end to end: Chromium against warden serve with a script model (screenshots in artifacts/e2e)
+e2e: frontend cli ## the chat and settings end to end: Chromium against warden serve (screenshots in artifacts/e2e)
 	node e2e/chat.e2e.mjs
+	node e2e/settings.e2e.mjs
 
 test: deps check-bindings vet gotest typecheck vitest cli smoke e2e ## every check (what CI runs)
 	@echo "make test: all checks passed"

@@ -54,6 +54,7 @@ func main() {
 	} else {
 		defer graph.Close()
 		opts.Service = graph.Service
+		opts.Settings = graph.Settings
 	}
 	a := app.New(opts)
 	gpu, err := applyWebviewSettings()

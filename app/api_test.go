@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/warden-dev/warden/backend/assemble"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
+	"github.com/warden-dev/warden/backend/settings"
 )
 
 // recorder collects what the app would push to the window.
@@ -112,5 +114,38 @@ func TestUnconnectedAppSaysSo(t *testing.T) {
 	}
 	if err := a.SendMessage(SendMessageArgs{SessionID: "x", Text: "hi"}); err != ErrNotConnected {
 		t.Fatalf("SendMessage err = %v, want ErrNotConnected", err)
+	}
+}
+
+// The Settings screen's bound methods reach settings.Service: a save
+// through the window switches the model Info reports.
+func TestBoundSettingsMethods(t *testing.T) {
+	cfg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfg)
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", "")
+	g, err := assemble.Open(context.Background(), assemble.Options{DBPath: filepath.Join(t.TempDir(), "w.db"), Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	a := New(Options{Version: "1", Service: g.Service, Settings: g.Settings})
+	got, err := a.SaveModelSettings(settings.ModelArgs{Provider: "openai", Model: "qwen2.5-coder", BaseURL: "http://127.0.0.1:11434/v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ConfigPath != filepath.Join(cfg, "warden", "config.toml") || got.Model.Provider != "openai" {
+		t.Errorf("settings %+v", got)
+	}
+	info, err := a.Info()
+	if err != nil || info.Model != "openai:qwen2.5-coder" || info.Demo {
+		t.Errorf("Info after the save: %+v %v", info, err)
+	}
+	if _, err := a.SaveModelSettings(settings.ModelArgs{Provider: "gemini"}); !errors.Is(err, settings.ErrInvalid) {
+		t.Errorf("bad provider: %v", err)
+	}
+	if _, err := New(Options{}).GetSettings(); !errors.Is(err, ErrNotConnected) {
+		t.Errorf("unconnected GetSettings: %v", err)
 	}
 }

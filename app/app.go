@@ -6,11 +6,13 @@ package app
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	wruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/warden-dev/warden/backend/runtime"
+	"github.com/warden-dev/warden/backend/settings"
 )
 
 // Name is the product name the window shows.
@@ -30,6 +32,9 @@ type Options struct {
 	// Service is the agent runtime; nil leaves the window without one
 	// (every API method then fails with ErrNotConnected).
 	Service *runtime.Service
+	// Settings serves the Settings screen; nil fails its methods like a
+	// missing Service does.
+	Settings *settings.Service
 	// ConnectError is why the runtime could not start (a locked or damaged
 	// database, a bad config file); every API method reports it.
 	ConnectError error
@@ -47,9 +52,12 @@ type App struct {
 	sandbox   Prober
 	now       func() time.Time
 	svc       *runtime.Service
+	settings  *settings.Service
 	connErr   error
 	wailsCtx  context.Context
 	emit      emitter
+	dialogs   dialogs
+	dialogMu  sync.Mutex
 }
 
 // New returns an App. A nil Sandbox probes `bwrap` on PATH.
@@ -60,8 +68,10 @@ func New(opts Options) *App {
 		sandbox:   opts.Sandbox,
 		now:       opts.Now,
 		svc:       opts.Service,
+		settings:  opts.Settings,
 		connErr:   opts.ConnectError,
 		emit:      wruntime.EventsEmit,
+		dialogs:   wailsDialogs(),
 	}
 	if a.version == "" {
 		a.version = "unknown"

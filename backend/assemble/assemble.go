@@ -19,6 +19,7 @@ import (
 	"github.com/warden-dev/warden/backend/runtime/model/anthropic"
 	"github.com/warden-dev/warden/backend/runtime/model/factory"
 	"github.com/warden-dev/warden/backend/runtime/model/openai"
+	"github.com/warden-dev/warden/backend/settings"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools"
 	"github.com/warden-dev/warden/backend/tools/browser"
@@ -73,7 +74,13 @@ type Graph struct {
 	Browser  *browser.Manager
 	MCP      *mcp.Manager
 	Service  *runtime.Service
-	DBPath   string
+	// Settings reads and writes ConfigPath for the Settings screen and
+	// switches Service when a save changes the model or the defaults.
+	Settings   *settings.Service
+	DBPath     string
+	ConfigPath string // the user's config.toml
+
+	mcpWarnings []string
 }
 
 // Open builds the graph. On error nothing is left open.
@@ -90,6 +97,7 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 			return nil, err
 		}
 	}
+	g.ConfigPath = userPath
 	if g.Config, err = config.Load(userPath, o.Workspace); err != nil {
 		return nil, err
 	}
@@ -171,6 +179,11 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	if g.Service, err = runtime.New(ctx, cfg); err != nil {
 		return nil, err
 	}
+	g.Settings, err = settings.New(settings.Options{ConfigPath: userPath, Runtime: g.Service, BuildProvider: Provider,
+		MCP: g.MCP, Warnings: append(append([]string{}, g.Config.Warnings...), g.mcpWarnings...)})
+	if err != nil {
+		return nil, err
+	}
 	return g, nil
 }
 
@@ -179,6 +192,9 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 // list` says why.
 func (g *Graph) openMCP(ctx context.Context, o Options, userPath string, reg *tools.Registry) error {
 	mc := mcp.LoadConfig(userPath, o.Workspace)
+	for _, e := range mc.Errors {
+		g.mcpWarnings = append(g.mcpWarnings, e.Error())
+	}
 	if len(mc.Servers) == 0 {
 		return nil
 	}

@@ -81,7 +81,7 @@ func (b *broker) answer(ctx context.Context, a AnswerArgs) error {
 }
 
 // answerRestored records the answer to an ask whose turn ended with the
-// previous process: the decision and any grant are kept, nothing runs.
+// previous process, then carries the interrupted turn on (resume.go).
 func (b *broker) answerRestored(ctx context.Context, v Approval, a AnswerArgs) error {
 	var ev store.Event
 	if a.Answer == AnswerDeny {
@@ -106,6 +106,7 @@ func (b *broker) answerRestored(ctx context.Context, v Approval, a AnswerArgs) e
 	}
 	b.s.hub.publish(Push{Type: PushApprovalResolved, RequestID: v.RequestID, SessionID: v.SessionID})
 	b.s.touch(v.SessionID)
+	b.s.resumeRestored(ctx, v, a)
 	return nil
 }
 

@@ -71,10 +71,11 @@ type broker struct {
 	answered map[string]string    // request id → answer given
 	over     map[string]*override // request id → what the journal records instead
 	asked    map[string]bool      // request ids the gate asked about, until answered
+	pre      map[string]preAnswer // session\x00call → an answer given before this process asked
 }
 
 func newBroker(s *Service) *broker {
-	return &broker{s: s, byCall: map[string]*ask{}, live: map[string]*ask{}, answered: map[string]string{}, over: map[string]*override{}, asked: map[string]bool{}}
+	return &broker{s: s, byCall: map[string]*ask{}, live: map[string]*ask{}, answered: map[string]string{}, over: map[string]*override{}, asked: map[string]bool{}, pre: map[string]preAnswer{}}
 }
 
 func callKey(sessionID, callID string) string { return sessionID + "\x00" + callID }
@@ -125,6 +126,10 @@ func (b *broker) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.
 	b.mu.Unlock()
 	if !ok {
 		return tools.Approval{}, errors.New("the request was not recorded")
+	}
+	if p, ok := b.takePre(a); ok {
+		// Answered already, to the same call asked by the previous process.
+		b.resolve(a.view.RequestID, p.ans, p.given, nil)
 	}
 	return b.wait(ctx, a)
 }

@@ -203,60 +203,160 @@ func containsReason(rs []policy.Reason, r policy.Reason) bool {
 }
 
 // TestRestartMidAskShowsTheAskAgain closes the service and the database
-// while an ask waits, reopens both on the same file, and answers it there.
+// while an ask waits, reopens both on the same file, and answers it there:
+// the interrupted turn carries on as if the process had never stopped.
 func TestRestartMidAskShowsTheAskAgain(t *testing.T) {
-	srv := newSSEServer(t, "r1_rm.sse")
-	r := newRig(t, anthropicProvider(t, srv.URL), nil)
-	ctx := context.Background()
-	sess := r.session(nil)
-	if err := r.svc.SendMessage(ctx, sess.ID, "clean up"); err != nil {
-		t.Fatal(err)
+	cases := []struct {
+		name   string
+		answer AnswerArgs
+		// bang asks with a human's "!rm -rf build" instead of the model.
+		bang bool
+		// moveOn sends a "!" command after the restart, before the answer.
+		moveOn   bool
+		ran      bool   // rm -rf build ran
+		toModel  string // what the model's next request must contain; "" = no next request
+		source   string // the restored ask's recorded answer
+		reAsked  bool   // the gate asked again and the earlier answer stood
+		noteHas  string // a system note that must be recorded
+		grantSig string
+	}{
+		{name: "once runs the call and the model carries on", answer: AnswerArgs{Answer: AnswerOnce},
+			ran: true, toModel: `"tool_use_id":"toolu_rm2"`, source: "human:once", reAsked: true},
+		{name: "always adds the grant, which lets the call run without asking again", answer: AnswerArgs{Answer: AnswerAlways},
+			ran: true, toModel: `"tool_use_id":"toolu_rm2"`, source: "human:always", grantSig: "shell=rm -rf build"},
+		{name: "deny hands the denial and the note to the model", answer: AnswerArgs{Answer: AnswerDeny, Note: "keep the build"},
+			toModel: "keep the build", source: "denied"},
+		{name: "a human's ! command runs once answered", answer: AnswerArgs{Answer: AnswerOnce}, bang: true,
+			ran: true, source: "human:once", reAsked: true},
+		{name: "a conversation that moved on runs nothing", answer: AnswerArgs{Answer: AnswerOnce}, moveOn: true,
+			source: "human:once", noteHas: "the conversation has moved on"},
 	}
-	before := r.waitPending(sess.ID, 1)[0]
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newSSEServer(t, "r1_rm.sse", "5_done.sse")
+			r := newRig(t, anthropicProvider(t, srv.URL), nil)
+			ctx := context.Background()
+			sess := r.session(nil)
+			msg := "clean up"
+			if tc.bang {
+				msg = "!rm -rf build"
+			}
+			if err := r.svc.SendMessage(ctx, sess.ID, msg); err != nil {
+				t.Fatal(err)
+			}
+			before := r.waitPending(sess.ID, 1)[0]
 
-	r.close()
-	r.open()
+			r.close()
+			r.open()
 
-	after, err := r.svc.PendingApprovals(ctx, sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(after) != 1 || after[0].RequestID != before.RequestID || after[0].Signature != before.Signature || after[0].Live {
-		t.Fatalf("after restart: %+v", after)
-	}
-	if got, _ := r.svc.GetSession(ctx, sess.ID); got.Pending != 1 {
-		t.Fatalf("session pending = %d", got.Pending)
-	}
-	if err := r.svc.Answer(ctx, AnswerArgs{RequestID: before.RequestID, Answer: AnswerOnce}); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.svc.Answer(ctx, AnswerArgs{RequestID: before.RequestID, Answer: AnswerOnce}); err != nil {
-		t.Fatalf("repeating an answer: %v", err)
-	}
-	var re *RequestError
-	if err := r.svc.Answer(ctx, AnswerArgs{RequestID: before.RequestID, Answer: AnswerDeny}); !errors.As(err, &re) {
-		t.Fatalf("a different answer later: %v", err)
-	}
-	if ps, _ := r.svc.PendingApprovals(ctx, sess.ID); len(ps) != 0 {
-		t.Fatalf("still pending: %+v", ps)
-	}
-	var src string
-	for _, e := range r.events(sess.ID, store.KindPermissionGranted) {
-		if g := e.Event.(store.PermissionGranted); g.RequestID == before.RequestID {
-			src = g.Source
-		}
-	}
-	if src != "human:once" {
-		t.Fatalf("answer source %q", src)
-	}
-	// The transcript stays valid for the next turn: the interrupted call
-	// has an explicit result.
-	hist, err := r.svc.history(ctx, sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, _ := json.Marshal(hist)
-	if !strings.Contains(string(raw), "interrupted") {
-		t.Fatalf("history: %s", raw)
+			after, err := r.svc.PendingApprovals(ctx, sess.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(after) != 1 || after[0].RequestID != before.RequestID || after[0].Signature != before.Signature || after[0].Live {
+				t.Fatalf("after restart: %+v", after)
+			}
+			if got, _ := r.svc.GetSession(ctx, sess.ID); got.Pending != 1 {
+				t.Fatalf("session pending = %d", got.Pending)
+			}
+			if tc.moveOn {
+				if err := r.svc.Run(ctx, sess.ID, "!echo later"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			a := tc.answer
+			a.RequestID = before.RequestID
+			if err := r.svc.Answer(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.svc.Answer(ctx, a); err != nil {
+				t.Fatalf("repeating an answer: %v", err)
+			}
+			other := AnswerArgs{RequestID: before.RequestID, Answer: AnswerDeny}
+			if a.Answer == AnswerDeny {
+				other.Answer = AnswerOnce
+			}
+			var re *RequestError
+			if err := r.svc.Answer(ctx, other); !errors.As(err, &re) {
+				t.Fatalf("a different answer later: %v", err)
+			}
+			r.waitIdle(sess.ID)
+			if ps, _ := r.svc.PendingApprovals(ctx, sess.ID); len(ps) != 0 {
+				t.Fatalf("still pending: %+v", ps)
+			}
+
+			all := r.events(sess.ID)
+			src, asks := "", 0
+			for _, e := range all {
+				switch ev := e.Event.(type) {
+				case store.PermissionGranted:
+					if ev.RequestID == before.RequestID {
+						src = ev.Source
+					} else if ev.CallID == before.CallID && ev.Source != "human:once" && ev.Source != "human:always" && !strings.HasPrefix(ev.Source, "session-grant:") {
+						t.Errorf("the re-run was allowed by %q", ev.Source)
+					}
+				case store.PermissionDenied:
+					if ev.RequestID == before.RequestID {
+						src = "denied"
+					}
+				case store.PermissionRequested:
+					if ev.CallID == before.CallID {
+						asks++
+					}
+				}
+			}
+			if src != tc.source {
+				t.Fatalf("answer source %q, want %q", src, tc.source)
+			}
+			if want := map[bool]int{false: 1, true: 2}[tc.reAsked]; asks != want {
+				t.Errorf("the call was asked %d times, want %d", asks, want)
+			}
+			story := stories(all)[before.CallID]
+			_, statErr := os.Stat(filepath.Join(r.ws, "build"))
+			if ran := story.completed != nil; ran != tc.ran || ran != os.IsNotExist(statErr) {
+				t.Fatalf("ran = %v (completed %v, build: %v), want %v", ran, story.completed != nil, statErr, tc.ran)
+			}
+			if tc.toModel == "" {
+				if want := map[bool]int{false: 1, true: 0}[tc.bang]; srv.requests() != want {
+					t.Fatalf("the model was asked %d times", srv.requests())
+				}
+			} else {
+				if srv.requests() != 2 {
+					t.Fatalf("the model was asked %d times, want 2", srv.requests())
+				}
+				var body map[string]any
+				_ = json.Unmarshal(srv.bodies[1], &body)
+				compact, _ := json.Marshal(body)
+				if !strings.Contains(string(compact), tc.toModel) {
+					t.Fatalf("the resumed request lacks %s: %s", tc.toModel, compact)
+				}
+				msgs := r.events(sess.ID, store.KindMessageAppended)
+				last := msgs[len(msgs)-1].Event.(store.MessageAppended)
+				if last.Role != "assistant" || !strings.HasPrefix(last.Text, "All done") {
+					t.Fatalf("the turn did not end with the model's answer: %+v", last)
+				}
+			}
+			if tc.noteHas != "" {
+				found := false
+				for _, e := range r.events(sess.ID, store.KindMessageAppended) {
+					if m := e.Event.(store.MessageAppended); m.Role == "system" && strings.Contains(m.Text, tc.noteHas) {
+						found = true
+					}
+				}
+				if !found {
+					t.Fatalf("no note saying %q", tc.noteHas)
+				}
+			}
+			if tc.grantSig != "" {
+				gs, err := r.svc.ListGrants(ctx, sess.ID)
+				if err != nil || len(gs) != 1 || gs[0].Signature != tc.grantSig {
+					t.Fatalf("grants %+v, %v", gs, err)
+				}
+			}
+			// The transcript stays valid for the next turn.
+			if _, err := r.svc.history(ctx, sess.ID); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

@@ -24,6 +24,11 @@ func (s *Service) bang(ctx context.Context, sessionID, line, cmd string) error {
 	if err != nil {
 		return err
 	}
+	if s.ctx.Err() != nil {
+		// Shutting down: no result, so its ask stays pending for the next
+		// start, which runs the command once it is answered.
+		return s.ctx.Err()
+	}
 	_, err = s.st.Append(context.WithoutCancel(ctx), sessionID, store.AnyVersion, store.MessageAppended{
 		MessageID: s.newID(), Role: "tool", ToolCallID: callID, Text: resultText(out.Result)})
 	return err

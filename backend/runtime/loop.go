@@ -69,7 +69,7 @@ func (s *Service) start(ctx context.Context, sessionID, text string) (*turn, err
 		}
 		run = func(ctx context.Context) error { return s.bang(ctx, sessionID, trimmed, cmd) }
 	} else {
-		if s.cfg.Provider == nil {
+		if s.current().provider == nil {
 			return nil, ErrNoModel
 		}
 		run = func(ctx context.Context) error {
@@ -80,6 +80,12 @@ func (s *Service) start(ctx context.Context, sessionID, text string) (*turn, err
 			return err
 		}
 	}
+	return s.launch(sessionID, run)
+}
+
+// launch runs work as the session's turn: one at a time per session,
+// cancellable, its errors noted in the transcript.
+func (s *Service) launch(sessionID string, run func(ctx context.Context) error) (*turn, error) {
 	s.mu.Lock()
 	if _, busy := s.turns[sessionID]; busy {
 		s.mu.Unlock()
@@ -149,7 +155,8 @@ func (s *Service) stopSession(sessionID string) {
 // loop runs model turns until the model stops; it returns the last
 // assistant text.
 func (s *Service) loop(ctx context.Context, sessionID string, depth int) (string, error) {
-	if s.cfg.Provider == nil {
+	prov := s.current().provider
+	if prov == nil {
 		return "", ErrNoModel
 	}
 	specs := s.specs(depth)
@@ -159,7 +166,7 @@ func (s *Service) loop(ctx context.Context, sessionID string, depth int) (string
 			return "", err
 		}
 		req := model.Request{Messages: append([]model.Message{model.SystemMessage(s.cfg.System)}, hist...), Tools: specs}
-		stream, err := s.cfg.Provider.Stream(ctx, req)
+		stream, err := prov.Stream(ctx, req)
 		if err != nil {
 			return "", fmt.Errorf("model: %w", err)
 		}
@@ -182,7 +189,7 @@ func (s *Service) loop(ctx context.Context, sessionID string, depth int) (string
 			calls[i] = store.ToolCall{ID: c.ID, Name: c.Name, Args: c.Args}
 		}
 		am := store.MessageAppended{MessageID: s.newID(), Role: "assistant", Text: msg.Text(), ToolCalls: calls,
-			Model: s.cfg.Provider.Name() + ":" + s.cfg.Provider.Model()}
+			Model: modelName(prov)}
 		if _, err := s.st.Append(context.WithoutCancel(ctx), sessionID, store.AnyVersion, am); err != nil {
 			return "", err
 		}

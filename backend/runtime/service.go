@@ -75,6 +75,9 @@ type Service struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	liveMu sync.RWMutex
+	live   live
+
 	mu    sync.Mutex
 	turns map[string]*turn  // session id → running turn
 	kids  map[string]*child // child session id → running subagent
@@ -100,6 +103,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		cfg.Caged = func(policy.SandboxPolicy) bool { return false }
 	}
 	s := &Service{cfg: cfg, st: cfg.Store, hub: newHub(), turns: map[string]*turn{}, kids: map[string]*child{}, plans: map[string]string{}}
+	s.live = live{provider: cfg.Provider, demo: cfg.Demo, approval: cfg.Approval, sandbox: cfg.Sandbox}
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	s.br = newBroker(s)
 	reg, err := tools.NewRegistry(cfg.Tools.List()...)
@@ -170,13 +174,14 @@ func (s *Service) Subscribe(ctx context.Context) <-chan Push { return s.hub.subs
 
 // Info describes the service.
 func (s *Service) Info(ctx context.Context) (Info, error) {
-	in := Info{Name: "Warden", Version: s.cfg.Version, Demo: s.cfg.Demo, Caged: s.cfg.Caged(s.cfg.Sandbox),
+	l := s.current()
+	in := Info{Name: "Warden", Version: s.cfg.Version, Demo: l.demo, Caged: s.cfg.Caged(l.sandbox),
 		CageReason: s.cfg.CageReason, DataPath: s.st.Path()}
 	switch {
-	case s.cfg.Demo:
+	case l.demo:
 		in.Model = "script:demo"
-	case s.cfg.Provider != nil:
-		in.Model = s.cfg.Provider.Name() + ":" + s.cfg.Provider.Model()
+	case l.provider != nil:
+		in.Model = modelName(l.provider)
 	}
 	return in, nil
 }

@@ -50,7 +50,8 @@ func (s *Service) CreateSession(ctx context.Context, a CreateSessionArgs) (Sessi
 	if err != nil {
 		return Session{}, fmt.Errorf("create session: %w", err)
 	}
-	n := store.NewSession{Workspace: ws, Title: a.Title, Approval: s.cfg.Approval, Sandbox: s.cfg.Sandbox}
+	l := s.current()
+	n := store.NewSession{Workspace: ws, Title: a.Title, Approval: l.approval, Sandbox: l.sandbox}
 	if a.Approval != nil {
 		n.Approval = *a.Approval
 	}

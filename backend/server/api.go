@@ -10,6 +10,7 @@ import (
 
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
+	"github.com/warden-dev/warden/backend/settings"
 	"github.com/warden-dev/warden/backend/store"
 )
 
@@ -196,8 +197,11 @@ var methods = map[string]handler{
 
 // Methods lists the API's method names.
 func Methods() []string {
-	out := make([]string, 0, len(methods))
+	out := make([]string, 0, len(methods)+len(settingsMethods))
 	for k := range methods {
+		out = append(out, k)
+	}
+	for k := range settingsMethods {
 		out = append(out, k)
 	}
 	return out
@@ -205,6 +209,9 @@ func Methods() []string {
 
 func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 	h, ok := methods[r.PathValue("method")]
+	if !ok {
+		h, ok = s.settingsHandlerFor(r.PathValue("method"))
+	}
 	if !ok {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("unknown method %q", r.PathValue("method")))
 		return
@@ -232,12 +239,14 @@ func status(err error) int {
 	switch {
 	case errors.As(err, &br):
 		return http.StatusBadRequest
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, store.ErrNotFound), errors.Is(err, settings.ErrUnknownServer):
 		return http.StatusNotFound
 	case errors.Is(err, runtime.ErrUnknownRequest), errors.Is(err, runtime.ErrBusy):
 		return http.StatusConflict
 	case errors.Is(err, runtime.ErrNoModel):
 		return http.StatusPreconditionFailed
+	case errors.Is(err, errNoSettings):
+		return http.StatusServiceUnavailable
 	}
 	return http.StatusBadRequest
 }

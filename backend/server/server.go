@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/warden-dev/warden/backend/runtime"
+	"github.com/warden-dev/warden/backend/settings"
 )
 
 // CookieName holds the token after the first authenticated page load, so
@@ -34,6 +35,9 @@ const CookieName = "warden_token"
 // Options configure a Server.
 type Options struct {
 	Service *runtime.Service
+	// Settings serves the Settings screen's methods; nil answers them
+	// with 503.
+	Settings *settings.Service
 	// Token is the secret every request carries; NewToken makes one.
 	Token string
 	// Static is the built frontend (index.html at its root); nil serves a

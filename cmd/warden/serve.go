@@ -66,7 +66,7 @@ func serveMain(ctx context.Context, args []string, io stdio) int {
 		fmt.Fprintln(io.err, "warden serve:", err)
 		return 1
 	}
-	opts := server.Options{Service: g.Service, Token: token}
+	opts := server.Options{Service: g.Service, Settings: g.Settings, Token: token}
 	if st, hint := staticDir(*static); st != nil {
 		opts.Static = st
 	} else {

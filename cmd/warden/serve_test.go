@@ -36,15 +36,22 @@ func TestServe(t *testing.T) {
 	base, tok, _ := strings.Cut(u, "?token=")
 	cases := []struct {
 		name   string
+		method string // default Info
 		auth   string
 		status int
+		want   string
 	}{
-		{name: "with the token", auth: "Bearer " + tok, status: http.StatusOK},
+		{name: "with the token", auth: "Bearer " + tok, status: http.StatusOK, want: `"demo":true`},
 		{name: "without", status: http.StatusUnauthorized},
+		{name: "settings are served", method: "GetSettings", auth: "Bearer " + tok, status: http.StatusOK, want: `"config_path":`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			req, _ := http.NewRequest(http.MethodPost, base+"api/Info", strings.NewReader("{}"))
+			method := c.method
+			if method == "" {
+				method = "Info"
+			}
+			req, _ := http.NewRequest(http.MethodPost, base+"api/"+method, strings.NewReader("{}"))
 			if c.auth != "" {
 				req.Header.Set("Authorization", c.auth)
 			}
@@ -57,8 +64,8 @@ func TestServe(t *testing.T) {
 			if res.StatusCode != c.status {
 				t.Fatalf("status %d: %s", res.StatusCode, b)
 			}
-			if c.status == http.StatusOK && !strings.Contains(string(b), `"demo":true`) {
-				t.Fatalf("info %s", b)
+			if !strings.Contains(string(b), c.want) {
+				t.Fatalf("%s answered %s, want %s", method, b, c.want)
 			}
 		})
 	}

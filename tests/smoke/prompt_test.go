@@ -23,8 +23,8 @@ import (
 // TestDesktopPromptIsShownAndAnswered proves the desktop bindings carry a
 // permission round trip, not only a first paint: an ask left pending in the
 // database is shown again by the real window after a restart, a `y` typed
-// into the window through the X server answers it, and the answer lands in
-// the store as human:once.
+// into the window through the X server answers it, the answer lands in
+// the store as human:once, and the command then runs.
 func TestDesktopPromptIsShownAndAnswered(t *testing.T) {
 	bin := envOr(t, "WARDEN_DESKTOP_BIN", "../../build/bin/warden-desktop")
 	artifacts := envOr(t, "WARDEN_ARTIFACTS", "../../artifacts")
@@ -146,6 +146,16 @@ func TestDesktopPromptIsShownAndAnswered(t *testing.T) {
 			t.Fatalf("the window never answered request %s", requestID)
 		}
 		time.Sleep(time.Second)
+	}
+	// The answered command runs now, in the cage, as it would have before
+	// the restart.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(ws, "build")); os.IsNotExist(err) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the answered `rm -rf build` never ran: build/ is still there")
+		}
 	}
 	if shot, _, err := waitForPaint(exited); err == nil {
 		_ = writePNG(filepath.Join(artifacts, "desktop-prompt-answered.png"), shot)

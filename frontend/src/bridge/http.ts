@@ -47,6 +47,7 @@ export function createHttpBridge(o: HttpOptions): Bridge {
 
   return {
     transport: 'http',
+    native: { dialogs: false },
     async call<M extends Method>(method: M, args?: Methods[M][0]): Promise<Methods[M][1]> {
       let res: Response
       try {

@@ -19,6 +19,27 @@ describe('selectBridge', () => {
   })
 })
 
+describe('native dialogs capability', () => {
+  const fn = () => Promise.resolve(null)
+  const cases: { name: string; bridge: () => { native: { dialogs: boolean } }; want: boolean }[] = [
+    { name: 'desktop window binding both dialogs', bridge: () => createWailsBridge({ go: { app: { App: { SaveAuditExport: fn, PickFolder: fn } } } }), want: true },
+    { name: 'desktop window missing PickFolder', bridge: () => createWailsBridge({ go: { app: { App: { SaveAuditExport: fn } } } }), want: false },
+    { name: 'warden serve', bridge: () => createHttpBridge({ base: 'http://h:1', token: 't', fetch: fn as unknown as typeof fetch }), want: false },
+    { name: 'no backend', bridge: () => selectBridge({}), want: false },
+  ]
+  for (const c of cases) it(c.name, () => expect(c.bridge().native.dialogs).toBe(c.want))
+
+  it('the desktop calls carry their argument objects', async () => {
+    const SaveAuditExport = vi.fn(() => Promise.resolve({ path: '/tmp/a.csv', bytes: 3 }))
+    const PickFolder = vi.fn(() => Promise.resolve(''))
+    const b = createWailsBridge({ go: { app: { App: { SaveAuditExport, PickFolder } } } })
+    await expect(b.call('SaveAuditExport', { session_id: 's', format: 'csv' })).resolves.toEqual({ path: '/tmp/a.csv', bytes: 3 })
+    await expect(b.call('PickFolder', { title: 'Workspace folder', default_directory: '/w' })).resolves.toBe('')
+    expect(SaveAuditExport).toHaveBeenCalledWith({ session_id: 's', format: 'csv' })
+    expect(PickFolder).toHaveBeenCalledWith({ title: 'Workspace folder', default_directory: '/w' })
+  })
+})
+
 describe('Wails bridge', () => {
   it('calls window.go.app.App.<Method> with the args object', async () => {
     const RenameSession = vi.fn(() => Promise.resolve({ id: 's1' }))

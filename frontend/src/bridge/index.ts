@@ -1,6 +1,7 @@
-import { inject, type InjectionKey } from 'vue'
+import { inject } from 'vue'
 import { BridgeError } from './errors'
 import { createHttpBridge } from './http'
+import { BridgeKey } from './key'
 import type { Bridge } from './types'
 import { createWailsBridge } from './wails'
 
@@ -9,7 +10,8 @@ export { BridgeError, toBridgeError, type BridgeErrorCode } from './errors'
 export { createHttpBridge } from './http'
 export { createWailsBridge } from './wails'
 
-export const BridgeKey: InjectionKey<Bridge> = Symbol('bridge')
+export { BridgeKey }
+export { useFolderPicker } from './dialogs'
 
 // Wails injects its bindings as window.go.<package>.<struct> before the page's
 // scripts run, so their presence decides the transport at start.
@@ -23,6 +25,7 @@ export function hasWailsBindings(win: object): boolean {
 export function createDisconnectedBridge(): Bridge {
   return {
     transport: 'none',
+    native: { dialogs: false },
     call: (method) =>
       Promise.reject(
         new BridgeError('no_backend', method, 'No backend: open the URL `warden serve` printed, or run the desktop app.'),

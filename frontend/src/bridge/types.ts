@@ -104,8 +104,128 @@ export interface CreateSessionArgs {
   sandbox?: Sandbox
 }
 
+// Settings (settings-api.md): the user's config file, the model provider and
+// the MCP servers. The API key itself never crosses the bridge toward the UI.
+export type ProviderId = 'demo' | 'anthropic' | 'openai' | 'script'
+export type ApiKeySource = '' | 'config' | `env:${string}`
+
+export interface ModelSettings {
+  provider: ProviderId
+  model: string
+  base_url: string
+  api_key_set: boolean
+  api_key_source: ApiKeySource
+  api_key_hint: string
+}
+
+export interface ProviderInfo {
+  id: ProviderId
+  label: string
+  needs_key: boolean
+  default_base_url: string
+}
+
+export interface Defaults {
+  approval: ApprovalPolicy
+  sandbox: Sandbox
+}
+
+export interface Settings {
+  config_path: string
+  model: ModelSettings
+  active_model: string
+  defaults: Defaults
+  providers: ProviderInfo[]
+  warnings: string[] | null
+}
+
+// api_key absent = keep the stored key; clear_api_key removes it from the file.
+export interface ModelArgs {
+  provider: ProviderId
+  model: string
+  base_url: string
+  api_key?: string
+  clear_api_key?: boolean
+}
+
+// api_key absent = use the stored key (file, then environment).
+export interface ProbeArgs {
+  provider: ProviderId
+  base_url: string
+  api_key?: string
+  model?: string
+}
+
+export interface ModelInfo {
+  id: string
+  display_name: string
+  created_at?: string
+}
+
+export interface ConnectionResult {
+  ok: boolean
+  latency_ms: number
+  model_count: number
+  model_found: boolean
+  message: string
+}
+
+export type McpServerState = 'idle' | 'starting' | 'running' | 'crashed' | 'failed' | 'stopped' | 'awaiting-trust'
+
+export interface McpTrust {
+  scope: 'session' | 'persistent'
+  trusted_at: string
+  config_matches: boolean
+}
+
+// Description is raw server text: render it as text, never as HTML.
+export interface McpTool {
+  name: string
+  gate_name: string
+  model_name?: string
+  description: string
+  hash?: string
+  read_only_hint?: boolean
+  trusted: boolean
+  untrusted?: string
+  schema_error?: string
+}
+
+// mcp.ServerStatus's JSON (backend/tools/mcp/status.go).
+export interface McpServer {
+  name: string
+  transport: 'stdio' | 'http'
+  source: string
+  command?: string
+  args?: string[]
+  env_names?: string[]
+  url?: string
+  config_hash?: string
+  state: McpServerState
+  last_error?: string
+  log_path: string
+  restarts: number
+  trust?: McpTrust
+  tools: McpTool[] | null
+}
+
+export interface McpLog {
+  server: string
+  path: string
+  lines: string[] | null
+  truncated: boolean
+}
+
+// Where a native save dialog wrote; an empty path means the human cancelled.
+export interface SavedFile {
+  path: string
+  bytes: number
+}
+
 // The method table: name → [args, result]. Both transports carry exactly
-// these names, so a typo is a type error rather than a 404 at run time.
+// these names, so a typo is a type error rather than a 404 at run time,
+// except the native dialogs, which only the desktop window has (see
+// Bridge.native).
 export interface Methods {
   Info: [undefined, AppInfo]
   ListSessions: [undefined, Session[]]
@@ -126,6 +246,15 @@ export interface Methods {
   ExportAudit: [{ session_id: string; format: 'jsonl' | 'csv' }, { filename: string; content: string }]
   KillAgent: [{ session_id: string; agent_id: string }, null]
   FrontendReady: [undefined, null]
+  GetSettings: [undefined, Settings]
+  SaveModelSettings: [ModelArgs, Settings]
+  SaveDefaults: [Defaults, Settings]
+  ListModels: [ProbeArgs, ModelInfo[] | null]
+  TestConnection: [ProbeArgs, ConnectionResult]
+  McpServers: [undefined, McpServer[] | null]
+  McpLog: [{ server: string; lines?: number }, McpLog]
+  SaveAuditExport: [{ session_id: string; format: 'jsonl' | 'csv' }, SavedFile]
+  PickFolder: [{ title?: string; default_directory?: string }, string]
 }
 
 export type Method = keyof Methods
@@ -133,8 +262,16 @@ export type Method = keyof Methods
 // Which transport carries the calls. 'none' means no backend is reachable.
 export type Transport = 'wails' | 'http' | 'none'
 
+// What the transport can do beyond the method table. dialogs: the native
+// save dialog and folder picker (SaveAuditExport, PickFolder) exist; only
+// the desktop window has them, a browser page downloads and types paths.
+export interface NativeCapabilities {
+  readonly dialogs: boolean
+}
+
 export interface Bridge {
   readonly transport: Transport
+  readonly native: NativeCapabilities
   call<M extends Method>(method: M, args?: Methods[M][0]): Promise<Methods[M][1]>
   // Subscribes to pushed events; returns the unsubscribe function.
   subscribe(fn: (p: Push) => void): () => void

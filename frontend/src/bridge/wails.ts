@@ -10,8 +10,16 @@ type WailsWindow = {
 // The desktop transport: calls the Go methods Wails bound to the window as
 // window.go.app.App.<Method>(args) and listens to "warden:push".
 export function createWailsBridge(win: WailsWindow): Bridge {
+  const bound = (m: string) => typeof win.go?.app?.App?.[m] === 'function'
   return {
     transport: 'wails',
+    // Follows what Go bound, so the UI never offers a button whose call
+    // would fail with "does not bind".
+    native: {
+      get dialogs() {
+        return bound('SaveAuditExport') && bound('PickFolder')
+      },
+    },
     async call<M extends Method>(method: M, args?: Methods[M][0]): Promise<Methods[M][1]> {
       const fn = win.go?.app?.App?.[method]
       if (!fn) {

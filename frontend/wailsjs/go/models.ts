@@ -46,6 +46,20 @@ export namespace app {
 	        this.agent_id = source["agent_id"];
 	    }
 	}
+	export class PickFolderArgs {
+	    title: string;
+	    default_directory: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PickFolderArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.title = source["title"];
+	        this.default_directory = source["default_directory"];
+	    }
+	}
 	export class RenameSessionArgs {
 	    session_id: string;
 	    title: string;
@@ -76,6 +90,20 @@ export namespace app {
 	        this.mechanism = source["mechanism"];
 	        this.version = source["version"];
 	        this.detail = source["detail"];
+	    }
+	}
+	export class SavedFile {
+	    path: string;
+	    bytes: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new SavedFile(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.bytes = source["bytes"];
 	    }
 	}
 	export class SendMessageArgs {
@@ -180,6 +208,131 @@ export namespace app {
 		    return a;
 		}
 	}
+
+}
+
+export namespace mcp {
+	
+	export class ToolStatus {
+	    name: string;
+	    gate_name: string;
+	    model_name: string;
+	    description: string;
+	    hash: string;
+	    read_only_hint: boolean;
+	    trusted: boolean;
+	    untrusted?: string;
+	    schema_error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ToolStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.gate_name = source["gate_name"];
+	        this.model_name = source["model_name"];
+	        this.description = source["description"];
+	        this.hash = source["hash"];
+	        this.read_only_hint = source["read_only_hint"];
+	        this.trusted = source["trusted"];
+	        this.untrusted = source["untrusted"];
+	        this.schema_error = source["schema_error"];
+	    }
+	}
+	export class TrustStatus {
+	    scope: string;
+	    // Go type: time
+	    trusted_at: any;
+	    config_matches: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new TrustStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.scope = source["scope"];
+	        this.trusted_at = this.convertValues(source["trusted_at"], null);
+	        this.config_matches = source["config_matches"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ServerStatus {
+	    name: string;
+	    transport: string;
+	    source: string;
+	    command?: string;
+	    args?: string[];
+	    env_names?: string[];
+	    url?: string;
+	    config_hash: string;
+	    state: string;
+	    last_error?: string;
+	    log_path: string;
+	    restarts: number;
+	    trust?: TrustStatus;
+	    tools: ToolStatus[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ServerStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.transport = source["transport"];
+	        this.source = source["source"];
+	        this.command = source["command"];
+	        this.args = source["args"];
+	        this.env_names = source["env_names"];
+	        this.url = source["url"];
+	        this.config_hash = source["config_hash"];
+	        this.state = source["state"];
+	        this.last_error = source["last_error"];
+	        this.log_path = source["log_path"];
+	        this.restarts = source["restarts"];
+	        this.trust = this.convertValues(source["trust"], TrustStatus);
+	        this.tools = this.convertValues(source["tools"], ToolStatus);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
 
 }
 
@@ -522,6 +675,229 @@ export namespace runtime {
 	        this.updated_at = source["updated_at"];
 	        this.busy = source["busy"];
 	        this.pending = source["pending"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace settings {
+	
+	export class ConnectionResult {
+	    ok: boolean;
+	    latency_ms: number;
+	    model_count: number;
+	    model_found: boolean;
+	    message: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ConnectionResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.ok = source["ok"];
+	        this.latency_ms = source["latency_ms"];
+	        this.model_count = source["model_count"];
+	        this.model_found = source["model_found"];
+	        this.message = source["message"];
+	    }
+	}
+	export class Defaults {
+	    approval: number;
+	    sandbox: runtime.Sandbox;
+	
+	    static createFrom(source: any = {}) {
+	        return new Defaults(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.approval = source["approval"];
+	        this.sandbox = this.convertValues(source["sandbox"], runtime.Sandbox);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class McpLog {
+	    server: string;
+	    path: string;
+	    lines: string[];
+	    truncated: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new McpLog(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.server = source["server"];
+	        this.path = source["path"];
+	        this.lines = source["lines"];
+	        this.truncated = source["truncated"];
+	    }
+	}
+	export class McpLogArgs {
+	    server: string;
+	    lines?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new McpLogArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.server = source["server"];
+	        this.lines = source["lines"];
+	    }
+	}
+	export class ModelArgs {
+	    provider: string;
+	    model: string;
+	    base_url: string;
+	    api_key?: string;
+	    clear_api_key?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ModelArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.provider = source["provider"];
+	        this.model = source["model"];
+	        this.base_url = source["base_url"];
+	        this.api_key = source["api_key"];
+	        this.clear_api_key = source["clear_api_key"];
+	    }
+	}
+	export class ModelInfo {
+	    id: string;
+	    display_name: string;
+	    created_at?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ModelInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.display_name = source["display_name"];
+	        this.created_at = source["created_at"];
+	    }
+	}
+	export class ModelSettings {
+	    provider: string;
+	    model: string;
+	    base_url: string;
+	    api_key_set: boolean;
+	    api_key_source: string;
+	    api_key_hint: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ModelSettings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.provider = source["provider"];
+	        this.model = source["model"];
+	        this.base_url = source["base_url"];
+	        this.api_key_set = source["api_key_set"];
+	        this.api_key_source = source["api_key_source"];
+	        this.api_key_hint = source["api_key_hint"];
+	    }
+	}
+	export class ProbeArgs {
+	    provider: string;
+	    base_url: string;
+	    api_key?: string;
+	    model?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ProbeArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.provider = source["provider"];
+	        this.base_url = source["base_url"];
+	        this.api_key = source["api_key"];
+	        this.model = source["model"];
+	    }
+	}
+	export class ProviderInfo {
+	    id: string;
+	    label: string;
+	    needs_key: boolean;
+	    default_base_url: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ProviderInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.label = source["label"];
+	        this.needs_key = source["needs_key"];
+	        this.default_base_url = source["default_base_url"];
+	    }
+	}
+	export class Settings {
+	    config_path: string;
+	    model: ModelSettings;
+	    active_model: string;
+	    defaults: Defaults;
+	    providers: ProviderInfo[];
+	    warnings: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Settings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.config_path = source["config_path"];
+	        this.model = this.convertValues(source["model"], ModelSettings);
+	        this.active_model = source["active_model"];
+	        this.defaults = this.convertValues(source["defaults"], Defaults);
+	        this.providers = this.convertValues(source["providers"], ProviderInfo);
+	        this.warnings = source["warnings"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

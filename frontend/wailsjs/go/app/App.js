@@ -30,6 +30,10 @@ export function FrontendReady() {
   return window['go']['app']['App']['FrontendReady']();
 }
 
+export function GetSettings() {
+  return window['go']['app']['App']['GetSettings']();
+}
+
 export function Info() {
   return window['go']['app']['App']['Info']();
 }
@@ -42,12 +46,28 @@ export function ListGrants(arg1) {
   return window['go']['app']['App']['ListGrants'](arg1);
 }
 
+export function ListModels(arg1) {
+  return window['go']['app']['App']['ListModels'](arg1);
+}
+
 export function ListSessions() {
   return window['go']['app']['App']['ListSessions']();
 }
 
+export function McpLog(arg1) {
+  return window['go']['app']['App']['McpLog'](arg1);
+}
+
+export function McpServers() {
+  return window['go']['app']['App']['McpServers']();
+}
+
 export function PendingApprovals(arg1) {
   return window['go']['app']['App']['PendingApprovals'](arg1);
+}
+
+export function PickFolder(arg1) {
+  return window['go']['app']['App']['PickFolder'](arg1);
 }
 
 export function RenameSession(arg1) {
@@ -60,6 +80,18 @@ export function RevokeGrant(arg1) {
 
 export function SandboxStatus() {
   return window['go']['app']['App']['SandboxStatus']();
+}
+
+export function SaveAuditExport(arg1) {
+  return window['go']['app']['App']['SaveAuditExport'](arg1);
+}
+
+export function SaveDefaults(arg1) {
+  return window['go']['app']['App']['SaveDefaults'](arg1);
+}
+
+export function SaveModelSettings(arg1) {
+  return window['go']['app']['App']['SaveModelSettings'](arg1);
 }
 
 export function SendMessage(arg1) {
@@ -80,4 +112,8 @@ export function SetPlanning(arg1) {
 
 export function SetSandboxPolicy(arg1) {
   return window['go']['app']['App']['SetSandboxPolicy'](arg1);
+}
+
+export function TestConnection(arg1) {
+  return window['go']['app']['App']['TestConnection'](arg1);
 }

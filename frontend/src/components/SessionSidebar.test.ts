@@ -1,0 +1,65 @@
+import { flushPromises, mount } from '@vue/test-utils'
+import { describe, expect, it } from 'vitest'
+import { BridgeError, BridgeKey, type Bridge, type Transport } from '../bridge'
+import { fakeBridge } from '../testing/fakeBridge'
+import SessionSidebar from './SessionSidebar.vue'
+
+async function openNew(bridge: Bridge | null) {
+  const w = mount(SessionSidebar, {
+    props: { sessions: [], currentId: null, defaultWorkspace: '/work/proj' },
+    global: { provide: bridge ? { [BridgeKey as symbol]: bridge } : {} },
+  })
+  await w.findAll('button').find((b) => b.text() === 'New session')!.trigger('click')
+  return w
+}
+const browse = 'button[aria-label="Browse folders for the workspace"]'
+const field = () => 'input#new-session-workspace'
+
+describe('SessionSidebar workspace picker', () => {
+  const shown: { name: string; transport: Transport | null; browse: boolean }[] = [
+    { name: 'Browse in the desktop window', transport: 'wails', browse: true },
+    { name: 'no Browse under warden serve', transport: 'http', browse: false },
+    { name: 'no Browse without a bridge', transport: null, browse: false },
+  ]
+  for (const c of shown) {
+    it(c.name, async () => {
+      const w = await openNew(c.transport ? fakeBridge({ transport: c.transport }).bridge : null)
+      expect(w.find(browse).exists()).toBe(c.browse)
+      expect((w.get(field()).element as HTMLInputElement).value).toBe('/work/proj')
+    })
+  }
+
+  const picks: { name: string; answer: () => string; field: string; alert?: string }[] = [
+    { name: 'a chosen folder fills the field', answer: () => '/home/me/other', field: '/home/me/other' },
+    { name: 'cancel leaves the field', answer: () => '', field: '/work/proj' },
+    {
+      name: 'a picker error is shown and leaves the field',
+      answer: () => {
+        throw new BridgeError('backend', 'PickFolder', 'folder picker: another dialog is already open')
+      },
+      field: '/work/proj',
+      alert: 'folder picker: another dialog is already open',
+    },
+  ]
+  for (const c of picks) {
+    it(c.name, async () => {
+      const f = fakeBridge({ handlers: { PickFolder: c.answer } })
+      const w = await openNew(f.bridge)
+      await w.get(browse).trigger('click')
+      await flushPromises()
+      expect(f.call).toHaveBeenCalledWith('PickFolder', { title: 'Workspace folder', default_directory: '/work/proj' })
+      expect((w.get(field()).element as HTMLInputElement).value).toBe(c.field)
+      expect(w.find('[role="alert"]').exists()).toBe(!!c.alert)
+      if (c.alert) expect(w.get('[role="alert"]').text()).toBe(c.alert)
+    })
+  }
+
+  it('creates the session in the picked folder', async () => {
+    const f = fakeBridge({ handlers: { PickFolder: () => '/home/me/picked' } })
+    const w = await openNew(f.bridge)
+    await w.get(browse).trigger('click')
+    await flushPromises()
+    await w.get('form[aria-label="New session"]').trigger('submit')
+    expect(w.emitted('create')).toEqual([['/home/me/picked', '']])
+  })
+})
