@@ -9,6 +9,7 @@ import (
 	_ "embed"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -31,6 +32,10 @@ var icon []byte
 // the desktop smoke test sets it.
 const readyFileEnv = "WARDEN_READY_FILE"
 
+// releaseDelay is how long after the page is loaded the startup-only
+// pages of the executable are released (releaseStartupPages).
+const releaseDelay = 5 * time.Second
+
 func main() {
 	files, err := assets()
 	if err != nil {
@@ -52,6 +57,11 @@ func main() {
 		opts.Settings = graph.Settings
 	}
 	a := app.New(opts)
+	gpu, err := applyWebviewSettings()
+	if err != nil {
+		// Only memory is at stake; the window works either way.
+		fmt.Fprintln(os.Stderr, "warden-desktop: webview settings:", err)
+	}
 	err = wails.Run(&options.App{
 		Title:            app.Name,
 		Width:            1180,
@@ -62,10 +72,19 @@ func main() {
 		AssetServer:      &assetserver.Options{Assets: files},
 		Bind:             []interface{}{a},
 		OnStartup:        func(ctx context.Context) { app.Attach(ctx, a) },
+		OnDomReady: func(context.Context) {
+			// Give the frontend time to load its first data, then hand the
+			// startup-only pages of the executable back.
+			time.AfterFunc(releaseDelay, func() {
+				if err := releaseStartupPages(); err != nil {
+					fmt.Fprintln(os.Stderr, "warden-desktop: release startup pages:", err)
+				}
+			})
+		},
 		Linux: &linux.Options{
 			Icon:             icon,
 			ProgramName:      "warden",
-			WebviewGpuPolicy: linux.WebviewGpuPolicyOnDemand,
+			WebviewGpuPolicy: gpu,
 		},
 	})
 	if err != nil {

@@ -29,6 +29,7 @@ type Report struct {
 	Search     SearchResult       `json:"search"`
 	Store      StoreResult        `json:"store"`
 	Decide     []DecideResult     `json:"decide"`
+	Desktop    DesktopResult      `json:"desktop_memory"`
 	Targets    []Target           `json:"targets"`
 	Notes      []string           `json:"notes,omitempty"`
 	Seconds    float64            `json:"run_seconds"`
@@ -49,6 +50,9 @@ type config struct {
 	searchRounds, storeRounds         int
 	singles                           int
 	quick                             bool
+	desktop                           string
+	desktopRuns                       int
+	desktopIdle                       time.Duration
 }
 
 func main() {
@@ -72,9 +76,13 @@ func main() {
 	flag.IntVar(&c.storeRounds, "store-rounds", 5, "rounds of store appends (and x5 queries)")
 	flag.IntVar(&c.singles, "singles", 200, "single-event appends per round")
 	flag.BoolVar(&c.quick, "quick", false, "few iterations, for debugging; not for publishing")
+	flag.StringVar(&c.desktop, "desktop", "build/bin/warden-desktop", "built desktop app whose idle memory is measured under xvfb-run; empty to skip")
+	flag.IntVar(&c.desktopRuns, "desktop-runs", 3, "starts of the desktop app; the median is reported")
+	flag.DurationVar(&c.desktopIdle, "desktop-idle", 25*time.Second, "idle time before each desktop reading")
 	flag.Parse()
 	if c.quick {
 		c.startRounds, c.classRounds, c.searchRounds, c.storeRounds, c.singles = 3, 3, 3, 2, 30
+		c.desktopRuns = 1
 	}
 	if err := run(context.Background(), c); err != nil {
 		fmt.Fprintln(os.Stderr, "wardenbench:", err)
@@ -145,6 +153,11 @@ func run(ctx context.Context, c config) error {
 
 	logf("store: appends and the 1M-event database")
 	rep.Store = benchStore(ctx, c.work, c.singles, c.storeRounds, logf)
+
+	if c.desktop != "" {
+		logf("desktop memory: %d starts of %s, %s idle each", c.desktopRuns, c.desktop, c.desktopIdle)
+		rep.Desktop = benchDesktop(ctx, c.desktop, c.desktopRuns, c.desktopIdle)
+	}
 
 	rep.Targets = targets(&rep)
 	rep.Notes = notes(&rep)
