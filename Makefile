@@ -69,7 +69,7 @@ e2e: frontend cli ## the chat and settings end to end: Chromium against warden s
 e2e-audit: frontend cli ## the audit trail at 20,000 rows in Chromium (AUDIT_ROWS=100000 for the full measurement)
 	node e2e/audit.e2e.mjs
 
-test: deps check-bindings vet gotest typecheck vitest cli smoke e2e ## every check (what CI runs)
+test: deps check-bindings vet gotest typecheck vitest cli smoke e2e e2e-audit ## every check (what CI runs)
 	@echo "make test: all checks passed"
 
 bench: frontend cli ## Warden against bwrap, srt, codex and Gemini CLI's policy engine, and the audit trail at 100,000 rows in Chromium; writes docs/benchmarks.md
