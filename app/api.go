@@ -30,10 +30,14 @@ type RenameSessionArgs struct {
 	Title     string `json:"title"`
 }
 
-// SessionEventsArgs pages a session's events.
+// SessionEventsArgs pages a session's events: forward after AfterSeq, or,
+// with Tail or a BeforeSeq, the Limit events before BeforeSeq (the newest
+// when it is 0), oldest first either way.
 type SessionEventsArgs struct {
 	SessionID string `json:"session_id"`
 	AfterSeq  int64  `json:"after_seq"`
+	BeforeSeq int64  `json:"before_seq,omitempty"`
+	Tail      bool   `json:"tail,omitempty"`
 	Limit     int    `json:"limit"`
 }
 
@@ -150,11 +154,15 @@ func (a *App) DeleteSession(args SessionArgs) error {
 	return svc.DeleteSession(a.ctx(), args.SessionID)
 }
 
-// SessionEvents pages a session's events, oldest first.
+// SessionEvents pages a session's events, oldest first (forward, or a tail
+// page before a seq).
 func (a *App) SessionEvents(args SessionEventsArgs) ([]runtime.Event, error) {
 	svc, err := a.service()
 	if err != nil {
 		return nil, err
+	}
+	if args.Tail || args.BeforeSeq != 0 {
+		return svc.SessionEventsBefore(a.ctx(), args.SessionID, args.BeforeSeq, args.Limit)
 	}
 	return svc.SessionEvents(a.ctx(), args.SessionID, args.AfterSeq, args.Limit)
 }

@@ -40,6 +40,29 @@ func (s *Service) SessionEvents(ctx context.Context, sessionID string, afterSeq 
 	return eventViews(evs), nil
 }
 
+// SessionEventsBefore returns the limit events just before beforeSeq, or
+// the newest limit when beforeSeq is 0, oldest first: a long chat opens on
+// its newest page and pages back only when the reader asks.
+func (s *Service) SessionEventsBefore(ctx context.Context, sessionID string, beforeSeq int64, limit int) ([]Event, error) {
+	if beforeSeq < 0 {
+		return nil, fmt.Errorf("before_seq %d is negative", beforeSeq)
+	}
+	if limit <= 0 {
+		return nil, fmt.Errorf("limit %d: a tail page needs a positive limit", limit)
+	}
+	if _, err := s.st.Session(ctx, sessionID); err != nil {
+		return nil, err
+	}
+	evs, err := s.st.Events(ctx, store.EventQuery{SessionID: sessionID, BeforeSeq: beforeSeq, Limit: limit, Desc: true})
+	if err != nil {
+		return nil, err
+	}
+	for i, j := 0, len(evs)-1; i < j; i, j = i+1, j-1 {
+		evs[i], evs[j] = evs[j], evs[i]
+	}
+	return eventViews(evs), nil
+}
+
 // AuditLog pages a session's permission story backwards (newest page
 // first, each page oldest first). No kinds means the permission audit set.
 func (s *Service) AuditLog(ctx context.Context, sessionID string, kinds []string, limit int, beforeSeq int64) ([]Event, error) {

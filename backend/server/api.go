@@ -76,10 +76,15 @@ var methods = map[string]handler{
 		a, err := args[struct {
 			SessionID string `json:"session_id"`
 			AfterSeq  int64  `json:"after_seq"`
+			BeforeSeq int64  `json:"before_seq"`
+			Tail      bool   `json:"tail"`
 			Limit     int    `json:"limit"`
 		}](b)
 		if err != nil {
 			return nil, err
+		}
+		if a.Tail || a.BeforeSeq != 0 {
+			return svc.SessionEventsBefore(ctx, a.SessionID, a.BeforeSeq, a.Limit)
 		}
 		return svc.SessionEvents(ctx, a.SessionID, a.AfterSeq, a.Limit)
 	},

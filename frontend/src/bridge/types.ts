@@ -232,7 +232,7 @@ export interface Methods {
   CreateSession: [CreateSessionArgs, Session]
   RenameSession: [{ session_id: string; title: string }, Session]
   DeleteSession: [{ session_id: string }, null]
-  SessionEvents: [{ session_id: string; after_seq?: number; limit?: number }, WardenEvent[]]
+  SessionEvents: [{ session_id: string; after_seq?: number; before_seq?: number; tail?: boolean; limit?: number }, WardenEvent[]]
   SendMessage: [{ session_id: string; text: string }, null]
   Cancel: [{ session_id: string }, null]
   PendingApprovals: [{ session_id?: string }, Approval[]]

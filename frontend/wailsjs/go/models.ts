@@ -135,6 +135,8 @@ export namespace app {
 	export class SessionEventsArgs {
 	    session_id: string;
 	    after_seq: number;
+	    before_seq?: number;
+	    tail?: boolean;
 	    limit: number;
 	
 	    static createFrom(source: any = {}) {
@@ -145,6 +147,8 @@ export namespace app {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.session_id = source["session_id"];
 	        this.after_seq = source["after_seq"];
+	        this.before_seq = source["before_seq"];
+	        this.tail = source["tail"];
 	        this.limit = source["limit"];
 	    }
 	}
