@@ -3,7 +3,7 @@ import type { Approval, Push, Session, WardenEvent } from '../bridge'
 import { testSession } from '../testing/fakeBridge'
 import auditPage from './testdata/audit-page.json'
 import transcriptEvents from './testdata/transcript-events.json'
-import { applyEvent, applyEvents, emptyTranscript, reduceApprovals, reduceSessions, reduceTranscript, type Transcript } from './reducers'
+import { applyEvent, applyEvents, emptyTranscript, foldHistory, reduceApprovals, reduceSessions, reduceTranscript, type Transcript } from './reducers'
 
 const ev = (seq: number, kind: string, data: Record<string, unknown> = {}): WardenEvent => ({ seq, session_id: 's1', version: seq, kind, at: seq, data })
 const ap = (id: string): Approval => ({
@@ -199,5 +199,78 @@ describe('applyEvents (hydration)', () => {
     expect(t.items).toHaveLength(60_000)
     expect(t.items[59_998]).toMatchObject({ type: 'tool', callId: 'c29999', output: '29999', state: 'done' })
     expect(t.items.filter((i) => i.type === 'tool' && i.state !== 'done')).toHaveLength(0)
+  })
+})
+
+// A chat opened on its tail: history starting mid-story renders sensibly,
+// and once older pages arrive the fold equals folding from the start.
+describe('a history that starts mid-story', () => {
+  const sequences: { name: string; events: WardenEvent[] }[] = [
+    { name: 'testdata/transcript-events.json', events: transcriptEvents as WardenEvent[] },
+    { name: 'testdata/audit-page.json', events: auditPage as WardenEvent[] },
+  ]
+  const toolKinds = new Set(['tool_output', 'tool_invocation_completed', 'tool_invocation_failed'])
+  for (const s of sequences) {
+    const full = applyEvents(emptyTranscript(), s.events)
+    it(`split at every index, the tail renders every tool event and the refold equals the full fold: ${s.name}`, () => {
+      for (let k = 0; k <= s.events.length; k++) {
+        const tail = s.events.slice(k)
+        const t = applyEvents(emptyTranscript(), tail, k > 0)
+        expect(t.lastSeq, `split ${k}`).toBe(tail.at(-1)?.seq ?? 0)
+        const calls = new Set(t.items.flatMap((i) => (i.type === 'tool' ? [i.callId] : [])))
+        if (k > 0) for (const e of tail) if (toolKinds.has(e.kind)) expect(calls.has(String(e.data.call_id)), `split ${k} seq ${e.seq}`).toBe(true)
+        expect(foldHistory(s.events.slice(0, k).concat(tail), false), `split ${k}`).toEqual(full)
+      }
+    })
+    it(`paging back page by page, as the store does, ends equal to the full fold: ${s.name}`, () => {
+      for (const size of [1, 2, 3, 5, 8]) {
+        let loaded = s.events.slice(Math.max(0, s.events.length - size))
+        let t = foldHistory(loaded, loaded.length < s.events.length)
+        while (loaded.length < s.events.length) {
+          const older = s.events.slice(Math.max(0, s.events.length - loaded.length - size), s.events.length - loaded.length)
+          loaded = older.concat(loaded)
+          t = foldHistory(loaded, loaded.length < s.events.length, t.streaming)
+        }
+        expect(t, `page size ${size}`).toEqual(full)
+      }
+    })
+  }
+
+  const cases: { name: string; events: WardenEvent[]; want: Record<string, unknown> }[] = [
+    {
+      name: 'output whose start is on an older page',
+      events: [ev(8, 'tool_output', { call_id: 'c1', chunk: 'ok a\n' }), ev(9, 'tool_output', { call_id: 'c1', chunk: 'ok b\n' })],
+      want: { type: 'tool', callId: 'c1', tool: 'earlier call', output: 'ok a\nok b\n', state: 'running', earlier: true },
+    },
+    {
+      name: 'a completion whose start is on an older page',
+      events: [ev(11, 'tool_invocation_completed', { call_id: 'c1', tool: 'shell.exec', output: 'done', exit_code: 0 })],
+      want: { type: 'tool', callId: 'c1', tool: 'shell.exec', output: 'done', state: 'done', exitCode: 0, earlier: true },
+    },
+    {
+      name: 'a failure whose start is on an older page',
+      events: [ev(23, 'tool_invocation_failed', { call_id: 'c3', tool: 'fs.write', error: 'denied' })],
+      want: { type: 'tool', callId: 'c3', tool: 'fs.write', state: 'failed', error: 'denied', earlier: true },
+    },
+    {
+      name: 'a grant whose request is on an older page',
+      events: [ev(7, 'permission_granted', { request_id: 'r1', call_id: 'c2', source: 'human:once' })],
+      want: { type: 'permission', key: 'e7' },
+    },
+  ]
+  for (const c of cases) {
+    it(c.name, () => {
+      const t = applyEvents(emptyTranscript(), c.events, true)
+      expect(t.items).toHaveLength(1)
+      expect(t.items[0]).toMatchObject(c.want)
+    })
+  }
+
+  it('a full history still drops output of a call it never saw', () => {
+    expect(applyEvents(emptyTranscript(), [ev(1, 'tool_output', { call_id: 'nobody', chunk: 'x' })]).items).toEqual([])
+  })
+
+  it('a refold keeps the live streaming text', () => {
+    expect(foldHistory([ev(1, 'message_appended', { role: 'user', text: 'hi' })], false, 'Work').streaming).toBe('Work')
   })
 })

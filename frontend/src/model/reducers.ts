@@ -52,6 +52,8 @@ export type Item =
       exitCode: number | null
       state: 'running' | 'done' | 'failed'
       at: number
+      // Its start is on a page not loaded yet (a chat opened on its tail).
+      earlier?: boolean
     }
   | { type: 'permission'; key: string; event: WardenEvent }
   | { type: 'note'; key: string; text: string; at: number }
@@ -88,6 +90,9 @@ interface Builder {
   streaming: string
   agents: Agent[]
   calls: Map<string, number> | null
+  // The history folded starts mid-story: a call whose start is on an older
+  // page gets an item of its own instead of being dropped.
+  midStory: boolean
 }
 
 type ToolItem = Extract<Item, { type: 'tool' }>
@@ -101,10 +106,32 @@ function toolIndex(b: Builder, callId: string): number {
   return -1
 }
 
-function patchTool(b: Builder, callId: string, f: (it: ToolItem) => ToolItem) {
+function patchTool(b: Builder, e: WardenEvent, f: (it: ToolItem) => ToolItem) {
+  const callId = str(e.data.call_id)
   const i = toolIndex(b, callId)
   const it = b.items[i]
-  if (i >= 0 && it && it.type === 'tool') b.items[i] = f(it)
+  if (i >= 0 && it && it.type === 'tool') {
+    b.items[i] = f(it)
+    return
+  }
+  if (!b.midStory) return
+  b.calls?.set(callId, b.items.length)
+  b.items.push(
+    f({
+      type: 'tool',
+      key: `e${e.seq}`,
+      callId,
+      tool: str(e.data.tool) || 'earlier call',
+      args: null,
+      output: '',
+      result: null,
+      error: '',
+      exitCode: null,
+      state: 'running',
+      at: e.at,
+      earlier: true,
+    }),
+  )
 }
 
 // fold applies one event to the builder. Items already in the list are
@@ -147,11 +174,12 @@ function fold(b: Builder, e: WardenEvent) {
       break
     }
     case 'tool_output':
-      patchTool(b, str(d.call_id), (it) => ({ ...it, output: it.output + str(d.chunk) }))
+      patchTool(b, e, (it) => ({ ...it, output: it.output + str(d.chunk) }))
       break
     case 'tool_invocation_completed':
-      patchTool(b, str(d.call_id), (it) => ({
+      patchTool(b, e, (it) => ({
         ...it,
+        tool: it.earlier ? str(d.tool) || it.tool : it.tool,
         state: 'done',
         result: d.result ?? null,
         output: it.output || str(d.output),
@@ -159,7 +187,12 @@ function fold(b: Builder, e: WardenEvent) {
       }))
       break
     case 'tool_invocation_failed':
-      patchTool(b, str(d.call_id), (it) => ({ ...it, state: 'failed', error: str(d.error) }))
+      patchTool(b, e, (it) => ({
+        ...it,
+        tool: it.earlier ? str(d.tool) || it.tool : it.tool,
+        state: 'failed',
+        error: str(d.error),
+      }))
       break
     case 'approval_policy_changed':
       items.push({ type: 'note', key, text: `Approval policy: ${str(d.from)} → ${str(d.to)}`, at: e.at })
@@ -215,17 +248,19 @@ const publish = (b: Builder): Transcript => ({ lastSeq: b.lastSeq, items: b.item
 // lastSeq were already folded (hydration and the live stream overlap).
 export function applyEvent(t: Transcript, e: WardenEvent): Transcript {
   if (e.seq <= t.lastSeq) return t
-  const b: Builder = { ...t, items: t.items.slice(), calls: null }
+  const b: Builder = { ...t, items: t.items.slice(), calls: null, midStory: false }
   fold(b, e)
   return publish(b)
 }
 
 // applyEvents folds a batch with one copy of the item list and a call-id
 // index, so hydrating n events costs O(n) rather than applyEvent's O(n²).
-// The result equals folding the events one by one with applyEvent.
-export function applyEvents(t: Transcript, evs: readonly WardenEvent[]): Transcript {
+// The result equals folding the events one by one with applyEvent. With
+// midStory (the events are a tail page, their start not loaded) tool events
+// whose call started earlier get an item marked `earlier`.
+export function applyEvents(t: Transcript, evs: readonly WardenEvent[], midStory = false): Transcript {
   if (evs.length === 0) return t
-  const b: Builder = { ...t, items: t.items.slice(), calls: new Map() }
+  const b: Builder = { ...t, items: t.items.slice(), calls: new Map(), midStory }
   t.items.forEach((it, i) => {
     if (it.type === 'tool') b.calls!.set(it.callId, i)
   })
@@ -237,4 +272,14 @@ export function reduceTranscript(t: Transcript, p: Push): Transcript {
   if (p.type === 'event') return applyEvent(t, p.event)
   if (p.type === 'delta') return { ...t, streaming: t.streaming + p.text }
   return t
+}
+
+// foldHistory folds a loaded stretch of a session (oldest first) into a
+// fresh transcript, keeping the live streaming text: called again with an
+// older page prepended, it gives what folding from the very start gives once
+// the first event is loaded. Refolding rather than merging keeps one code
+// path; it is linear, so revealing a page costs one pass over what is loaded.
+export function foldHistory(evs: readonly WardenEvent[], midStory: boolean, streaming = ''): Transcript {
+  const t = applyEvents(emptyTranscript(), evs, midStory)
+  return streaming ? { ...t, streaming } : t
 }
