@@ -5,17 +5,22 @@ import { BridgeKey, type WardenEvent } from '../bridge'
 import { fakeBridge, testSession } from '../testing/fakeBridge'
 import { useSessionsStore } from '../stores/sessions'
 import { useTranscriptsStore } from '../stores/transcripts'
+import { pagedEvents, type PageArgs } from '../stores/testdata/pagedEvents'
 import ChatPane from './ChatPane.vue'
 
 const msg = (seq: number): WardenEvent => ({ seq, session_id: 's1', version: seq, kind: 'message_appended', at: seq, data: { role: 'user', text: `m${seq}` } })
 
 // A pane showing session s1 with n stored messages.
-async function mountWith(n: number) {
+async function mountWith(n: number, fail: (a: PageArgs) => boolean = () => false) {
   const all = Array.from({ length: n }, (_, i) => msg(i + 1))
+  const serve = pagedEvents(all)
   const f = fakeBridge({
     handlers: {
       ListSessions: () => [testSession()],
-      SessionEvents: (a) => all.filter((e) => e.seq > (a.after_seq ?? 0)).slice(0, a.limit ?? 500),
+      SessionEvents: (a: PageArgs) => {
+        if (fail(a)) throw new Error('disk gone')
+        return serve(a)
+      },
     },
   })
   const pinia = createPinia()
@@ -34,7 +39,7 @@ describe('ChatPane history', () => {
   const cases: { name: string; n: number; first: string; button: string | null }[] = [
     { name: 'a short session renders every item and no button', n: 12, first: 'm1', button: null },
     { name: 'exactly one chunk renders all of it', n: 300, first: 'm1', button: null },
-    { name: 'a long session renders the newest 300 with the rest behind a button', n: 5000, first: 'm4701', button: 'Show earlier (4,700 more)' },
+    { name: 'a long session loads its newest page and renders the newest 300 of it', n: 5000, first: 'm4701', button: 'Show earlier (1,700 more)' },
   ]
   for (const c of cases) {
     it(c.name, async () => {
@@ -68,6 +73,45 @@ describe('ChatPane history', () => {
     const r = rendered(w)
     expect(r.at(-1)).toBe('m1001')
     expect(r).toHaveLength(300)
+    w.unmount()
+  })
+})
+
+describe('ChatPane earlier pages', () => {
+  const click = async (w: Awaited<ReturnType<typeof mountWith>>['w']) => {
+    await w.get('[data-testid="show-earlier"]').trigger('click')
+    await flushPromises()
+  }
+
+  it('a session whose start is not loaded offers Show earlier after every loaded item is shown, and walks to the first message', async () => {
+    const { w } = await mountWith(2500)
+    for (let i = 0; i < 6; i++) await click(w)
+    expect(rendered(w)).toHaveLength(2000)
+    expect(w.get('[data-testid="show-earlier"]').text()).toBe('Show earlier')
+    await click(w)
+    expect(rendered(w)).toHaveLength(2300)
+    expect(rendered(w)[0]).toBe('m201')
+    expect(w.get('[data-testid="show-earlier"]').text()).toBe('Show earlier (200 more)')
+    await click(w)
+    expect(rendered(w)).toHaveLength(2500)
+    expect(rendered(w)[0]).toBe('m1')
+    expect(rendered(w).at(-1)).toBe('m2500')
+    expect(w.find('[data-testid="show-earlier"]').exists()).toBe(false)
+    w.unmount()
+  })
+
+  it('a failed earlier page says so in words and keeps what is shown', async () => {
+    const { w } = await mountWith(2300, (a) => (a.before_seq ?? 0) > 0)
+    for (let i = 0; i < 7; i++) await click(w)
+    expect(w.get('[data-testid="history-error"]').text()).toBe('Could not load earlier messages: disk gone')
+    expect(rendered(w)).toHaveLength(2000)
+    expect(w.get('[data-testid="show-earlier"]').text()).toBe('Show earlier')
+    w.unmount()
+  })
+
+  it('a failed first page says so in words', async () => {
+    const { w } = await mountWith(10, (a) => !!a.tail)
+    expect(w.get('[data-testid="history-error"]').text()).toBe('Could not load the conversation: disk gone')
     w.unmount()
   })
 })
