@@ -57,6 +57,7 @@ type ask struct {
 type override struct {
 	deny   *store.PermissionDenied
 	source string
+	step   *policy.Step // added to the recorded trace
 }
 
 // broker keeps the asks waiting for a human. Asks are persisted as
@@ -129,7 +130,9 @@ func (b *broker) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.
 	}
 	if p, ok := b.takePre(a); ok {
 		// Answered already, to the same call asked by the previous process.
-		b.resolve(a.view.RequestID, p.ans, p.given, nil)
+		b.resolve(a.view.RequestID, p.ans, p.given, &override{step: &policy.Step{Step: "approval",
+			Saw:       "the same call was asked before a restart (request " + p.requestID + ") and answered " + p.given,
+			Concluded: "that answer stands"}})
 	}
 	return b.wait(ctx, a)
 }

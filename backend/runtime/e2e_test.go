@@ -294,6 +294,12 @@ func TestRestartMidAskShowsTheAskAgain(t *testing.T) {
 						src = ev.Source
 					} else if ev.CallID == before.CallID && ev.Source != "human:once" && ev.Source != "human:always" && !strings.HasPrefix(ev.Source, "session-grant:") {
 						t.Errorf("the re-run was allowed by %q", ev.Source)
+					} else if ev.CallID == before.CallID && tc.reAsked {
+						// The re-decision's trace names the earlier ask it stood on.
+						last := ev.Trace[len(ev.Trace)-1]
+						if !strings.Contains(last.Saw, before.RequestID) || last.Concluded != "that answer stands" {
+							t.Errorf("the re-ask's trace ends %+v", last)
+						}
 					}
 				case store.PermissionDenied:
 					if ev.RequestID == before.RequestID {

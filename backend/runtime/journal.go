@@ -67,8 +67,13 @@ func (j journal) Record(ctx context.Context, sessionID string, evs ...tools.Even
 func (j journal) convert(ctx context.Context, sessionID string, ev tools.Event) (store.Event, error) {
 	switch se := storejournal.Event(ev).(type) {
 	case store.PermissionGranted:
-		if o := j.s.br.takeOverride(ev.RequestID); o != nil && o.source != "" {
-			se.Source = o.source
+		if o := j.s.br.takeOverride(ev.RequestID); o != nil {
+			if o.source != "" {
+				se.Source = o.source
+			}
+			if o.step != nil {
+				se.Trace = append(se.Trace, *o.step)
+			}
 		}
 		j.countUse(ctx, sessionID, se.Source, se.Signature)
 		return se, nil

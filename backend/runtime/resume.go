@@ -14,6 +14,7 @@ import (
 // preAnswer is a human's answer given to an ask of an earlier process,
 // waiting for the same call to be asked again when it runs now.
 type preAnswer struct {
+	requestID string
 	signature string
 	ans       tools.Approval
 	given     string
@@ -185,7 +186,7 @@ func (s *Service) runResumed(ctx context.Context, v Approval, a AnswerArgs, p re
 			return nil
 		}
 	} else {
-		s.br.setPre(v.SessionID, first.ID, preAnswer{signature: v.Signature, given: a.Answer,
+		s.br.setPre(v.SessionID, first.ID, preAnswer{requestID: v.RequestID, signature: v.Signature, given: a.Answer,
 			ans: tools.Approval{Approved: true, Always: a.Answer == AnswerAlways, Note: a.Note}})
 		err := s.runCall(ctx, v.SessionID, first, p.depth)
 		s.br.dropPre(v.SessionID, first.ID)
