@@ -3,13 +3,11 @@
 package smoke
 
 import (
-	"bytes"
 	"context"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -77,33 +75,7 @@ func TestDesktopPromptIsShownAndAnswered(t *testing.T) {
 	}
 
 	// The real window starts on that database and shows the ask.
-	dir := t.TempDir()
-	readyFile := filepath.Join(dir, "ready.json")
-	var logs bytes.Buffer
-	cmd := exec.Command(bin)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "WARDEN_READY_FILE="+readyFile)
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", bin, err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			select {
-			case <-exited:
-			case <-time.After(quitTimeout):
-				_ = cmd.Process.Kill()
-				<-exited
-			}
-		}
-		if t.Failed() {
-			t.Logf("app output:\n%s", logs.String())
-		}
-	})
-	waitForMarker(t, readyFile, exited)
+	exited := startDesktop(t, bin)
 	_, first, err := waitForPaint(exited)
 	if err != nil {
 		t.Fatalf("window never rendered: %v", err)
