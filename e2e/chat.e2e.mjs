@@ -3,7 +3,7 @@
 // make and every control that changes it; each state is a screenshot under
 // artifacts/e2e/. Run with `make e2e` (builds bin/warden and frontend/dist).
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
+import { serve, launch } from './serve.mjs'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -27,22 +27,7 @@ function startServer() {
   const bin = process.env.WARDEN_BIN ?? join(root, 'bin', 'warden')
   const args = ['serve', '--addr', '127.0.0.1:0', '--db', join(tmp, 'warden.db'), '--static', join(root, 'frontend', 'dist'),
     '--model', `script:${join(root, 'e2e', 'testdata', 'chat.json')}`]
-  const p = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, XDG_DATA_HOME: join(tmp, 'data') } })
-  let log = ''
-  p.stderr.on('data', (b) => (log += b))
-  return new Promise((res, rej) => {
-    let buf = ''
-    const t = setTimeout(() => rej(new Error(`warden serve printed no URL in 20s:\n${log}`)), 20000)
-    p.stdout.on('data', (b) => {
-      buf += b
-      const m = /http:\/\/\S+token=\S+/.exec(buf)
-      if (m) {
-        clearTimeout(t)
-        res({ proc: p, url: m[0], log: () => log })
-      }
-    })
-    p.on('exit', (c) => rej(new Error(`warden serve exited ${c}:\n${log}`)))
-  })
+  return serve(bin, args, { ...process.env, XDG_DATA_HOME: join(tmp, 'data') })
 }
 
 // Timestamps for the push→visible figure: when a WebSocket frame carrying an
@@ -70,15 +55,7 @@ const probe = () => {
 }
 
 const server = await startServer()
-const userData = mkdtempSync(join(tmpdir(), 'warden-e2e-chromium-'))
-const ctx = await chromium.launchPersistentContext(userData, {
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync'],
-  viewport: { width: 1280, height: 800 },
-  colorScheme: 'light',
-})
+const { ctx, userData } = await launch(chromium, { width: 1280, height: 800 })
 const page = ctx.pages()[0] ?? (await ctx.newPage())
 const errors = []
 page.on('pageerror', (e) => errors.push(String(e)))

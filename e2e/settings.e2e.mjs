@@ -6,7 +6,7 @@
 //
 // Needs bin/warden and frontend/dist: `make cli frontend && node e2e/settings.e2e.mjs`.
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
+import { serve, launch } from './serve.mjs'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { createRequire } from 'node:module'
@@ -71,37 +71,14 @@ function startServer(config = configHome, name = 'warden') {
   }
   delete env.OPENAI_API_KEY
   delete env.ANTHROPIC_API_KEY
-  const p = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env })
-  let log = ''
-  p.stderr.on('data', (b) => (log += b))
-  return new Promise((res, rej) => {
-    let buf = ''
-    const t = setTimeout(() => rej(new Error(`warden serve printed no URL in 20s:\n${log}`)), 20000)
-    p.stdout.on('data', (b) => {
-      buf += b
-      const m = /http:\/\/\S+token=\S+/.exec(buf)
-      if (m) {
-        clearTimeout(t)
-        res({ proc: p, url: m[0], log: () => log })
-      }
-    })
-    p.on('exit', (c) => rej(new Error(`warden serve exited ${c}:\n${log}`)))
-  })
+  return serve(bin, args, env)
 }
 
 const provider = await startProvider()
 const providerURL = `http://127.0.0.1:${provider.address().port}`
 const server = await startServer()
 const token = new URL(server.url).searchParams.get('token')
-const userData = mkdtempSync(join(tmpdir(), 'warden-e2e-chromium-'))
-const ctx = await chromium.launchPersistentContext(userData, {
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync'],
-  viewport: { width: 1280, height: 900 },
-  colorScheme: 'light',
-})
+const { ctx, userData } = await launch(chromium, { width: 1280, height: 900 })
 const page = ctx.pages()[0] ?? (await ctx.newPage())
 const errors = []
 page.on('pageerror', (e) => errors.push(String(e)))
