@@ -214,21 +214,11 @@ func auditedSession(t *testing.T) (string, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, cmd := range []string{"!echo one", "!echo two"} {
-		if err := g.Service.SendMessage(ctx, sess.ID, cmd); err != nil {
-			t.Fatal(err)
-		}
-		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-			evs, err := g.Service.AuditLog(ctx, sess.ID, []string{"tool_invocation_completed"}, 0, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(evs) > i {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%q never completed", cmd)
-			}
+	// Run waits for each turn to end: the next message would be refused as
+	// busy while the first still records its result.
+	for _, cmd := range []string{"!echo one", "!echo two"} {
+		if err := g.Service.Run(ctx, sess.ID, cmd); err != nil {
+			t.Fatalf("%s: %v", cmd, err)
 		}
 	}
 	return sess.ID, g.DBPath
