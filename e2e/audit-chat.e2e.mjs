@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url'
 import { createRequire } from 'node:module'
 import { parseArgs } from 'node:util'
 import { startServer } from './audit/harness.mjs'
+import { launch } from './serve.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const require = createRequire(join(root, 'frontend', 'package.json'))
@@ -50,13 +51,7 @@ const seeded = JSON.parse(execFileSync(seedBin, ['-db', db, '-rows', String(rows
 console.log(`seeded ${seeded.rows.toLocaleString('en-US')} audit rows (${seeded.events.toLocaleString('en-US')} events)`)
 
 const server = await startServer(root, tmp, db)
-const userData = mkdtempSync(join(tmpdir(), 'warden-audit-chat-chromium-'))
-const ctx = await chromium.launchPersistentContext(userData, {
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  viewport: { width: 1280, height: 800 },
-})
+const { ctx, userData } = await launch(chromium, { width: 1280, height: 800 })
 const page = ctx.pages()[0] ?? (await ctx.newPage())
 const errors = []
 page.on('pageerror', (e) => errors.push(String(e)))

@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url'
 import { createRequire } from 'node:module'
 import { parseArgs } from 'node:util'
 import { startServer, writeReport } from './audit/harness.mjs'
+import { launch } from './serve.mjs'
 import { installProbe, metrics, scrollRun, stats, typeRun } from './audit/probe.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -69,15 +70,7 @@ const firstEvents = await api('SessionEvents', { session_id: seeded.session_id, 
 const oldest = firstEvents.find((e) => auditKinds.includes(e.kind))
 assert.ok(newest && oldest, 'the seeded session has listed events')
 
-const userData = mkdtempSync(join(tmpdir(), 'warden-audit-chromium-'))
-const ctx = await chromium.launchPersistentContext(userData, {
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync', '--enable-precise-memory-info'],
-  viewport: { width: 1280, height: 800 },
-  colorScheme: 'light',
-})
+const { ctx, userData } = await launch(chromium, { width: 1280, height: 800 }, ['--enable-precise-memory-info'])
 const page = ctx.pages()[0] ?? (await ctx.newPage())
 const errors = []
 page.on('pageerror', (e) => errors.push(String(e)))

@@ -28,14 +28,14 @@ export function serve(bin, args, env) {
 }
 
 // launch opens a persistent Chromium context on a fresh profile; the caller
-// removes userData when done.
-export async function launch(chromium, viewport) {
+// removes userData when done. extraArgs add Chromium flags.
+export async function launch(chromium, viewport, extraArgs = []) {
   const userData = mkdtempSync(join(tmpdir(), 'warden-e2e-chromium-'))
   const ctx = await chromium.launchPersistentContext(userData, {
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
+      '--disable-component-update', '--disable-sync', ...extraArgs],
     viewport,
     colorScheme: 'light',
   })

@@ -1,33 +1,20 @@
 // Node-side helpers of the audit measurement: the server and the report.
-import { spawn } from 'node:child_process'
+import { serve } from '../serve.mjs'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 // startServer runs `warden serve` on db and resolves with its URL, base and
 // token once it prints them.
-export function startServer(root, tmp, db) {
+export async function startServer(root, tmp, db) {
   const bin = process.env.WARDEN_BIN ?? join(root, 'bin', 'warden')
   if (!existsSync(bin)) throw new Error(`${bin} is missing: run make cli`)
   // WARDEN_STATIC serves another build, e.g. an older one to compare with.
   const dist = process.env.WARDEN_STATIC ?? join(root, 'frontend', 'dist')
   if (!existsSync(join(dist, 'index.html'))) throw new Error(`${dist} is missing: run make frontend`)
   const args = ['serve', '--addr', '127.0.0.1:0', '--db', db, '--static', dist, '--model', 'demo']
-  const p = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, XDG_DATA_HOME: join(tmp, 'data') } })
-  let log = ''
-  p.stderr.on('data', (b) => (log += b))
-  return new Promise((res, rej) => {
-    let buf = ''
-    const t = setTimeout(() => rej(new Error(`warden serve printed no URL in 20s:\n${log}`)), 20000)
-    p.stdout.on('data', (b) => {
-      buf += b
-      const m = /(http:\/\/[^/\s]+)\/\S*token=([^&\s]+)/.exec(buf)
-      if (m) {
-        clearTimeout(t)
-        res({ proc: p, url: m[0], base: m[1], token: decodeURIComponent(m[2]), log: () => log })
-      }
-    })
-    p.on('exit', (c) => rej(new Error(`warden serve exited ${c}:\n${log}`)))
-  })
+  const server = await serve(bin, args, { ...process.env, XDG_DATA_HOME: join(tmp, 'data') })
+  const u = new URL(server.url)
+  return { ...server, base: u.origin, token: u.searchParams.get('token') }
 }
 
 const begin = '<!-- audit-e2e:begin -->'
