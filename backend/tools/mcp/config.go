@@ -19,6 +19,7 @@
 package mcp
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -53,6 +54,11 @@ type ServerConfig struct {
 	// their launch hash, because a relative command means different code in
 	// another checkout.
 	Dir string `json:"dir,omitempty"`
+	// RunDir is the working directory of a stdio server without Dir (a
+	// user-config server run for a workspace): the workspace. It is not
+	// part of the launch hash, since the user's own command is the same
+	// code in every workspace.
+	RunDir string `json:"-"`
 }
 
 // Transport says which transport the config selects.
@@ -66,19 +72,34 @@ func (c ServerConfig) Transport() Transport {
 // EnvNames is the sorted list of configured environment variable names.
 func (c ServerConfig) EnvNames() []string { return sortedKeys(c.Env) }
 
-// LaunchHash is what trust binds to: command, args, env names (not values:
-// rotating a token must not re-prompt), url and, for workspace servers, the
-// working directory. Any change re-prompts.
-func (c ServerConfig) LaunchHash() string {
+// LaunchHash is what trust binds to: command, args, env names AND values,
+// url, header names and values and, for workspace servers, the working
+// directory. Any change re-prompts: a changed value can point the same
+// command at other code (NODE_OPTIONS, PYTHONPATH) or another account.
+//
+// The hash is keyed (HMAC-SHA256 with a per-install key kept outside the
+// database, see LoadHashKey): env and header values are often secrets, and
+// an unkeyed hash of a short token in the database could be brute-forced
+// back into the token.
+func (c ServerConfig) LaunchHash(key []byte) string {
+	pairs := func(m map[string]string) [][2]string {
+		out := make([][2]string, 0, len(m))
+		for _, k := range sortedKeys(m) {
+			out = append(out, [2]string{k, m[k]})
+		}
+		return out
+	}
 	payload, _ := json.Marshal(struct {
-		Command  string   `json:"command"`
-		Args     []string `json:"args"`
-		EnvNames []string `json:"env_names"`
-		URL      string   `json:"url"`
-		Dir      string   `json:"dir,omitempty"`
-	}{c.Command, c.Args, c.EnvNames(), c.URL, c.Dir})
-	sum := sha256.Sum256(payload)
-	return hex.EncodeToString(sum[:])
+		Command string      `json:"command"`
+		Args    []string    `json:"args"`
+		Env     [][2]string `json:"env"`
+		URL     string      `json:"url"`
+		Headers [][2]string `json:"headers,omitempty"`
+		Dir     string      `json:"dir,omitempty"`
+	}{c.Command, c.Args, pairs(c.Env), c.URL, pairs(c.Headers), c.Dir})
+	mac := hmac.New(sha256.New, key)
+	mac.Write(payload)
+	return hex.EncodeToString(mac.Sum(nil))
 }
 
 // ConfigError is one problem in a config file: the file, the server (empty

@@ -100,7 +100,7 @@ type server struct {
 
 func newServer(cfg ServerConfig, logPath string, opts *Options) *server {
 	return &server{
-		cfg: cfg, hash: cfg.LaunchHash(), logPath: logPath, opts: opts,
+		cfg: cfg, hash: cfg.LaunchHash(opts.HashKey), logPath: logPath, opts: opts,
 		state: StateIdle, tools: map[string]*toolInfo{}, appeared: map[string]time.Time{},
 	}
 }
@@ -366,6 +366,29 @@ func (s *server) callSucceeded() {
 	s.mu.Lock()
 	s.failures = 0
 	s.mu.Unlock()
+}
+
+// running reports whether the server has a live connection.
+func (s *server) running() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cs != nil
+}
+
+// halt stops a running server without closing it for good: it may start
+// again on the next use that is allowed to start it.
+func (s *server) halt(state ServerState, why string) {
+	s.mu.Lock()
+	cs, stop := s.cs, s.stop
+	s.gen++ // the watcher of the old connection must not count a crash
+	s.cs, s.stop = nil, nil
+	s.state, s.lastErr = state, why
+	s.tools, s.order = map[string]*toolInfo{}, nil
+	s.mu.Unlock()
+	if cs != nil {
+		_ = cs.Close()
+		stop()
+	}
 }
 
 func (s *server) close() {
