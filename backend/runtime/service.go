@@ -13,6 +13,7 @@ import (
 	"github.com/warden-dev/warden/backend/runtime/model"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools"
+	"github.com/warden-dev/warden/backend/tools/mcp"
 )
 
 // Config wires a Service. Store, Engine and Tools are required.
@@ -48,6 +49,9 @@ type Config struct {
 	// TrustMcp trusts an MCP server from an answer's trust_server; nil:
 	// such an answer is refused.
 	TrustMcp func(ctx context.Context, sessionID, server string, persistent bool) error
+	// MCP is every workspace's MCP servers (runtime/mcp.go); nil: no MCP.
+	// With it, TrustMcp defaults to trusting in the session's workspace.
+	MCP *mcp.Pool
 	// MaxSteps bounds the model turns of one user message (default 50).
 	MaxSteps int
 	Version  string
@@ -106,6 +110,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	s.live = live{provider: cfg.Provider, demo: cfg.Demo, approval: cfg.Approval, sandbox: cfg.Sandbox}
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	s.br = newBroker(s)
+	if s.cfg.MCP != nil && s.cfg.TrustMcp == nil {
+		s.cfg.TrustMcp = s.trustFromAnswer
+	}
 	reg, err := tools.NewRegistry(cfg.Tools.List()...)
 	if err != nil {
 		return nil, err

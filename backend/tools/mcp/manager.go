@@ -238,6 +238,7 @@ func (m *Manager) Offered(ctx context.Context, sessionID string) []*ToolAdapter 
 	startServers(ctx, eligible)
 	var out []*ToolAdapter
 	for _, s := range eligible {
+		s.settle(ctx)
 		rec, trusted := recs[s.cfg.Name]
 		infos, _ := s.snapshot()
 		for _, ti := range infos {

@@ -190,7 +190,6 @@ func (p *Pool) relevant(ev fsnotify.Event) ([]string, bool) {
 	return out, len(out) > 0
 }
 
-
 func (p *Pool) watch() {
 	defer p.wg.Done()
 	for {

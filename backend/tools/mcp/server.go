@@ -96,6 +96,10 @@ type server struct {
 	restarts  int
 	started   bool
 	closed    bool
+	// lastCall is when the last tools/call returned; relists counts the
+	// tools/list_changed re-lists in flight (see settle).
+	lastCall time.Time
+	relists  int
 }
 
 func newServer(cfg ServerConfig, logPath string, opts *Options) *server {
@@ -202,8 +206,13 @@ func (s *server) connect(ctx context.Context, gen int) (*sdk.ClientSession, func
 	s.exit = exit
 	s.mu.Unlock()
 	client := sdk.NewClient(&sdk.Implementation{Name: "warden", Version: s.opts.ClientVersion}, &sdk.ClientOptions{
-		Capabilities:           &sdk.ClientCapabilities{},
-		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { go s.onListChanged(gen) },
+		Capabilities: &sdk.ClientCapabilities{},
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+			s.mu.Lock()
+			s.relists++
+			s.mu.Unlock()
+			go s.onListChanged(gen)
+		},
 	})
 	startCtx, cancel := context.WithTimeout(ctx, s.opts.StartTimeout)
 	defer cancel()
@@ -295,6 +304,11 @@ func (s *server) dropSession(cs *sdk.ClientSession) {
 // in that list are remembered as having appeared after the fact, which
 // withdraws trust from them until the human trusts again.
 func (s *server) onListChanged(gen int) {
+	defer func() {
+		s.mu.Lock()
+		s.relists--
+		s.mu.Unlock()
+	}()
 	s.mu.Lock()
 	cs := s.cs
 	current := s.gen == gen && cs != nil
@@ -365,7 +379,32 @@ func (s *server) snapshot() ([]*toolInfo, map[string]time.Time) {
 func (s *server) callSucceeded() {
 	s.mu.Lock()
 	s.failures = 0
+	s.lastCall = s.opts.Now()
 	s.mu.Unlock()
+}
+
+// settleWindow is how long after a call a tools/list_changed it caused is
+// waited for. Servers debounce the notification (the go-sdk by 10ms), so it
+// arrives after the call's result; without the wait, the tool a call added
+// would miss the very next turn.
+const settleWindow = 60 * time.Millisecond
+
+// maxSettle bounds the wait for a re-list that does not finish.
+const maxSettle = 2 * time.Second
+
+// settle waits until the last call is settleWindow old and no re-list is in
+// flight, so the tool list is what the server's last change made it.
+func (s *server) settle(ctx context.Context) {
+	deadline := time.Now().Add(maxSettle)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		s.mu.Lock()
+		busy := s.relists > 0 || (!s.lastCall.IsZero() && s.opts.Now().Sub(s.lastCall) < settleWindow)
+		s.mu.Unlock()
+		if !busy {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // running reports whether the server has a live connection.
