@@ -72,14 +72,15 @@ type Graph struct {
 	Monitors *tools.Monitors
 	Browser  *browser.Manager
 	MCP      *mcp.Manager
-	// MCPPool runs each session's workspace servers (assemble/mcp.go).
-	MCPPool *mcp.Pool
-	Service *runtime.Service
+	Service  *runtime.Service
 	// Settings reads and writes ConfigPath for the Settings screen and
 	// switches Service when a save changes the model or the defaults.
 	Settings   *settings.Service
 	DBPath     string
 	ConfigPath string // the user's config.toml
+
+	// MCPPool runs each session's workspace servers (assemble/mcp.go).
+	MCPPool *mcp.Pool
 
 	mcpWarnings []string
 }
