@@ -33,6 +33,8 @@ export function ListSessions():Promise<Array<runtime.Session>>;
 
 export function McpLog(arg1:settings.McpLogArgs):Promise<settings.McpLog>;
 
+export function McpPending(arg1:app.SessionArgs):Promise<Array<runtime.McpPendingServer>>;
+
 export function McpServers():Promise<Array<mcp.ServerStatus>>;
 
 export function PendingApprovals(arg1:app.SessionArgs):Promise<Array<runtime.Approval>>;
@@ -62,3 +64,5 @@ export function SetPlanning(arg1:app.SetPlanningArgs):Promise<runtime.Session>;
 export function SetSandboxPolicy(arg1:app.SetSandboxArgs):Promise<runtime.Session>;
 
 export function TestConnection(arg1:settings.ProbeArgs):Promise<settings.ConnectionResult>;
+
+export function TrustMcpServer(arg1:runtime.TrustMcpArgs):Promise<void>;

@@ -58,6 +58,10 @@ export function McpLog(arg1) {
   return window['go']['app']['App']['McpLog'](arg1);
 }
 
+export function McpPending(arg1) {
+  return window['go']['app']['App']['McpPending'](arg1);
+}
+
 export function McpServers() {
   return window['go']['app']['App']['McpServers']();
 }
@@ -116,4 +120,8 @@ export function SetSandboxPolicy(arg1) {
 
 export function TestConnection(arg1) {
   return window['go']['app']['App']['TestConnection'](arg1);
+}
+
+export function TrustMcpServer(arg1) {
+  return window['go']['app']['App']['TrustMcpServer'](arg1);
 }
