@@ -200,8 +200,12 @@ func openToolMCP(ctx context.Context, st *store.Store, workspace string) (*mcp.M
 	if err != nil {
 		return nil, err
 	}
+	key, err := mcp.LoadHashKey(mcp.HashKeyPath(userPath))
+	if err != nil {
+		return nil, err
+	}
 	return mcp.NewManager(mcp.Options{Config: mcp.LoadConfig(userPath, workspace),
-		Persistent: mcpstore.New(st, ws.ID, ""), ClientVersion: version})
+		Persistent: mcpstore.New(st, ws.ID, ""), ClientVersion: version, HashKey: key, WorkDir: workspace})
 }
 
 // sandboxMode reads sandbox.mode from the user's config file; "container"
