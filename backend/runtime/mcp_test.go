@@ -140,7 +140,8 @@ func lastToolText(t *testing.T, r *rig, sessionID string) string {
 // session on the same workspace never see it; workspace trust persists.
 func TestMcpTrustScopes(t *testing.T) {
 	ctx := context.Background()
-	prov := scripted(t, call("mcp-tool:t/echo", `{"text":"hello from mcp"}`), script.Turn{Text: "ok"})
+	prov := scripted(t, call("mcp-tool:t/echo", `{"text":"hello from mcp"}`), script.Turn{Text: "ok"},
+		call("mcp-tool:t/echo", `{"text":"after revoke"}`), script.Turn{Text: "ok"})
 	r := mcpRig(t, prov)
 	a := r.session(nil)
 
@@ -200,6 +201,18 @@ func TestMcpTrustScopes(t *testing.T) {
 	if card, _ := r.svc.McpPending(ctx, a.ID); len(card) != 1 {
 		t.Fatal("no card after revoking the session trust")
 	}
+	// The next call asks again.
+	if err := r.svc.SendMessage(ctx, a.ID, "echo again"); err != nil {
+		t.Fatal(err)
+	}
+	ask := r.waitPending(a.ID, 1)[0]
+	if ask.Tool != "mcp-tool:t/echo" || !slices.Contains(ask.Reasons, "untrusted-mcp-server") || ask.Mcp == nil || ask.Mcp.Change != "server" {
+		t.Fatalf("after revoke: ask %+v", ask)
+	}
+	if err := r.svc.Answer(ctx, AnswerArgs{RequestID: ask.RequestID, Answer: AnswerDeny}); err != nil {
+		t.Fatal(err)
+	}
+	r.waitIdle(a.ID)
 	if err := r.svc.RevokeGrant(ctx, RevokeGrantArgs{ID: "session:t", Kind: GrantKindMcpServer, SessionID: a.ID}); err == nil {
 		t.Fatal("revoking a missing trust succeeded")
 	}

@@ -207,9 +207,12 @@ func startServers(ctx context.Context, servers []*server) {
 }
 
 // Offered is what one session's model is offered at the start of a turn:
-//   - a workspace server (from the repository) only once this session or
-//     the workspace trusts its current launch config — untrusted, it is not
-//     even started, and the trust card names it instead;
+//   - a workspace server (from the repository) is started only once this
+//     session or the workspace trusts its current launch config; untrusted
+//     and not running, it is left out, and the trust card names it instead.
+//     Running without this session's trust (another session of the
+//     workspace trusted it, or this session's trust was just revoked), its
+//     tools are offered and every call asks;
 //   - a tool whose description or schema changed since the trust is
 //     withheld (a rug pull must not reach the model before a human has seen
 //     it); Review shows the change when the model calls it anyway;
@@ -227,7 +230,7 @@ func (m *Manager) Offered(ctx context.Context, sessionID string) []*ToolAdapter 
 			continue
 		}
 		trusted := ok && rec.ConfigHash == s.hash
-		if s.cfg.Dir != "" && !trusted && !m.opts.StartUntrustedWorkspaceServers {
+		if s.cfg.Dir != "" && !trusted && !m.opts.StartUntrustedWorkspaceServers && !s.running() {
 			continue
 		}
 		if trusted {
@@ -488,8 +491,10 @@ func (m *Manager) Untrust(ctx context.Context, server string) error {
 }
 
 // UntrustFor removes a session's trust and the persistent trust of a
-// server, so the next call (and the next launch) asks again. The server
-// need not be configured any more.
+// server, so the next call (and the next launch) asks again. A running
+// server keeps running for the sessions that use it — their calls now ask
+// — until the last session ends or its config changes. The server need not
+// be configured any more.
 func (m *Manager) UntrustFor(ctx context.Context, sessionID, server string) error {
 	if err := m.UntrustSession(sessionID, server); err != nil {
 		return err
@@ -499,7 +504,6 @@ func (m *Manager) UntrustFor(ctx context.Context, sessionID, server string) erro
 			return fmt.Errorf("removing MCP trust for %q: %w", server, err)
 		}
 	}
-	m.stopUntrusted(ctx)
 	return nil
 }
 
@@ -511,7 +515,6 @@ func (m *Manager) UntrustSession(sessionID, server string) error {
 	if st != nil {
 		_ = st.Delete(context.Background(), server)
 	}
-	m.stopUntrusted(context.Background())
 	return nil
 }
 

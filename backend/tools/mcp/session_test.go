@@ -29,7 +29,7 @@ func workspaceServer(t *testing.T, name, dir string, flags ...string) ServerConf
 
 // TestSessionTrustIsPerSession: one session's trust is not another's, it
 // ends with the session, and the process of an untrusted workspace server
-// stops when its last trust goes.
+// stops when the last session trusting it ends.
 func TestSessionTrustIsPerSession(t *testing.T) {
 	ctx := context.Background()
 	m := newTestManager(t, Options{}, workspaceServer(t, "w", t.TempDir()))
@@ -50,8 +50,12 @@ func TestSessionTrustIsPerSession(t *testing.T) {
 		t.Fatal("A still has a card after trusting")
 	}
 	// B runs in the same workspace: the process is shared, the trust not.
-	if got := m.Offered(ctx, "B"); len(got) != 0 {
-		t.Fatalf("B sees A's trust: %v", offeredNames(got))
+	// B is offered the running server's tools, and each call asks.
+	if got := offeredNames(m.Offered(ctx, "B")); !slices.Contains(got, "echo") {
+		t.Fatalf("B is not offered the running server's tools: %v", got)
+	}
+	if p := m.Pending(ctx, "B"); len(p) != 1 {
+		t.Fatal("B has no trust card")
 	}
 	echoB, ok := m.Find("B", "mcp-tool:w/echo")
 	if !ok {
