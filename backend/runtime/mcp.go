@@ -226,8 +226,8 @@ func (s *Service) mcpGrants(ctx context.Context, ss store.Session) ([]GrantView,
 	} else if m != nil {
 		for _, rec := range m.SessionTrusts(owner) {
 			out = append(out, GrantView{ID: McpScopeSession + ":" + rec.Server, Kind: GrantKindMcpServer,
-				Signature: "mcp-server:" + rec.Server, Scope: McpScopeSession, CreatedAt: rec.TrustedAt.UnixMilli(),
-				Server: rec.Server})
+				Signature: "mcp-server:" + rec.Server, Scope: McpScopeSession, Reasons: []policy.Reason{},
+				CreatedAt: rec.TrustedAt.UnixMilli(), Server: rec.Server})
 		}
 	}
 	trusts, err := s.st.McpTrusts(ctx, ss.WorkspaceID)
@@ -236,7 +236,8 @@ func (s *Service) mcpGrants(ctx context.Context, ss store.Session) ([]GrantView,
 	}
 	for _, t := range trusts {
 		out = append(out, GrantView{ID: McpScopeWorkspace + ":" + t.Server, Kind: GrantKindMcpServer,
-			Signature: "mcp-server:" + t.Server, Scope: McpScopeWorkspace, CreatedAt: t.TrustedAt.UnixMilli(), Server: t.Server})
+			Signature: "mcp-server:" + t.Server, Scope: McpScopeWorkspace, Reasons: []policy.Reason{},
+			CreatedAt: t.TrustedAt.UnixMilli(), Server: t.Server})
 	}
 	return out, nil
 }

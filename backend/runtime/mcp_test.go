@@ -117,6 +117,9 @@ func mcpGrants(t *testing.T, r *rig, sessionID string) []string {
 	var out []string
 	for _, g := range gs {
 		if g.Kind == GrantKindMcpServer {
+			if g.Reasons == nil {
+				t.Errorf("grant %s has reasons null on the wire; the window maps over them", g.ID)
+			}
 			out = append(out, g.ID)
 		}
 	}
