@@ -218,3 +218,54 @@ func TestPoolWatchesMCPJSON(t *testing.T) {
 }
 
 func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"` }
+
+// TestPoolWatchesEveryConfigFile: a change to any file that configures a
+// workspace's servers reaches its manager without a restart — .mcp.json,
+// a .warden/config.toml (even one whose folder appears later) and the user
+// config, which concerns every workspace.
+func TestPoolWatchesEveryConfigFile(t *testing.T) {
+	type files struct{ user, ws string }
+	cases := []struct {
+		name   string
+		change func(t *testing.T, f files)
+		want   string // a server that must appear
+	}{
+		{"edit .mcp.json", func(t *testing.T, f files) {
+			writeFile(t, filepath.Join(f.ws, ".mcp.json"), `{"mcpServers":{"from-json":{"command":"x"}}}`)
+		}, "from-json"},
+		{".warden folder appears with a config", func(t *testing.T, f files) {
+			writeFile(t, filepath.Join(f.ws, ".warden", "config.toml"), "[mcp.servers.from-toml]\ncommand = \"x\"\n")
+		}, "from-toml"},
+		{"edit the user config", func(t *testing.T, f files) {
+			writeFile(t, f.user, "[mcp.servers.from-user]\ncommand = \"x\"\n")
+		}, "from-user"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			home, ws := t.TempDir(), t.TempDir()
+			f := files{user: filepath.Join(home, "warden", "config.toml"), ws: ws}
+			writeFile(t, f.user, "")
+			p, err := NewPool(PoolOptions{UserConfigPath: f.user, Watch: true, Manager: Options{LogDir: t.TempDir()}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = p.Close() })
+			m, err := p.For(context.Background(), ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.change(t, f)
+			waitFor(t, c.want+" to load", func() bool { return slices.Contains(m.Servers(), c.want) })
+		})
+	}
+}
+
+func writeFile(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
