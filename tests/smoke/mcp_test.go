@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"image"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -28,6 +30,7 @@ const minCardPixels = 20000
 // TestDesktopShowsMcpTrustCard opens the real window on a session whose
 // workspace's .mcp.json lists a server nobody trusted: the window shows the
 // trust card, and the server's command has not run (it would leave a file).
+// Clicking the card's Trust, through the X server, runs it.
 func TestDesktopShowsMcpTrustCard(t *testing.T) {
 	bin := envOr(t, "WARDEN_DESKTOP_BIN", "../../build/bin/warden-desktop")
 	artifacts := envOr(t, "WARDEN_ARTIFACTS", "../../artifacts")
@@ -44,7 +47,7 @@ func TestDesktopShowsMcpTrustCard(t *testing.T) {
 	ws := t.TempDir()
 	ran := filepath.Join(ws, "the-server-ran")
 	mcpJSON, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
-		"repo-tools": map[string]any{"command": "sh", "args": []string{"-c", "touch " + ran + "; sleep 600"}},
+		"repo-tools": map[string]any{"command": "sh", "args": []string{"-c", "touch " + ran + "; exec sleep 30"}},
 	}})
 	if err := os.WriteFile(filepath.Join(ws, ".mcp.json"), mcpJSON, 0o600); err != nil {
 		t.Fatal(err)
@@ -92,6 +95,61 @@ func TestDesktopShowsMcpTrustCard(t *testing.T) {
 	if _, err := os.Stat(ran); !os.IsNotExist(err) {
 		t.Fatalf("the untrusted server's command ran (%s exists: %v)", ran, err)
 	}
+
+	// Trust: the card's first accent-coloured pixel is its Trust button.
+	xdotool, err := exec.LookPath("xdotool")
+	if err != nil {
+		t.Fatal("xdotool is missing: scripts/install-deps.sh installs it")
+	}
+	x, y, ok := firstColourIn(shot, accent, colourBounds(shot, cardBackground))
+	if !ok {
+		t.Fatal("no Trust button in the card (see desktop-mcp-card.png)")
+	}
+	if out, err := exec.Command(xdotool, "mousemove", strconv.Itoa(x+8), strconv.Itoa(y+6), "click", "1").CombinedOutput(); err != nil {
+		t.Fatalf("xdotool: %v: %s", err, out)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if _, err := os.Stat(ran); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("clicking Trust did not start the server")
+		}
+	}
+}
+
+// accent is the shell's accent (--accent, light theme): primary buttons.
+var accent = [3]uint8{0x2d, 0x6c, 0xdf}
+
+// colourBounds is the bounding box of one colour's pixels.
+func colourBounds(img image.Image, c [3]uint8) image.Rectangle {
+	b := img.Bounds()
+	out := image.Rectangle{}
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if is(img, x, y, c) {
+				out = out.Union(image.Rect(x, y, x+1, y+1))
+			}
+		}
+	}
+	return out
+}
+
+// firstColourIn finds the topmost, then leftmost, pixel of a colour in r.
+func firstColourIn(img image.Image, c [3]uint8, r image.Rectangle) (int, int, bool) {
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if is(img, x, y, c) {
+				return x, y, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+func is(img image.Image, x, y int, c [3]uint8) bool {
+	r, g, b, _ := img.At(x, y).RGBA()
+	return uint8(r>>8) == c[0] && uint8(g>>8) == c[1] && uint8(b>>8) == c[2]
 }
 
 // countColour counts the pixels of exactly one colour.
@@ -100,8 +158,7 @@ func countColour(img image.Image, c [3]uint8) int {
 	n := 0
 	for y := b.Min.Y; y < b.Max.Y; y++ {
 		for x := b.Min.X; x < b.Max.X; x++ {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			if uint8(r>>8) == c[0] && uint8(g>>8) == c[1] && uint8(bl>>8) == c[2] {
+			if is(img, x, y, c) {
 				n++
 			}
 		}

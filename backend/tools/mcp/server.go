@@ -100,13 +100,18 @@ type server struct {
 	// tools/list_changed re-lists in flight (see settle).
 	lastCall time.Time
 	relists  int
+
+	life    context.Context // ends with close
+	endLife context.CancelFunc
 }
 
 func newServer(cfg ServerConfig, logPath string, opts *Options) *server {
-	return &server{
+	s := &server{
 		cfg: cfg, hash: cfg.LaunchHash(opts.HashKey), logPath: logPath, opts: opts,
 		state: StateIdle, tools: map[string]*toolInfo{}, appeared: map[string]time.Time{},
 	}
+	s.life, s.endLife = context.WithCancel(context.Background())
+	return s
 }
 
 // session returns a live session, starting the server if it is not running.
@@ -216,6 +221,9 @@ func (s *server) connect(ctx context.Context, gen int) (*sdk.ClientSession, func
 	})
 	startCtx, cancel := context.WithTimeout(ctx, s.opts.StartTimeout)
 	defer cancel()
+	// Closing the manager abandons a start in progress: the half-started
+	// process must not outlive Warden waiting for its handshake.
+	defer context.AfterFunc(s.life, cancel)()
 	cs, err := client.Connect(startCtx, transport, nil)
 	if err != nil {
 		stop()
@@ -431,6 +439,7 @@ func (s *server) halt(state ServerState, why string) {
 }
 
 func (s *server) close() {
+	s.endLife()
 	s.mu.Lock()
 	s.closed = true
 	s.state = StateStopped
