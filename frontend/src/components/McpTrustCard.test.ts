@@ -2,7 +2,7 @@ import { flushPromises, mount } from '@vue/test-utils'
 import { createPinia } from 'pinia'
 import { describe, expect, it } from 'vitest'
 import { BridgeKey, type McpPendingServer } from '../bridge'
-import { fakeBridge } from '../testing/fakeBridge'
+import { fakeBridge, testSession } from '../testing/fakeBridge'
 import { useMcpTrustStore } from '../stores/mcpTrust'
 import McpTrustCard from './McpTrustCard.vue'
 
@@ -73,6 +73,18 @@ describe('McpTrustCard', () => {
     store.onPush({ type: 'event', event: { seq: 2, session_id: 's1', version: 2, kind: 'mcp_server_untrusted', at: 2, data: {} } })
     await flushPromises()
     expect(w.findAll('[data-testid="mcp-pending-server"]')).toHaveLength(2)
+  })
+
+  it('a turn starting or ending re-reads the list (the backend watches .mcp.json)', async () => {
+    const { w, store } = await mountCard([[], [web]])
+    const s = testSession()
+    store.onPush({ type: 'session', session: { ...s, busy: false } })
+    await flushPromises()
+    expect(w.find('[data-testid="mcp-trust-card"]').exists()).toBe(false)
+    store.onPush({ type: 'session', session: { ...s, busy: false } })
+    store.onPush({ type: 'session', session: { ...s, busy: true } })
+    await flushPromises()
+    expect(w.findAll('[data-testid="mcp-pending-server"]')).toHaveLength(1)
   })
 
   it('says why a trust failed', async () => {

@@ -53,9 +53,17 @@ export const useMcpTrustStore = defineStore('mcpTrust', () => {
     dismissed.value = { ...dismissed.value, [sessionId]: key(pending.value[sessionId] ?? []) }
   }
 
+  // A turn starting or ending re-reads the card too: an edit of .mcp.json
+  // (which the backend watches) shows without reopening the session.
+  const busyOf: Record<string, boolean> = {}
   function onPush(p: Push) {
     if (p.type === 'event' && trustKinds.has(p.event.kind) && p.event.session_id in pending.value) {
       void load(p.event.session_id)
+    }
+    if (p.type === 'session' && p.session.id in pending.value && busyOf[p.session.id] !== p.session.busy) {
+      const known = p.session.id in busyOf
+      busyOf[p.session.id] = p.session.busy
+      if (known) void load(p.session.id)
     }
     if (p.type === 'session-deleted') {
       const { [p.session_id]: _, ...rest } = pending.value
