@@ -5,7 +5,9 @@
 // server (bin/mcp-testserver), which rewrites a tool description on request.
 // Walks: the trust card → Trust → the model is offered the server's tools and
 // a call runs → a restart of `warden serve` on the same database keeps the
-// workspace trust (no card) → Revoke in Grants makes the next call ask → a
+// workspace trust (no card) → Revoke in Grants makes the next call ask, and
+// the prompt's "Trust this server" runs that call → an edit of .mcp.json
+// voids the trust without a restart → a
 // session on another workspace never sees the first one's trust → a
 // rug-pulled description is withheld and the prompt shows old and new side by
 // side. Screenshots in artifacts/e2e/mcp-*.png. Run with `make e2e`.
@@ -248,8 +250,31 @@ try {
     assert.match(await prompt.innerText(), /Untrusted MCP server/)
     assert.match(await prompt.innerText(), /MCP server everything/)
     await snap('revoked-asks')
-    await prompt.getByRole('button', { name: 'Deny' }).click()
+  })
+
+  await step('the prompt\'s Trust this server trusts and runs that very call', async () => {
+    await prompt.getByRole('button', { name: 'Trust this server' }).click()
     await prompt.waitFor({ state: 'hidden' })
+    await page.getByText(/The tool said: .*from the e2e model/).nth(2).waitFor({ timeout: 30000 })
+    assert.equal(await page.getByText(/nothing ran/).count(), 0, 'the approved call ran')
+    await card.waitFor({ state: 'detached', timeout: 10000 })
+    await page.getByRole('tab', { name: /Grants/ }).click()
+    await page.getByTestId('grant-row').filter({ hasText: 'everything' }).filter({ hasText: 'session' }).waitFor()
+    await page.getByRole('tab', { name: 'Chat' }).click()
+  })
+
+  await step('editing .mcp.json (an env value) stops the server and voids its trust, without a restart', async () => {
+    writeFileSync(join(wsA, '.mcp.json'), mcpJSON({ everything: { command: everythingBin, args: ['stdio'], env: { EVERYTHING_MODE: '2' } } }))
+    await page.waitForTimeout(800) // the watcher's debounce, then the reload
+    const n = await send('echo after the edit')
+    await page.getByText('No tool for "echo after the edit" was offered to me.').waitFor({ timeout: 30000 })
+    assert.deepEqual(everythingTools(requestAfter(n)), [])
+    await card.waitFor({ timeout: 10000 })
+    assert.match(await card.innerText(), /everything/)
+    await page.getByRole('tab', { name: /Grants/ }).click()
+    await page.waitForLoadState('networkidle')
+    assert.equal(await page.getByTestId('grant-row').filter({ hasText: 'everything' }).count(), 0, 'the voided trust is not listed')
+    await page.getByRole('tab', { name: 'Chat' }).click()
   })
 
   await step('rug pull: the changed tool is withheld and the prompt shows old and new text', async () => {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/warden-dev/warden/backend/config"
@@ -80,7 +81,8 @@ type Graph struct {
 	ConfigPath string // the user's config.toml
 
 	// MCPPool runs each session's workspace servers (assemble/mcp.go).
-	MCPPool *mcp.Pool
+	MCPPool    *mcp.Pool
+	mcpService atomic.Pointer[runtime.Service]
 
 	mcpWarnings []string
 }
@@ -173,6 +175,7 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	if g.Service, err = runtime.New(ctx, cfg); err != nil {
 		return nil, err
 	}
+	g.mcpService.Store(g.Service)
 	g.Settings, err = settings.New(settings.Options{ConfigPath: userPath, Runtime: g.Service, BuildProvider: Provider,
 		MCP: g.MCP, Warnings: append(append([]string{}, g.Config.Warnings...), g.mcpWarnings...)})
 	if err != nil {

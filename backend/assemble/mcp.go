@@ -28,8 +28,15 @@ func (g *Graph) openMCP(ctx context.Context, o Options, userPath string) error {
 		return mcpstore.New(st, ws.ID, ""), nil
 	}
 	tmpl := mcp.Options{ClientVersion: o.Version, HashKey: key}
+	// The service is made after the pool (Open stores it in mcpService); a
+	// reload comes from an fsnotify event for a workspace a session opened.
+	voided := func(workspace string, servers []string) {
+		if s := g.mcpService.Load(); s != nil {
+			s.McpTrustVoided(workspace, servers)
+		}
+	}
 	if g.MCPPool, err = mcp.NewPool(mcp.PoolOptions{UserConfigPath: userPath, Persistent: persistent,
-		Manager: tmpl, Watch: true}); err != nil {
+		Manager: tmpl, Watch: true, OnReload: voided}); err != nil {
 		return fmt.Errorf("assemble: MCP: %w", err)
 	}
 	mc := mcp.LoadConfig(userPath, o.Workspace)

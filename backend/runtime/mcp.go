@@ -335,3 +335,26 @@ func (s *Service) mcpInfo(sessionID string, effs []policy.Effect) *McpInfo {
 	}
 	return info
 }
+
+// McpTrustVoided records in every top-level session of a workspace that a
+// changed launch config (an edited .mcp.json or user config) voided the
+// trust in servers: each gets McpServerUntrusted, which the windows read
+// to bring the card back and to drop the trust from Grants.
+func (s *Service) McpTrustVoided(workspace string, servers []string) {
+	if len(servers) == 0 {
+		return
+	}
+	ctx := context.WithoutCancel(s.ctx)
+	all, err := s.st.Sessions(ctx, "")
+	if err != nil {
+		return
+	}
+	for _, ss := range all {
+		if ss.ParentID != "" || ss.Workspace != workspace {
+			continue
+		}
+		for _, name := range servers {
+			_, _ = s.st.Append(ctx, ss.ID, store.AnyVersion, store.McpServerUntrusted{Server: name})
+		}
+	}
+}

@@ -243,6 +243,20 @@ func TestMcpTrustScopes(t *testing.T) {
 	if card, _ := r.svc.McpPending(ctx, a.ID); len(card) != 1 {
 		t.Fatal("no card after revoking the workspace trust")
 	}
+
+	// A voided trust (the config changed) is recorded in every top-level
+	// session of that workspace only.
+	before := len(r.events(b.ID, store.KindMcpServerUntrusted))
+	r.svc.McpTrustVoided(r.ws, []string{"t"})
+	for _, id := range []string{a.ID, same.ID} {
+		evs := r.events(id, store.KindMcpServerUntrusted)
+		if len(evs) == 0 || evs[len(evs)-1].Event.(store.McpServerUntrusted).Server != "t" {
+			t.Fatalf("session %s: no McpServerUntrusted after the trust was voided", id)
+		}
+	}
+	if len(r.events(b.ID, store.KindMcpServerUntrusted)) != before {
+		t.Fatal("a session on another workspace got the voided trust")
+	}
 }
 
 // TestMcpPromptTrustRunsTheCall: a tool that appears through
