@@ -1,0 +1,301 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/warden-dev/warden/backend/policy"
+)
+
+// watcher follows the writable roots for the life of one call with
+// inotify, recursively: each folder that appears is watched and then read,
+// so nothing made inside it in between is missed. Every entry that appears
+// is judged by the protected rule; a protected one is removed at once and
+// reported. The one exception is what git init and git clone write into a
+// gitdir (sample hooks, info/exclude, a config holding only the keys they
+// write), so a repository can be made in the cage; any other key in such a
+// config is unset again. When the kernel's queue overflows, or a folder
+// cannot be watched, the final check walks the roots again instead.
+type watcher struct {
+	r        *rules
+	fd       int
+	wakeR    *os.File
+	wakeW    *os.File
+	before   map[string]bool // protected entries that existed before the call
+	done     chan struct{}
+	mu       sync.Mutex
+	dirs     map[int]string // watch descriptor -> folder
+	rewalk   bool           // overflow or a failed watch: walk again at the end
+	configs  map[string]bool
+	found    map[string]Violation
+	order    []string
+	stopOnce sync.Once
+}
+
+const watchMask = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_CLOSE_WRITE | unix.IN_DONT_FOLLOW | unix.IN_ONLYDIR | unix.IN_EXCL_UNLINK
+
+func newWatcher(r *rules) (*watcher, error) {
+	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: watch the workspace: %w", err)
+	}
+	wr, ww, err := os.Pipe()
+	if err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("sandbox: watch the workspace: %w", err)
+	}
+	return &watcher{r: r, fd: fd, wakeR: wr, wakeW: ww, done: make(chan struct{}),
+		dirs: map[int]string{}, configs: map[string]bool{}, found: map[string]Violation{}, before: map[string]bool{}}, nil
+}
+
+// add watches dir; called before dir is read.
+func (w *watcher) add(dir string) error {
+	wd, err := unix.InotifyAddWatch(w.fd, dir, watchMask)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err != nil {
+		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
+			return nil
+		}
+		w.rewalk = true
+		return nil
+	}
+	w.dirs[wd] = dir
+	return nil
+}
+
+// start begins reading events; the walk has added the first watches.
+func (w *watcher) start(s scan) {
+	for _, p := range s.protected {
+		w.before[p.Path] = true
+	}
+	go w.loop()
+}
+
+func (w *watcher) loop() {
+	defer close(w.done)
+	buf := make([]byte, 64<<10)
+	fds := []unix.PollFd{{Fd: int32(w.fd), Events: unix.POLLIN}, {Fd: int32(w.wakeR.Fd()), Events: unix.POLLIN}}
+	for {
+		_, err := unix.Poll(fds, -1)
+		if err != nil && !errors.Is(err, unix.EINTR) {
+			w.mu.Lock()
+			w.rewalk = true
+			w.mu.Unlock()
+			return
+		}
+		w.drain(buf)
+		if fds[1].Revents != 0 {
+			w.drain(buf)
+			return
+		}
+	}
+}
+
+// drain handles every queued event.
+func (w *watcher) drain(buf []byte) {
+	for {
+		n, err := unix.Read(w.fd, buf)
+		if n <= 0 || err != nil {
+			return
+		}
+		for off := 0; off+unix.SizeofInotifyEvent <= n; {
+			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
+			name := ""
+			if ev.Len > 0 {
+				name = strings.TrimRight(string(buf[off+unix.SizeofInotifyEvent:off+unix.SizeofInotifyEvent+int(ev.Len)]), "\x00")
+			}
+			off += unix.SizeofInotifyEvent + int(ev.Len)
+			w.event(int(ev.Wd), ev.Mask, name)
+		}
+	}
+}
+
+func (w *watcher) event(wd int, mask uint32, name string) {
+	w.mu.Lock()
+	if mask&unix.IN_Q_OVERFLOW != 0 {
+		w.rewalk = true
+	}
+	dir, ok := w.dirs[wd]
+	if mask&unix.IN_IGNORED != 0 {
+		delete(w.dirs, wd)
+	}
+	w.mu.Unlock()
+	if !ok || name == "" {
+		return
+	}
+	p := filepath.Join(dir, name)
+	switch {
+	case mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0:
+		w.appeared(p, mask&unix.IN_ISDIR != 0)
+	case mask&unix.IN_CLOSE_WRITE != 0:
+		w.mu.Lock()
+		known := w.configs[p]
+		w.mu.Unlock()
+		if known {
+			w.checkConfig(p)
+		}
+	}
+}
+
+// appeared judges a new entry and, for a folder, watches and reads it.
+func (w *watcher) appeared(p string, isDir bool) {
+	if w.r.protected(p, isDir) && !w.before[p] {
+		if !w.allowedInGitdir(p) {
+			w.violate(p, "created a cage-protected path; removed")
+			return
+		}
+	}
+	if !isDir {
+		return
+	}
+	_ = w.add(p)
+	ents, err := os.ReadDir(p)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		w.appeared(filepath.Join(p, e.Name()), e.IsDir())
+	}
+}
+
+// allowedInGitdir is the git-init exception: true for what git itself
+// writes into a gitdir; a config is kept and its keys checked.
+func (w *watcher) allowedInGitdir(p string) bool {
+	_, rel, ok := gitdirOf(p)
+	if !ok || !policy.GitInitEntry(rel) {
+		return false
+	}
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return true // already gone
+	}
+	switch rel {
+	case "hooks", "info":
+		return fi.IsDir()
+	case "config":
+		if !fi.Mode().IsRegular() {
+			return false
+		}
+		w.mu.Lock()
+		w.configs[p] = true
+		w.mu.Unlock()
+		w.checkConfig(p)
+		return true
+	}
+	return fi.Mode().IsRegular()
+}
+
+// checkConfig unsets every key of a gitdir config made in the cage that
+// git init or clone would not have written. git itself reads and edits the
+// file (--file: no includes are followed, nothing is run).
+func (w *watcher) checkConfig(p string) {
+	out, err := gitConfig(p, "--null", "--list")
+	if err != nil {
+		if _, serr := os.Lstat(p); serr != nil {
+			return
+		}
+		w.violate(p, "wrote a git config git cannot read; removed")
+		return
+	}
+	var bad []string
+	for _, key := range configKeys(out) {
+		if !policy.GitInitConfigKey(key) {
+			bad = append(bad, key)
+		}
+	}
+	if len(bad) == 0 {
+		return
+	}
+	for _, k := range bad {
+		if _, err := gitConfig(p, "--unset-all", k); err != nil {
+			w.violate(p, "set "+k+" in a new repository's config, which could not be undone; the config was removed")
+			return
+		}
+	}
+	w.record(p, "set "+strings.Join(bad, ", ")+" in a new repository's config; unset")
+}
+
+// configKeys splits `git config --null --list` output (key, newline, value,
+// NUL; a key without a value has no newline) into its keys.
+func configKeys(out []byte) []string {
+	var keys []string
+	for _, item := range strings.Split(string(out), "\x00") {
+		if item == "" {
+			continue
+		}
+		k, _, _ := strings.Cut(item, "\n")
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+func gitConfig(file string, args ...string) ([]byte, error) {
+	cmd := exec.Command("git", append([]string{"config", "--file", file}, args...)...)
+	cmd.Env = []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "PATH=" + os.Getenv("PATH")}
+	return cmd.Output()
+}
+
+func (w *watcher) violate(p, detail string) {
+	_ = os.RemoveAll(p)
+	w.record(p, detail)
+}
+
+func (w *watcher) record(p, detail string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, ok := w.found[p]; !ok {
+		w.order = append(w.order, p)
+	}
+	w.found[p] = Violation{Path: p, Detail: detail}
+}
+
+// stop ends the watch after the process is gone: the events still queued
+// are handled, the configs made in the call checked once more, and the
+// roots walked again if the watch may have missed something.
+func (w *watcher) stop() []Violation {
+	w.stopOnce.Do(func() {
+		_, _ = w.wakeW.Write([]byte{1})
+		<-w.done
+		unix.Close(w.fd)
+		w.wakeR.Close()
+		w.wakeW.Close()
+		w.mu.Lock()
+		rewalk := w.rewalk
+		configs := make([]string, 0, len(w.configs))
+		for c := range w.configs {
+			configs = append(configs, c)
+		}
+		w.mu.Unlock()
+		sort.Strings(configs)
+		for _, c := range configs {
+			if _, err := os.Lstat(c); err == nil {
+				w.checkConfig(c)
+			}
+		}
+		if rewalk {
+			s, _ := w.r.walk(nil)
+			for _, p := range s.protected {
+				if !w.before[p.Path] && !w.allowedInGitdir(p.Path) {
+					w.violate(p.Path, "created a cage-protected path; removed")
+				}
+			}
+		}
+	})
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]Violation, 0, len(w.order))
+	for _, p := range w.order {
+		out = append(out, w.found[p])
+	}
+	return out
+}
