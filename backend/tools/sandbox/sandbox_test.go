@@ -249,4 +249,3 @@ func TestPrepareRefusesBadSpecs(t *testing.T) {
 		})
 	}
 }
-
