@@ -27,7 +27,7 @@ var DefaultDenyRead = []string{
 	".password-store", ".local/share/keyrings", ".local/share/kwalletd", ".pki",
 	".config/chromium", ".config/google-chrome", ".config/google-chrome-beta",
 	".config/google-chrome-unstable", ".config/BraveSoftware", ".config/microsoft-edge",
-	".config/vivaldi", ".mozilla", ".librewolf", ".cache/ms-playwright",
+	".config/vivaldi", ".mozilla", ".librewolf",
 	"snap/chromium", "snap/firefox", ".var/app/org.chromium.Chromium",
 	".var/app/com.google.Chrome", ".var/app/org.mozilla.firefox",
 }

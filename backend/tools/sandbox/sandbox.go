@@ -348,7 +348,11 @@ func (c *Cage) bwrapArgs(spec Spec, dir string, p *Prepared) ([]string, []*os.Fi
 			return nil, nil, err
 		}
 	}
-	if err := c.hide(b); err != nil {
+	visible := writable
+	if len(visible) == 0 {
+		visible = []string{spec.Workspace}
+	}
+	if err := c.hide(b, visible); err != nil {
 		return nil, nil, err
 	}
 	c.sockets(b)
@@ -435,10 +439,11 @@ func (c *Cage) protect(b *argBuilder, writable []string, p *Prepared) error {
 }
 
 // hide covers every existing hidden path with an empty, mode-0000,
-// read-only folder or file. /tmp and /run are the cage's own already.
-func (c *Cage) hide(b *argBuilder) error {
+// read-only folder or file. /tmp and /run are the cage's own already,
+// except for a workspace or writable root bound in from there.
+func (c *Cage) hide(b *argBuilder, visible []string) error {
 	for _, h := range c.hidden {
-		if Within("/tmp", h) || Within("/run", h) {
+		if (Within("/tmp", h) || Within("/run", h)) && !underAny(h, visible) {
 			continue
 		}
 		fi, err := os.Stat(h)
@@ -449,7 +454,7 @@ func (c *Cage) hide(b *argBuilder) error {
 			b.add("--perms", "0000", "--tmpfs", h, "--remount-ro", h)
 			continue
 		}
-		if err := b.data("--perms", nil, "0000", "--ro-bind-data", h); err != nil {
+		if err := b.emptyFile(h); err != nil {
 			return err
 		}
 	}
@@ -500,31 +505,49 @@ func (b *argBuilder) fd(flag string, f *os.File) {
 	b.files = append(b.files, f)
 }
 
-// data passes content through a pipe: flag FD, or, with more arguments,
-// flag more[0] ... then the last two as "option FD dest" (for --perms 0000
-// --ro-bind-data FD DEST).
-func (b *argBuilder) data(flag string, content []byte, more ...string) error {
+// data passes content to bwrap through a pipe: flag FD.
+func (b *argBuilder) data(flag string, content []byte) error {
+	r, err := pipeOf(content)
+	if err != nil {
+		return err
+	}
+	b.fd(flag, r)
+	return nil
+}
+
+// emptyFile mounts an empty, mode-0000, read-only file on dest.
+func (b *argBuilder) emptyFile(dest string) error {
+	r, err := pipeOf(nil)
+	if err != nil {
+		return err
+	}
+	b.args = append(b.args, "--perms", "0000", "--ro-bind-data", strconv.Itoa(3+len(b.files)), dest)
+	b.files = append(b.files, r)
+	return nil
+}
+
+// pipeOf is the read end of a pipe holding content (small: it must fit
+// the pipe's buffer, a seccomp program does).
+func pipeOf(content []byte) (*os.File, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
-		return fmt.Errorf("sandbox: %w", err)
+		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	if len(content) > 0 {
-		if _, err := w.Write(content); err != nil {
-			r.Close()
-			w.Close()
-			return fmt.Errorf("sandbox: %w", err)
+	defer w.Close()
+	if _, err := w.Write(content); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	return r, nil
+}
+
+func underAny(p string, roots []string) bool {
+	for _, r := range roots {
+		if Within(r, p) {
+			return true
 		}
 	}
-	w.Close()
-	n := strconv.Itoa(3 + len(b.files))
-	b.files = append(b.files, r)
-	if len(more) == 0 {
-		b.args = append(b.args, flag, n)
-		return nil
-	}
-	// --perms 0000 --ro-bind-data FD DEST
-	b.args = append(b.args, flag, more[0], more[1], n, more[2])
-	return nil
+	return false
 }
 
 // envAllow is the environment a caged process inherits; nothing else leaks
