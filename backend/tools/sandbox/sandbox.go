@@ -129,6 +129,16 @@ func New(cfg Config) *Cage {
 	if cfg.Home == "" {
 		cfg.Home, _ = os.UserHomeDir()
 	}
+	var socks []string
+	for _, s := range cfg.AllowUnixSockets {
+		if rest, ok := strings.CutPrefix(s, "~/"); ok && cfg.Home != "" {
+			s = filepath.Join(cfg.Home, rest)
+		}
+		if filepath.IsAbs(s) {
+			socks = append(socks, filepath.Clean(s))
+		}
+	}
+	cfg.AllowUnixSockets = socks
 	c := &Cage{cfg: cfg, limits: cfg.Limits.withDefaults()}
 	c.hidden = hiddenPaths(cfg.Home, cfg.DenyRead, cfg.Protected)
 	return c
