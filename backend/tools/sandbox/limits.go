@@ -142,7 +142,9 @@ func (lm *limiter) close() error {
 	}
 	<-lm.done
 	if lm.cgroup != "" {
-		_ = os.Remove(lm.cgroup)
+		// rmdir of a cgroup waits for the kernel to retire it, which can
+		// take milliseconds; nobody waits for that.
+		go func(dir string) { _ = os.Remove(dir) }(lm.cgroup)
 	}
 	if err, ok := lm.err.Load().(error); ok {
 		return err

@@ -39,6 +39,10 @@ type watcher struct {
 	found    map[string]Violation
 	order    []string
 	stopOnce sync.Once
+	// reading is held while events are read: by the loop, and by stop,
+	// which reads the last ones itself instead of waiting for the loop.
+	reading sync.Mutex
+	stopped bool
 }
 
 const watchMask = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_CLOSE_WRITE | unix.IN_DONT_FOLLOW | unix.IN_ONLYDIR | unix.IN_EXCL_UNLINK
@@ -93,12 +97,24 @@ func (w *watcher) loop() {
 			w.mu.Unlock()
 			return
 		}
-		w.drain(buf)
-		if fds[1].Revents != 0 {
-			w.drain(buf)
+		if w.drainUnlessStopped(buf) {
 			return
 		}
 	}
+}
+
+// drainUnlessStopped handles the queued events unless stop has already
+// taken over; it reports whether the watch is over.
+func (w *watcher) drainUnlessStopped(buf []byte) bool {
+	w.reading.Lock()
+	defer w.reading.Unlock()
+	if w.stopped {
+		unix.Close(w.fd)
+		w.wakeR.Close()
+		return true
+	}
+	w.drain(buf)
+	return false
 }
 
 // drain handles every queued event.
@@ -264,10 +280,19 @@ func (w *watcher) record(p, detail string) {
 // roots walked again if the watch may have missed something.
 func (w *watcher) stop() []Violation {
 	w.stopOnce.Do(func() {
+		// The process is gone, so every event it caused is queued: read
+		// them here, then let the loop go (it closes the descriptor).
+		w.reading.Lock()
+		w.drain(make([]byte, 64<<10))
+		w.stopped = true
+		select {
+		case <-w.done: // the loop failed earlier and left the descriptor
+			unix.Close(w.fd)
+			w.wakeR.Close()
+		default:
+		}
+		w.reading.Unlock()
 		_, _ = w.wakeW.Write([]byte{1})
-		<-w.done
-		unix.Close(w.fd)
-		w.wakeR.Close()
 		w.wakeW.Close()
 		w.mu.Lock()
 		rewalk := w.rewalk
