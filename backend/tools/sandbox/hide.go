@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bufio"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -106,9 +107,16 @@ func listeningSockets() []string {
 		return nil
 	}
 	defer f.Close()
+	return parseUnixSockets(f)
+}
+
+// parseUnixSockets reads /proc/net/unix: a header line, then one socket a
+// line whose last field, when there are eight, is its path ("@..." for an
+// abstract name, which a file mount cannot cover).
+func parseUnixSockets(r io.Reader) []string {
 	seen := map[string]bool{}
 	var out []string
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(r)
 	sc.Scan() // header
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
@@ -120,7 +128,7 @@ func listeningSockets() []string {
 			continue
 		}
 		seen[p] = true
-		out = append(out, p)
+		out = append(out, filepath.Clean(p))
 	}
 	sort.Strings(out)
 	return out
