@@ -106,7 +106,12 @@ func callTool(ctx context.Context, name string, f toolFlags) (toolOutput, int, e
 	if err != nil {
 		return out, 2, err
 	}
-	protected := wardenFolders()
+	path, err := resolveDBPath(f.db, os.Getenv)
+	if err != nil {
+		return out, 1, err
+	}
+	// The database is hidden from the cage wherever --db or WARDEN_DB put it.
+	protected := append(wardenFolders(), path, path+"-wal", path+"-shm", path+"-journal")
 	cage := sandbox.New(toolCageConfig(protected))
 	defer cage.Close()
 	status := cage.Detect(ctx)
@@ -128,10 +133,6 @@ func callTool(ctx context.Context, name string, f toolFlags) (toolOutput, int, e
 	mons := tools.NewMonitors(cage)
 	defer mons.Close()
 	reg, err := tools.Builtins(cage, mons, "")
-	if err != nil {
-		return out, 1, err
-	}
-	path, err := resolveDBPath(f.db, os.Getenv)
 	if err != nil {
 		return out, 1, err
 	}
