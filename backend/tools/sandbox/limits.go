@@ -67,7 +67,7 @@ type limiter struct {
 func newLimiter(l Limits, cgroupParent string) (*limiter, error) {
 	lm := &limiter{done: make(chan struct{})}
 	var err error
-	if lm.infoR, lm.infoW, err = os.Pipe(); err != nil {
+	if lm.infoR, lm.infoW, err = blockingPipe(); err != nil {
 		return nil, fmt.Errorf("sandbox: limits: %w", err)
 	}
 	if lm.blockR, lm.blockW, err = os.Pipe(); err != nil {
@@ -80,6 +80,18 @@ func newLimiter(l Limits, cgroupParent string) (*limiter, error) {
 	}
 	go lm.run(l)
 	return lm, nil
+}
+
+// blockingPipe is a pipe whose read end is read with a plain blocking
+// read(2) on the reading goroutine's thread: the kernel wakes that thread
+// as soon as bwrap writes, without a round through Go's network poller,
+// which matters on a busy machine, since the caged command waits on it.
+func blockingPipe() (r, w *os.File, err error) {
+	var fds [2]int
+	if err := unix.Pipe2(fds[:], unix.O_CLOEXEC); err != nil {
+		return nil, nil, err
+	}
+	return os.NewFile(uintptr(fds[0]), "info-r"), os.NewFile(uintptr(fds[1]), "info-w"), nil
 }
 
 var cgroupSeq atomic.Int64

@@ -373,13 +373,15 @@ func (c *Cage) bwrapArgs(spec Spec, dir string, p *Prepared) ([]string, []*os.Fi
 	if err := b.data("--seccomp", prog); err != nil {
 		return nil, nil, err
 	}
-	lim, err := newLimiter(c.limits, c.cgroupParent())
-	if err != nil {
-		return nil, nil, err
+	if c.limits.Processes > 0 || c.limits.FileBytes > 0 {
+		lim, err := newLimiter(c.limits, c.cgroupParent())
+		if err != nil {
+			return nil, nil, err
+		}
+		p.lim = lim
+		b.fd("--info-fd", lim.infoW)
+		b.fd("--block-fd", lim.blockR)
 	}
-	p.lim = lim
-	b.fd("--info-fd", lim.infoW)
-	b.fd("--block-fd", lim.blockR)
 	b.add("--chdir", dir, "--")
 	p.files = append(p.files, b.files...)
 	return b.args, b.files, nil
