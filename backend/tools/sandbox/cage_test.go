@@ -193,3 +193,31 @@ func TestConcurrentCallsInOneWorkspace(t *testing.T) {
 		}
 	}
 }
+
+// The watch removes what the call planted while the call still runs; a
+// caged process that swaps a folder for a symlink to a folder outside,
+// again and again, must not make Warden remove a file there.
+func TestWatchNeverRemovesThroughASymlink(t *testing.T) {
+	c := newCage(t, Config{})
+	ws := gitRepo(t)
+	outside := testDir(t)
+	victim := filepath.Join(outside, ".bashrc")
+	if err := os.WriteFile(victim, []byte("the user's own"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := fmt.Sprintf(`for i in $(seq 40); do mkdir -p d/e && : > d/.bashrc && : > d/e/.envrc; rm -rf d; ln -s %q d; rm d; mv -T x d 2>/dev/null; mkdir -p x; : > x/.profile; mv x y; ln -s %q x; rm x; rm -rf y; done; exit 0`, outside, outside)
+	_, _, v := cageRun(t, c, ws, ww, script)
+	if b, err := os.ReadFile(victim); err != nil || string(b) != "the user's own" {
+		t.Fatalf("a file outside the workspace was removed or changed through a swapped symlink: %q %v", b, err)
+	}
+	for _, n := range []string{"d", "x", "y"} {
+		for _, p := range []string{".bashrc", "e/.envrc", ".profile"} {
+			if exists(filepath.Join(ws, n, p)) {
+				t.Errorf("%s/%s survived", n, p)
+			}
+		}
+	}
+	if len(v) == 0 {
+		t.Fatal("no violation reported")
+	}
+}

@@ -45,7 +45,10 @@ type watcher struct {
 	stopped bool
 }
 
-const watchMask = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_CLOSE_WRITE | unix.IN_DONT_FOLLOW | unix.IN_ONLYDIR | unix.IN_EXCL_UNLINK
+// watchMask: IN_MOVED_FROM only to notice a folder renamed inside the
+// roots, after which the paths the watch knows for the folders below it
+// are stale; the end of the call then walks the roots again.
+const watchMask = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_MOVED_FROM | unix.IN_CLOSE_WRITE | unix.IN_DONT_FOLLOW | unix.IN_ONLYDIR | unix.IN_EXCL_UNLINK
 
 func newWatcher(r *rules) (*watcher, error) {
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
@@ -138,7 +141,7 @@ func (w *watcher) drain(buf []byte) {
 
 func (w *watcher) event(wd int, mask uint32, name string) {
 	w.mu.Lock()
-	if mask&unix.IN_Q_OVERFLOW != 0 {
+	if mask&unix.IN_Q_OVERFLOW != 0 || mask&(unix.IN_MOVED_FROM|unix.IN_ISDIR) == unix.IN_MOVED_FROM|unix.IN_ISDIR {
 		w.rewalk = true
 	}
 	dir, ok := w.dirs[wd]
@@ -175,9 +178,9 @@ func (w *watcher) appeared(p string, isDir bool) {
 		return
 	}
 	_ = w.add(p)
-	ents, err := os.ReadDir(p)
+	ents, err := readDirBeneath(rootOf(w.r.roots, p), p)
 	if err != nil {
-		return
+		return // gone, or reached through a symlink: not a folder of the root
 	}
 	for _, e := range ents {
 		w.appeared(filepath.Join(p, e.Name()), e.IsDir())
@@ -191,15 +194,19 @@ func (w *watcher) allowedInGitdir(p string) bool {
 	if !ok || !policy.GitInitEntry(rel) {
 		return false
 	}
-	fi, err := os.Lstat(p)
-	if err != nil {
+	st, err := lstatBeneath(rootOf(w.r.roots, p), p)
+	if errors.Is(err, unix.ENOENT) {
 		return true // already gone
 	}
+	if err != nil {
+		return false
+	}
+	mode := st.Mode & unix.S_IFMT
 	switch rel {
 	case "hooks", "info":
-		return fi.IsDir()
+		return mode == unix.S_IFDIR
 	case "config":
-		if !fi.Mode().IsRegular() {
+		if mode != unix.S_IFREG {
 			return false
 		}
 		w.mu.Lock()
@@ -208,18 +215,37 @@ func (w *watcher) allowedInGitdir(p string) bool {
 		w.checkConfig(p)
 		return true
 	}
-	return fi.Mode().IsRegular()
+	return mode == unix.S_IFREG
 }
 
 // checkConfig unsets every key of a gitdir config made in the cage that
 // git init or clone would not have written. git itself reads and edits the
 // file (--file: no includes are followed, nothing is run).
 func (w *watcher) checkConfig(p string) {
-	out, err := gitConfig(p, "--null", "--list")
+	root := rootOf(w.r.roots, p)
+	data, err := readBeneath(root, p)
 	if err != nil {
-		if _, serr := os.Lstat(p); serr != nil {
+		if _, serr := lstatBeneath(root, p); errors.Is(serr, unix.ENOENT) {
 			return
 		}
+		w.violate(p, "wrote a git config that cannot be checked; removed")
+		return
+	}
+	// git works on a private copy: the caged process cannot swap it for a
+	// link to some other file while git edits it.
+	tmp, err := os.CreateTemp("", "warden-gitconfig-")
+	if err != nil {
+		w.violate(p, "wrote a git config that cannot be checked; removed")
+		return
+	}
+	defer os.Remove(tmp.Name())
+	_, werr := tmp.Write(data)
+	if cerr := tmp.Close(); werr != nil || cerr != nil {
+		w.violate(p, "wrote a git config that cannot be checked; removed")
+		return
+	}
+	out, err := gitConfig(tmp.Name(), "--null", "--list")
+	if err != nil {
 		w.violate(p, "wrote a git config git cannot read; removed")
 		return
 	}
@@ -233,10 +259,15 @@ func (w *watcher) checkConfig(p string) {
 		return
 	}
 	for _, k := range bad {
-		if _, err := gitConfig(p, "--unset-all", k); err != nil {
+		if _, err := gitConfig(tmp.Name(), "--unset-all", k); err != nil {
 			w.violate(p, "set "+k+" in a new repository's config, which could not be undone; the config was removed")
 			return
 		}
+	}
+	clean, err := os.ReadFile(tmp.Name())
+	if err != nil || writeBeneath(root, p, clean) != nil {
+		w.violate(p, "set "+strings.Join(bad, ", ")+" in a new repository's config; the config was removed")
+		return
 	}
 	w.record(p, "set "+strings.Join(bad, ", ")+" in a new repository's config; unset")
 }
@@ -262,7 +293,14 @@ func gitConfig(file string, args ...string) ([]byte, error) {
 }
 
 func (w *watcher) violate(p, detail string) {
-	_ = os.RemoveAll(p)
+	if err := removeBeneath(rootOf(w.r.roots, p), p); err != nil && !errors.Is(err, unix.ENOENT) {
+		// A folder on the way was swapped for a link while the call ran:
+		// the walk at the end finds the entry where it really is.
+		w.mu.Lock()
+		w.rewalk = true
+		w.mu.Unlock()
+		return
+	}
 	w.record(p, detail)
 }
 
@@ -303,7 +341,7 @@ func (w *watcher) stop() []Violation {
 		w.mu.Unlock()
 		sort.Strings(configs)
 		for _, c := range configs {
-			if _, err := os.Lstat(c); err == nil {
+			if _, err := lstatBeneath(rootOf(w.r.roots, c), c); err == nil {
 				w.checkConfig(c)
 			}
 		}
