@@ -334,6 +334,7 @@ func baseArgs() []string {
 // bwrap are returned in ExtraFiles order (descriptor 3 onwards).
 func (c *Cage) bwrapArgs(spec Spec, dir string, p *Prepared) ([]string, []*os.File, error) {
 	b := &argBuilder{}
+	defer func() { p.files = b.files }() // Finish closes them, on error too
 	b.add(baseArgs()...)
 	if spec.Policy.Kind == policy.ReadOnly || !spec.Policy.NetworkAccess {
 		b.add("--unshare-net")
@@ -383,7 +384,6 @@ func (c *Cage) bwrapArgs(spec Spec, dir string, p *Prepared) ([]string, []*os.Fi
 		b.fd("--block-fd", lim.blockR)
 	}
 	b.add("--chdir", dir, "--")
-	p.files = append(p.files, b.files...)
 	return b.args, b.files, nil
 }
 
