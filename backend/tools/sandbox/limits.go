@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -59,13 +60,14 @@ func (l Limits) withDefaults() Limits {
 type limiter struct {
 	infoR, infoW   *os.File
 	blockR, blockW *os.File
-	cgroup         string // per-call pids cgroup, removed by close
+	cgroup         string // per-call pids cgroup, handed back by close
+	pool           *cgroupPool
 	done           chan struct{}
 	err            atomic.Value // error
 }
 
-func newLimiter(l Limits, cgroupParent string) (*limiter, error) {
-	lm := &limiter{done: make(chan struct{})}
+func newLimiter(l Limits, pool *cgroupPool) (*limiter, error) {
+	lm := &limiter{done: make(chan struct{}), pool: pool}
 	var err error
 	if lm.infoR, lm.infoW, err = blockingPipe(); err != nil {
 		return nil, fmt.Errorf("sandbox: limits: %w", err)
@@ -75,8 +77,8 @@ func newLimiter(l Limits, cgroupParent string) (*limiter, error) {
 		lm.infoW.Close()
 		return nil, fmt.Errorf("sandbox: limits: %w", err)
 	}
-	if cgroupParent != "" && l.Processes > 0 {
-		lm.cgroup = newCgroup(cgroupParent, l.Processes)
+	if pool != nil && l.Processes > 0 {
+		lm.cgroup = pool.get()
 	}
 	go lm.run(l)
 	return lm, nil
@@ -92,6 +94,43 @@ func blockingPipe() (r, w *os.File, err error) {
 		return nil, nil, err
 	}
 	return os.NewFile(uintptr(fds[0]), "info-r"), os.NewFile(uintptr(fds[1]), "info-w"), nil
+}
+
+// cgroupPool keeps emptied per-call cgroups for the next calls: making one
+// (mkdir) and retiring one (rmdir) each cost milliseconds on a busy
+// machine, and a call's start waits for the first.
+type cgroupPool struct {
+	parent string
+	max    int64
+	mu     sync.Mutex
+	free   []string
+}
+
+func (p *cgroupPool) get() string {
+	p.mu.Lock()
+	if n := len(p.free); n > 0 {
+		dir := p.free[n-1]
+		p.free = p.free[:n-1]
+		p.mu.Unlock()
+		return dir
+	}
+	p.mu.Unlock()
+	return newCgroup(p.parent, p.max)
+}
+
+// put takes a cgroup back once its call is over: reused when empty, else
+// (or when enough are kept) removed in the background.
+func (p *cgroupPool) put(dir string) {
+	if b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs")); err == nil && len(strings.TrimSpace(string(b))) == 0 {
+		p.mu.Lock()
+		if len(p.free) < 8 {
+			p.free = append(p.free, dir)
+			p.mu.Unlock()
+			return
+		}
+		p.mu.Unlock()
+	}
+	go func() { _ = os.Remove(dir) }()
 }
 
 var cgroupSeq atomic.Int64
@@ -154,9 +193,7 @@ func (lm *limiter) close() error {
 	}
 	<-lm.done
 	if lm.cgroup != "" {
-		// rmdir of a cgroup waits for the kernel to retire it, which can
-		// take milliseconds; nobody waits for that.
-		go func(dir string) { _ = os.Remove(dir) }(lm.cgroup)
+		lm.pool.put(lm.cgroup)
 	}
 	if err, ok := lm.err.Load().(error); ok {
 		return err
@@ -223,12 +260,16 @@ func removeStaleCgroups(parent string) {
 }
 
 // Close removes what the cage made outside the workspace and still holds:
-// per-call cgroups of calls whose Finish never ran.
+// its pooled per-call cgroups and those of calls whose Finish never ran.
 func (c *Cage) Close() error {
-	parent := c.cgroupParent()
-	if parent == "" {
+	pool := c.cgroupPool()
+	if pool == nil {
 		return nil
 	}
+	pool.mu.Lock()
+	pool.free = nil
+	pool.mu.Unlock()
+	parent := pool.parent
 	ents, err := os.ReadDir(parent)
 	if err != nil {
 		return nil

@@ -108,10 +108,10 @@ type Status struct {
 
 // Cage prepares confined commands. It is safe for concurrent use.
 type Cage struct {
-	cfg    Config
-	hidden []string // DefaultDenyRead under Home, DenyRead and Protected
-	limits Limits
-	cgroup string // parent of per-call pids cgroups, or ""
+	cfg     Config
+	hidden  []string // DefaultDenyRead under Home, DenyRead and Protected
+	limits  Limits
+	cgroups *cgroupPool // per-call pids cgroups when Warden runs as root, or nil
 
 	mu        sync.Mutex
 	status    *Status
@@ -184,12 +184,16 @@ func (c *Cage) detect(ctx context.Context) Status {
 	if err := cmd.Run(); err != nil {
 		return Status{Reason: fmt.Sprintf("bwrap cannot start a cage (user namespaces?): %v: %s", err, strings.TrimSpace(stderr.String()))}
 	}
-	cg := pidsCgroupParent()
-	if cg != "" {
+	var pool *cgroupPool
+	if cg := pidsCgroupParent(); cg != "" && c.limits.Processes > 0 {
 		removeStaleCgroups(cg)
+		pool = &cgroupPool{parent: cg, max: c.limits.Processes}
+		if dir := pool.get(); dir != "" {
+			pool.put(dir) // one ready for the first call
+		}
 	}
 	c.mu.Lock()
-	c.bwrapPath, c.cgroup = path, cg
+	c.bwrapPath, c.cgroups = path, pool
 	c.mu.Unlock()
 	return Status{Available: true, Reason: "bwrap " + path}
 }
@@ -375,7 +379,7 @@ func (c *Cage) bwrapArgs(spec Spec, dir string, p *Prepared) ([]string, []*os.Fi
 		return nil, nil, err
 	}
 	if c.limits.Processes > 0 || c.limits.FileBytes > 0 {
-		lim, err := newLimiter(c.limits, c.cgroupParent())
+		lim, err := newLimiter(c.limits, c.cgroupPool())
 		if err != nil {
 			return nil, nil, err
 		}
@@ -387,10 +391,18 @@ func (c *Cage) bwrapArgs(spec Spec, dir string, p *Prepared) ([]string, []*os.Fi
 	return b.args, b.files, nil
 }
 
-func (c *Cage) cgroupParent() string {
+func (c *Cage) cgroupPool() *cgroupPool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.cgroup
+	return c.cgroups
+}
+
+// cgroupParent is where per-call cgroups go, or "".
+func (c *Cage) cgroupParent() string {
+	if p := c.cgroupPool(); p != nil {
+		return p.parent
+	}
+	return ""
 }
 
 // writableRoots are the workspace and the existing writable roots under
