@@ -87,16 +87,6 @@ func between(roots []string, p string) []string {
 	return out
 }
 
-// linkedAncestor says whether a folder between p's root and p is a symlink.
-func linkedAncestor(roots []string, p string) bool {
-	for _, d := range between(roots, p) {
-		if fi, err := os.Lstat(d); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // pins are the real folders between the roots and the protected paths,
 // parents first.
 func pins(roots []string, protected []Protected) []string {
