@@ -109,11 +109,7 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 		return nil, err
 	}
 	g.Engine = policy.New(policy.Config{ProtectedPaths: protectedData(g.DBPath, explicit, userPath)})
-	mode := sandbox.ModeBwrap
-	if g.Config.SandboxMode == "container" {
-		mode = sandbox.ModeContainer
-	}
-	g.Cage = sandbox.New(sandbox.Config{Mode: mode, Protected: g.Engine.ExtraProtected()})
+	g.Cage = sandbox.New(CageConfig(g.Config, g.Engine.ExtraProtected()))
 	status := g.Cage.Detect(ctx)
 	g.Monitors = tools.NewMonitors(g.Cage)
 	reg, err := tools.Builtins(g.Cage, g.Monitors, "")
@@ -180,7 +176,7 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 		return nil, err
 	}
 	g.Settings, err = settings.New(settings.Options{ConfigPath: userPath, Runtime: g.Service, BuildProvider: Provider,
-		MCP: g.MCP, Warnings: append(append([]string{}, g.Config.Warnings...), g.mcpWarnings...)})
+		MCP: g.MCP, Warnings: append(append([]string{}, g.Config.Warnings...), g.mcpWarnings...), Cage: g.Cage})
 	if err != nil {
 		return nil, err
 	}
