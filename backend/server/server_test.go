@@ -21,6 +21,7 @@ import (
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/store/storetest"
 	"github.com/warden-dev/warden/backend/tools"
 	"github.com/warden-dev/warden/backend/tools/sandbox"
 )
@@ -35,7 +36,8 @@ type fixture struct {
 
 func newFixture(t *testing.T, static staticFS) *fixture {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "w.db"))
+	dbPath := filepath.Join(t.TempDir(), "w.db")
+	st, err := store.Open(context.Background(), dbPath, storetest.KeyFor(dbPath))
 	if err != nil {
 		t.Fatal(err)
 	}
