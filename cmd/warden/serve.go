@@ -21,7 +21,7 @@ func serveMain(ctx context.Context, args []string, io stdio) int {
 	fset := flag.NewFlagSet("warden serve", flag.ContinueOnError)
 	fset.SetOutput(io.err)
 	addr := fset.String("addr", "127.0.0.1:0", "listen address (loopback only unless --insecure-bind)")
-	insecure := fset.Bool("insecure-bind", false, "allow a non-loopback listen address (the token is then the only lock)")
+	insecure := fset.Bool("insecure-bind", false, "allow a non-loopback listen address (the sign-in code and session cookie are then the only lock)")
 	db := fset.String("db", "", "the database (default $WARDEN_DB, else $XDG_DATA_HOME/warden/warden.db)")
 	static := fset.String("static", "frontend/dist", "the built frontend folder")
 	modelSpec := fset.String("model", "", "PROVIDER:MODEL, script:FILE or demo (default: the built-in demo)")
