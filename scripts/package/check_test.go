@@ -14,6 +14,10 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -283,6 +287,96 @@ func TestInstalledCLI(t *testing.T) {
 	page := filepath.Join(root, "usr", "share", "man", "man1", "warden.1.gz")
 	if out := run(t, "zcat", page); !strings.Contains(out, ".SS policy") || !strings.Contains(out, ".SS serve") {
 		t.Errorf("man page lacks the commands:\n%.400s", out)
+	}
+}
+
+// The installed CLI's browser tool runs on the packaged playwright-core
+// (found beside the binary, no npm, no source tree) with the system's node
+// and chromium: a scripted turn navigates to a local page and reads its
+// title back.
+func TestInstalledBrowserTool(t *testing.T) {
+	root := unpack(t)
+	env, dir := isolated(t)
+	if _, err := exec.LookPath("chromium"); err != nil {
+		t.Fatal("chromium is not installed (make deps installs it; the package only Recommends it)")
+	}
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "<!doctype html><title>Installed Warden</title><h1>from the package check</h1>")
+	}))
+	defer page.Close()
+	script := filepath.Join(dir, "browse.json")
+	body := fmt.Sprintf(`{"version":1,"name":"package-check","turns":[{"text":"opening","tool_calls":[`+
+		`{"id":"b1","name":"browser.action","args":{"action":"navigate","url":%q}}]},{"text":"done"}]}`, page.URL+"/")
+	if err := os.WriteFile(script, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(root, "usr", "bin", "warden"), "run", "--model", "script:"+script,
+		"--approval", "never", "--network", "--workspace", dir, "--json", "open the page")
+	cmd.Env, cmd.Dir = env, dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("installed warden run: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), `title \"Installed Warden\"`) {
+		t.Fatalf("the browser tool did not read the page:\n%s", out)
+	}
+	// The driver in the user cache was laid out from the package's copy
+	// (its stamp names the source), not from a source tree's node_modules.
+	var cache string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "XDG_CACHE_HOME="); ok {
+			cache = v
+		}
+	}
+	stamps, _ := filepath.Glob(filepath.Join(cache, "warden", "playwright-driver-*", ".warden-driver"))
+	if len(stamps) != 1 {
+		t.Fatalf("driver stamps in the user cache: %v", stamps)
+	}
+	stamp, _ := os.ReadFile(stamps[0])
+	if want := filepath.Join(root, "usr", "lib", "warden", "playwright-core"); strings.SplitN(string(stamp), "\n", 2)[0] != want {
+		t.Errorf("the driver came from %q, want the package's %s", stamp, want)
+	}
+}
+
+// The installed `warden serve` serves the packaged frontend from anywhere.
+func TestInstalledServeHasItsFrontend(t *testing.T) {
+	root := unpack(t)
+	env, dir := isolated(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(root, "usr", "bin", "warden"), "serve", "--addr", "127.0.0.1:0", "--model", "demo")
+	cmd.Env, cmd.Dir = env, dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+	}()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no URL: %v\n%s", err, stderr.String())
+	}
+	u, err := url.Parse(strings.TrimSpace(line))
+	if err != nil || u.Query().Get("code") == "" {
+		t.Fatalf("printed %q", line)
+	}
+	res, err := http.Get(u.Scheme + "://" + u.Host + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || !strings.Contains(string(page), `<div id="app">`) {
+		t.Errorf("GET /: %d\n%.300s\n%s", res.StatusCode, page, stderr.String())
 	}
 }
 
