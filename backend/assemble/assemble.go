@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/warden-dev/warden/backend/auditkey"
 	"github.com/warden-dev/warden/backend/config"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
@@ -79,6 +80,7 @@ type Graph struct {
 	Settings   *settings.Service
 	DBPath     string
 	ConfigPath string // the user's config.toml
+	KeyPath    string // the audit key the store chains with, in ConfigPath's folder
 
 	mcpWarnings []string
 }
@@ -105,7 +107,14 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	if g.DBPath, err = dbPath(o.DBPath); err != nil {
 		return nil, err
 	}
-	if g.Store, err = store.Open(ctx, g.DBPath); err != nil {
+	// The audit key sits in the config folder, which the engine protects
+	// and the cage hides (protectedData), never next to the database.
+	g.KeyPath = auditkey.PathFor(userPath)
+	key, _, err := auditkey.LoadOrCreate(g.KeyPath)
+	if err != nil {
+		return nil, err
+	}
+	if g.Store, err = store.Open(ctx, g.DBPath, key); err != nil {
 		return nil, err
 	}
 	g.Engine = policy.New(policy.Config{ProtectedPaths: protectedData(g.DBPath, explicit, userPath)})

@@ -136,7 +136,7 @@ func callTool(ctx context.Context, name string, f toolFlags) (toolOutput, int, e
 	if err != nil {
 		return out, 1, err
 	}
-	st, err := store.Open(ctx, path)
+	st, err := openStore(ctx, path)
 	if err != nil {
 		return out, 1, err
 	}
