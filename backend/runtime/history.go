@@ -30,7 +30,7 @@ func (s *Service) bang(ctx context.Context, sessionID, line, cmd string) error {
 		return s.ctx.Err()
 	}
 	_, err = s.st.Append(context.WithoutCancel(ctx), sessionID, store.AnyVersion, store.MessageAppended{
-		MessageID: s.newID(), Role: "tool", ToolCallID: callID, Text: resultText(out.Result)})
+		MessageID: s.newID(), Role: "tool", ToolCallID: callID, Text: resultText(out.Result), Images: s.resultImages(out.Result)})
 	return err
 }
 
@@ -105,8 +105,8 @@ func (s *Service) history(ctx context.Context, sessionID string) ([]model.Messag
 			for _, c := range open {
 				if c.ID == m.ToolCallID {
 					isOpen = true
-					got[c.ID] = model.ToolResult{CallID: c.ID, Name: c.Name, Content: []model.Part{model.TextPart(m.Text)},
-						IsError: failed[c.ID]}
+					got[c.ID] = model.ToolResult{CallID: c.ID, Name: c.Name, IsError: failed[c.ID],
+						Content: append([]model.Part{model.TextPart(m.Text)}, imageParts(m.Images)...)}
 				}
 			}
 			if !isOpen {
@@ -115,5 +115,6 @@ func (s *Service) history(ctx context.Context, sessionID string) ([]model.Messag
 		}
 	}
 	flush()
+	keepNewestImages(msgs, s.cfg.Images.Keep)
 	return msgs, nil
 }

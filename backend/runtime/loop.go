@@ -295,7 +295,7 @@ func (s *Service) runCall(ctx context.Context, sessionID string, c model.ToolCal
 		res = out.Result
 	}
 	_, err := s.st.Append(context.WithoutCancel(ctx), sessionID, store.AnyVersion, store.MessageAppended{
-		MessageID: s.newID(), Role: "tool", ToolCallID: c.ID, Text: resultText(res)})
+		MessageID: s.newID(), Role: "tool", ToolCallID: c.ID, Text: resultText(res), Images: s.resultImages(res)})
 	return err
 }
 

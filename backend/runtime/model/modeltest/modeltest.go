@@ -27,6 +27,19 @@ type Server struct {
 	script *script.Script
 	mu     sync.Mutex
 	bodies [][]byte
+	// route, when set, picks the script for each request (a parent and its
+	// subagents talking to one server, each with its own conversation).
+	route func(body []byte) *script.Script
+}
+
+// Route makes the server answer each request from the script route picks
+// for its body; nil goes back to the server's own script. Set it before
+// the first request.
+func (s *Server) Route(route func(body []byte) *script.Script) *Server {
+	s.mu.Lock()
+	s.route = route
+	s.mu.Unlock()
+	return s
 }
 
 // Bodies returns the request bodies received so far.
@@ -76,6 +89,12 @@ func (s *Server) turn(w http.ResponseWriter, r *http.Request) (script.Turn, bool
 	}
 	s.mu.Lock()
 	s.bodies = append(s.bodies, body)
+	sc := s.script
+	if s.route != nil {
+		if r := s.route(body); r != nil {
+			sc = r
+		}
+	}
 	s.mu.Unlock()
 	var req struct {
 		Messages []struct {
@@ -93,12 +112,12 @@ func (s *Server) turn(w http.ResponseWriter, r *http.Request) (script.Turn, bool
 		}
 	}
 	switch {
-	case k < len(s.script.Turns):
-		return s.script.Turns[k], true
-	case s.script.OnEnd != "":
-		return script.Turn{Text: s.script.OnEnd}, true
+	case k < len(sc.Turns):
+		return sc.Turns[k], true
+	case sc.OnEnd != "":
+		return script.Turn{Text: sc.OnEnd}, true
 	}
-	apiError(w, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf("script has %d turns, request has %d assistant messages", len(s.script.Turns), k))
+	apiError(w, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf("script has %d turns, request has %d assistant messages", len(sc.Turns), k))
 	return script.Turn{}, false
 }
 
