@@ -302,4 +302,3 @@ func TestKeepNewestImages(t *testing.T) {
 		t.Fatal("a dropped picture leaves no note")
 	}
 }
-

@@ -210,7 +210,7 @@ func (s *Service) loop(ctx context.Context, sessionID string, depth int) (string
 func (s *Service) specs(depth int) []model.ToolSpec {
 	var out []model.ToolSpec
 	for _, t := range s.tools.List() {
-		if t.Name() == taskToolName && depth >= maxTaskDepth {
+		if (t.Name() == taskToolName || t.Name() == taskResultToolName) && depth >= maxTaskDepth {
 			continue
 		}
 		out = append(out, model.ToolSpec{Name: t.Name(), Description: t.Description(), Schema: t.Schema()})
@@ -269,13 +269,6 @@ func (s *Service) readOnly(ctx context.Context, sessionID string, c model.ToolCa
 	return len(effs) > 0
 }
 
-type ctxKey int
-
-const (
-	callIDKey ctxKey = iota
-	depthKey
-)
-
 // runCall takes one call through the gate and records its result message.
 func (s *Service) runCall(ctx context.Context, sessionID string, c model.ToolCall, depth int) error {
 	var res tools.Result
@@ -328,8 +321,7 @@ func (s *Service) gateCall(ctx context.Context, sessionID, callID string, t tool
 	if err != nil {
 		return tools.Outcome{}, err
 	}
-	ctx = context.WithValue(context.WithValue(ctx, callIDKey, callID), depthKey, depth)
-	env := tools.Env{SessionID: sessionID, Output: s.output(sessionID, callID)}
+	env := tools.Env{SessionID: sessionID, CallID: callID, Output: s.output(sessionID, callID)}
 	return g.Call(ctx, t, args, env)
 }
 

@@ -110,7 +110,7 @@ func (t *presentPlan) Invoke(ctx context.Context, args json.RawMessage, env tool
 	if _, err := s.st.Append(context.WithoutCancel(ctx), env.SessionID, store.AnyVersion, store.PlanPresented{Plan: p.Plan}); err != nil {
 		return tools.Result{}, err
 	}
-	callID, _ := ctx.Value(callIDKey).(string)
+	callID := env.CallID
 	if callID == "" {
 		callID = s.newID()
 	}

@@ -113,7 +113,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, t := range []tools.Tool{&writePlan{s: s}, &presentPlan{s: s}, &taskTool{s: s}} {
+	for _, t := range []tools.Tool{&writePlan{s: s}, &presentPlan{s: s}, &taskTool{s: s}, &taskResultTool{s: s}} {
 		if err := reg.Register(t); err != nil {
 			return nil, fmt.Errorf("runtime: %w", err)
 		}

@@ -147,6 +147,7 @@ type Outcome struct {
 // the Outcome's Result for the model to read.
 func (g *Gate) Call(ctx context.Context, t Tool, args json.RawMessage, env Env) (Outcome, error) {
 	out := Outcome{CallID: g.cfg.NewID()}
+	env.CallID = out.CallID
 	s, err := g.cfg.Session(ctx, env)
 	if err != nil {
 		return out, fmt.Errorf("gate: session: %w", err)

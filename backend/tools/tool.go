@@ -15,6 +15,10 @@ import (
 // Env is what a tool knows about the session it runs in.
 type Env struct {
 	SessionID string
+	// CallID names the call being run; the gate sets it to the call's id
+	// before Invoke, so a tool that records events about its call (a
+	// subagent, a monitor, a plan) names the same call the log does.
+	CallID    string
 	Workspace string // absolute, symlink-resolved
 	Sandbox   policy.SandboxPolicy
 	// Output receives streamed output (stdout/stderr chunks, monitor lines)
