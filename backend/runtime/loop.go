@@ -321,7 +321,7 @@ func (s *Service) gateCall(ctx context.Context, sessionID, callID string, t tool
 	if err != nil {
 		return tools.Outcome{}, err
 	}
-	env := tools.Env{SessionID: sessionID, CallID: callID, Output: s.output(sessionID, callID)}
+	env := tools.Env{SessionID: sessionID, CallID: callID, Output: s.output(sessionID, callID), Log: s.logTo(sessionID)}
 	return g.Call(ctx, t, args, env)
 }
 
@@ -336,5 +336,13 @@ func (s *Service) output(sessionID, callID string) func(stream string, chunk []b
 			return
 		}
 		_, _ = s.st.Append(ctx, sessionID, store.AnyVersion, store.ToolOutput{CallID: callID, Stream: stream, Chunk: string(chunk)})
+	}
+}
+
+// logTo appends what a tool records about work that outlives its call
+// (a monitor's start and end) to the session's log.
+func (s *Service) logTo(sessionID string) func(store.Event) {
+	return func(ev store.Event) {
+		_, _ = s.st.Append(context.WithoutCancel(s.ctx), sessionID, store.AnyVersion, ev)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 
 	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/store"
 )
 
 // Env is what a tool knows about the session it runs in.
@@ -24,6 +25,10 @@ type Env struct {
 	// Output receives streamed output (stdout/stderr chunks, monitor lines)
 	// while a tool runs. It may be nil.
 	Output func(stream string, chunk []byte)
+	// Log appends a typed event to the session's log for what a tool
+	// starts that outlives its call (a monitor's start and end). It may be
+	// nil; it is safe to call after the call returned.
+	Log func(store.Event)
 }
 
 // Content is one part of a tool result.
