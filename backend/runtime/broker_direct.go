@@ -47,12 +47,12 @@ func (b *broker) askDirect(ctx context.Context, sessionID, callID, tool, signatu
 		ans, err = b.wait(ctx, a)
 	}
 	var ev store.Event
-	ov := b.takeOverride(id)
 	switch {
-	case ov != nil && ov.deny != nil:
-		d := *ov.deny
-		d.RequestID, d.CallID, d.Tool, d.Signature = id, callID, tool, signature
-		ev, ans = d, tools.Approval{Note: d.Detail}
+	case err == nil && ans.Decided != nil && ans.Decided.Verdict == policy.VerdictDeny:
+		d := ans.Decided
+		ev = store.PermissionDenied{RequestID: id, CallID: callID, Tool: tool, Signature: signature,
+			Reason: d.Reason, Detail: d.Detail, Remedy: d.Remedy, By: store.DeniedByUser, Trace: d.Trace}
+		ans = tools.Approval{Note: d.Detail}
 	case err != nil:
 		ev = store.PermissionDenied{RequestID: id, CallID: callID, Tool: tool, Signature: signature,
 			Reason: policy.ReasonNoApprover, Detail: "no answer: " + err.Error(), By: store.DeniedByNoApprover}

@@ -308,6 +308,7 @@ func (s *Service) gateCall(ctx context.Context, sessionID, callID string, t tool
 		ApprovalTimeout: s.cfg.ApprovalTimeout,
 		Journal:         journal{s: s},
 		Now:             s.cfg.Now,
+		Prior:           s.br.prior(sessionID, callID),
 		// The first id is the call id: the model's, so the store's events
 		// and the assistant message name the same call.
 		NewID: func() string {

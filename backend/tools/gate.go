@@ -40,12 +40,19 @@ type ApprovalRequest struct {
 	Trace     []policy.Step `json:"trace"`
 }
 
-// Approval is a human's answer. Always means the broker has remembered a
-// grant for the signature (the gate only records it as human:always).
+// Approval is the answer to an ask. Always means the broker has remembered
+// a grant for the signature (the gate only records it as human:always).
+//
+// Decided, when set, is the whole outcome, decided by something other than
+// a human's yes or no: a re-decision after an axis change (sandbox-rejected,
+// with its remedy), a cancel, an answer given before a restart. The gate
+// records it and hands it to the model as it is; Approved and Always are
+// then ignored. Its verdict must be allow or deny.
 type Approval struct {
-	Approved bool   `json:"approved"`
-	Always   bool   `json:"always,omitempty"`
-	Note     string `json:"note,omitempty"`
+	Approved bool             `json:"approved"`
+	Always   bool             `json:"always,omitempty"`
+	Note     string           `json:"note,omitempty"`
+	Decided  *policy.Decision `json:"decided,omitempty"`
 }
 
 // Approver parks a call until a human answers. It returns an error when no
@@ -113,6 +120,19 @@ type GateConfig struct {
 	Journal         Journal // nil records nothing
 	Now             func() time.Time
 	NewID           func() string
+	// Prior is a human's answer, already recorded, to an ask of this very
+	// call made before a restart. When the call decides to Ask (or Allow)
+	// again under the same signature, that answer stands and nothing new is
+	// recorded for its permission: the log keeps one ask and one answer.
+	// A Deny (the policy tightened meanwhile) still denies.
+	Prior *PriorAnswer
+}
+
+// PriorAnswer is an ask's recorded answer that a resumed call stands on.
+type PriorAnswer struct {
+	RequestID string
+	Signature string
+	Decision  policy.Decision // verdict allow, with its source (human:once|always)
 }
 
 // Gate is the one path every tool call takes: effects, decision, approval,
@@ -164,14 +184,22 @@ func (g *Gate) Call(ctx context.Context, t Tool, args json.RawMessage, env Env) 
 	out.Effects = effects
 	d := g.cfg.Decider.Decide(policy.Call{Tool: t.Name(), Effects: effects}, s)
 	base := Event{CallID: out.CallID, RequestID: g.cfg.NewID(), Tool: t.Name()}
-	switch d.Verdict {
-	case policy.VerdictAllow:
+	switch {
+	case g.stands(d):
+		// The answer recorded before the restart is this call's answer.
+		now := d
+		d = g.cfg.Prior.Decision
+		d.Trace = append(append([]policy.Step(nil), d.Trace...), policy.Step{Step: "resume",
+			Saw: "decided " + string(now.Verdict) + " again after a restart; request " + g.cfg.Prior.RequestID +
+				" was answered " + d.Source,
+			Concluded: "that answer stands"})
+	case d.Verdict == policy.VerdictAllow:
 		ev := g.ev(base, EventPermissionGranted)
 		ev.Effects, ev.Decision, ev.Source = effects, &d, d.Source
 		if err := g.record(ctx, env, ev); err != nil {
 			return out, err
 		}
-	case policy.VerdictAsk:
+	case d.Verdict == policy.VerdictAsk:
 		d, err = g.ask(ctx, t, args, env, effects, d, base)
 		if err != nil {
 			return out, err
@@ -200,6 +228,14 @@ func (g *Gate) Call(ctx context.Context, t Tool, args json.RawMessage, env Env) 
 	return out, err
 }
 
+// stands reports whether the prior answer decides this call: same
+// signature, and the engine would ask or allow (never over a Deny).
+func (g *Gate) stands(d policy.Decision) bool {
+	p := g.cfg.Prior
+	return p != nil && p.Signature == d.Signature && p.Decision.Verdict == policy.VerdictAllow &&
+		(d.Verdict == policy.VerdictAsk || d.Verdict == policy.VerdictAllow)
+}
+
 func (g *Gate) ask(ctx context.Context, t Tool, args json.RawMessage, env Env, effects []policy.Effect, d policy.Decision, base Event) (policy.Decision, error) {
 	req := ApprovalRequest{SessionID: env.SessionID, CallID: base.CallID, Tool: t.Name(), Args: args, Effects: effects,
 		Risk: t.Risk(), Reasons: d.Reasons, Signature: d.Signature, Trace: d.Trace}
@@ -216,6 +252,21 @@ func (g *Gate) ask(ctx context.Context, t Tool, args json.RawMessage, env Env, e
 		return d, err
 	}
 	ans, why := g.await(ctx, req)
+	if why == "" && ans.Decided != nil {
+		final := *ans.Decided
+		switch final.Verdict {
+		case policy.VerdictAllow:
+			if final.Source == "" {
+				final.Source = "human:once"
+			}
+			ev := g.ev(base, EventPermissionGranted)
+			ev.Effects, ev.Decision, ev.Source = effects, &final, final.Source
+			return final, g.record(ctx, env, ev)
+		case policy.VerdictDeny:
+			return final, g.deny(context.WithoutCancel(ctx), env, base, effects, &final)
+		}
+		why = fmt.Sprintf("the answer decided %q, which is neither allow nor deny", final.Verdict)
+	}
 	final := d
 	final.Reasons = nil
 	if why == "" && ans.Approved {
