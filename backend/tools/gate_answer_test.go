@@ -44,7 +44,7 @@ func TestGateAnswerOutcomes(t *testing.T) {
 		{name: "a prior answer stands over an ask", decision: ask, prior: prior,
 			verdict: policy.VerdictAllow, source: "human:once", events: "ToolInvocationStarted,ToolInvocationCompleted", written: true},
 		{name: "a prior answer for another signature does not", decision: ask,
-			prior: &PriorAnswer{RequestID: "r", Signature: "shell:rm", Decision: prior.Decision},
+			prior:   &PriorAnswer{RequestID: "r", Signature: "shell:rm", Decision: prior.Decision},
 			verdict: policy.VerdictDeny, reason: policy.ReasonNoApprover, events: "PermissionRequested,PermissionDenied"},
 		{name: "a prior answer never overrides a deny", decision: deny, prior: prior,
 			verdict: policy.VerdictDeny, reason: policy.ReasonSandboxRejected, events: "PermissionDenied", toModel: "Remedy: switch"},
