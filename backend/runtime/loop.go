@@ -293,7 +293,6 @@ func (s *Service) runCall(ctx context.Context, sessionID string, c model.ToolCal
 }
 
 func (s *Service) gateCall(ctx context.Context, sessionID, callID string, t tools.Tool, args json.RawMessage, depth int) (tools.Outcome, error) {
-	first := true
 	var approver tools.Approver
 	if !s.cfg.Headless {
 		approver = s.br
@@ -309,15 +308,7 @@ func (s *Service) gateCall(ctx context.Context, sessionID, callID string, t tool
 		Journal:         journal{s: s},
 		Now:             s.cfg.Now,
 		Prior:           s.br.prior(sessionID, callID),
-		// The first id is the call id: the model's, so the store's events
-		// and the assistant message name the same call.
-		NewID: func() string {
-			if first {
-				first = false
-				return callID
-			}
-			return s.newID()
-		},
+		NewID:           s.newID,
 	})
 	if err != nil {
 		return tools.Outcome{}, err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -120,7 +121,24 @@ func TestTaskResultWaitsAndFetches(t *testing.T) {
 	kid, err := script.Parse([]byte(`{"version": 1, "delta_delay_ms": 40, "turns": [{"text": "COUNTED two entries: README.md and build."}]}`))
 	must(t, err)
 	prov, srv := wireProvider(t, "anthropic", "", parent)
-	srv.Route(routeChild(parent, kid))
+	// The child's answer is held until the parent has read "started in
+	// the background", so it ends while task_result waits, not before.
+	release := make(chan struct{})
+	var once sync.Once
+	route := routeChild(parent, kid)
+	srv.Route(func(body []byte) *script.Script {
+		sc := route(body)
+		switch {
+		case sc == parent && bytes.Contains(body, []byte(`"tool_use_id":"call_bg"`)):
+			once.Do(func() { close(release) })
+		case sc == kid:
+			select {
+			case <-release:
+			case <-time.After(20 * time.Second):
+			}
+		}
+		return sc
+	})
 	r := newRig(t, prov, nil)
 	s := r.session(nil)
 	must(t, r.svc.Run(ctx, s.ID, "count the files with a helper"))

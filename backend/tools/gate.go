@@ -166,7 +166,12 @@ type Outcome struct {
 // gate itself (session lookup, journal); refusals and tool failures are in
 // the Outcome's Result for the model to read.
 func (g *Gate) Call(ctx context.Context, t Tool, args json.RawMessage, env Env) (Outcome, error) {
-	out := Outcome{CallID: g.cfg.NewID()}
+	// The caller names the call (the model's id) in env.CallID, so the log
+	// and the conversation agree; a call without one gets a fresh id.
+	out := Outcome{CallID: env.CallID}
+	if out.CallID == "" {
+		out.CallID = g.cfg.NewID()
+	}
 	env.CallID = out.CallID
 	s, err := g.cfg.Session(ctx, env)
 	if err != nil {

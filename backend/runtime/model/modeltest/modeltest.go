@@ -89,13 +89,15 @@ func (s *Server) turn(w http.ResponseWriter, r *http.Request) (script.Turn, bool
 	}
 	s.mu.Lock()
 	s.bodies = append(s.bodies, body)
-	sc := s.script
-	if s.route != nil {
-		if r := s.route(body); r != nil {
+	sc, route := s.script, s.route
+	s.mu.Unlock()
+	// Outside the lock: a test's route may hold one request back until
+	// another arrives.
+	if route != nil {
+		if r := route(body); r != nil {
 			sc = r
 		}
 	}
-	s.mu.Unlock()
 	var req struct {
 		Messages []struct {
 			Role string `json:"role"`
