@@ -49,7 +49,7 @@ type AnswerArgs struct {
 type ask struct {
 	view    Approval
 	ch      chan tools.Approval // buffered 1: the first resolution wins
-	direct  bool                // a runtime ask (present_plan): never re-decided
+	direct  bool                // a tool's own ask (present_plan, Env.Ask): never re-decided
 	turnKey string              // the session whose turn owns it
 }
 
@@ -81,7 +81,7 @@ func (b *broker) register(sessionID string, ev tools.Event) {
 	if ev.Decision != nil {
 		d = *ev.Decision
 	}
-	a := &ask{ch: make(chan tools.Approval, 1), turnKey: sessionID, view: Approval{RequestID: ev.RequestID,
+	a := &ask{ch: make(chan tools.Approval, 1), direct: ev.Direct, turnKey: sessionID, view: Approval{RequestID: ev.RequestID,
 		SessionID: sessionID, CallID: ev.CallID, Tool: ev.Tool, Args: ev.Args, Risk: ev.Risk, Reasons: d.Reasons,
 		Signature: d.Signature, Effects: ev.Effects, Trace: d.Trace, Preview: ev.Preview, Mcp: mcpInfo(ev.Effects),
 		CreatedAt: b.s.cfg.Now().UnixMilli(), Live: true}}

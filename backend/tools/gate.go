@@ -38,6 +38,16 @@ type ApprovalRequest struct {
 	Signature string        `json:"signature"`
 	Preview   string        `json:"preview,omitempty"`
 	Trace     []policy.Step `json:"trace"`
+	// Direct marks an ask the tool raised itself (Env.Ask: present_plan),
+	// not the engine: an axis change never re-decides it.
+	Direct bool `json:"direct,omitempty"`
+}
+
+// Question is what a tool asks the human through Env.Ask.
+type Question struct {
+	Signature string          // what "always" would remember; the tool's name when empty
+	Args      json.RawMessage // shown with the prompt
+	Why       string          // one line for the trace
 }
 
 // Approval is the answer to an ask. Always means the broker has remembered
@@ -91,6 +101,7 @@ type Event struct {
 	Reason    policy.Reason    `json:"reason,omitempty"`   // Denied
 	Detail    string           `json:"detail,omitempty"`   // Denied
 	Preview   string           `json:"preview,omitempty"`  // Requested
+	Direct    bool             `json:"direct,omitempty"`   // Requested: raised by the tool (Env.Ask)
 	Result    *Result          `json:"result,omitempty"`   // Completed, Failed
 	Error     string           `json:"error,omitempty"`    // Failed
 	Duration  time.Duration    `json:"duration_ns,omitempty"`
@@ -229,8 +240,29 @@ func (g *Gate) Call(ctx context.Context, t Tool, args json.RawMessage, env Env) 
 		return out, g.record(ctx, env, ev)
 	}
 	out.Invoked = true
+	env.Ask = func(ctx context.Context, q Question) (policy.Decision, error) { return g.toolAsk(ctx, t, env, q, base) }
 	out.Result, err = g.invoke(ctx, t, args, env, base)
 	return out, err
+}
+
+// toolAsk is Env.Ask: a question the running tool puts to the human
+// (present_plan) takes the same path as the engine's asks — recorded,
+// parked on the Approver, answered, timed out or cancelled, recorded again —
+// under its own request id. A prior answer to it (a restart) stands.
+func (g *Gate) toolAsk(ctx context.Context, t Tool, env Env, q Question, base Event) (policy.Decision, error) {
+	if q.Signature == "" {
+		q.Signature = t.Name()
+	}
+	d := policy.Decision{Verdict: policy.VerdictAsk, Reasons: []policy.Reason{}, Signature: q.Signature,
+		Trace: []policy.Step{{Step: "tool", Saw: t.Name() + " asks the human: " + q.Why, Concluded: "ask"}}}
+	if g.stands(d) {
+		p := g.cfg.Prior.Decision
+		p.Trace = append(append([]policy.Step(nil), p.Trace...), policy.Step{Step: "resume",
+			Saw: "asked again after a restart; request " + g.cfg.Prior.RequestID + " was answered " + p.Source, Concluded: "that answer stands"})
+		return p, nil
+	}
+	base.RequestID = g.cfg.NewID()
+	return g.askAs(ctx, t, q.Args, env, nil, d, base, true)
 }
 
 // stands reports whether the prior answer decides this call: same
@@ -242,9 +274,13 @@ func (g *Gate) stands(d policy.Decision) bool {
 }
 
 func (g *Gate) ask(ctx context.Context, t Tool, args json.RawMessage, env Env, effects []policy.Effect, d policy.Decision, base Event) (policy.Decision, error) {
+	return g.askAs(ctx, t, args, env, effects, d, base, false)
+}
+
+func (g *Gate) askAs(ctx context.Context, t Tool, args json.RawMessage, env Env, effects []policy.Effect, d policy.Decision, base Event, direct bool) (policy.Decision, error) {
 	req := ApprovalRequest{SessionID: env.SessionID, CallID: base.CallID, Tool: t.Name(), Args: args, Effects: effects,
-		Risk: t.Risk(), Reasons: d.Reasons, Signature: d.Signature, Trace: d.Trace}
-	if pv, ok := t.(Previewer); ok {
+		Risk: t.Risk(), Reasons: d.Reasons, Signature: d.Signature, Trace: d.Trace, Direct: direct}
+	if pv, ok := t.(Previewer); ok && !direct {
 		if p, err := pv.Preview(args, env); err == nil {
 			req.Preview = p
 		} else {
@@ -252,7 +288,7 @@ func (g *Gate) ask(ctx context.Context, t Tool, args json.RawMessage, env Env, e
 		}
 	}
 	ev := g.ev(base, EventPermissionRequested)
-	ev.Args, ev.Effects, ev.Decision, ev.Preview, ev.Risk = args, effects, &d, req.Preview, req.Risk
+	ev.Args, ev.Effects, ev.Decision, ev.Preview, ev.Risk, ev.Direct = args, effects, &d, req.Preview, req.Risk, direct
 	if err := g.record(ctx, env, ev); err != nil {
 		return d, err
 	}

@@ -90,3 +90,71 @@ func TestGateAnswerOutcomes(t *testing.T) {
 		})
 	}
 }
+
+// asker is a tool that asks the human from inside its call.
+type asker struct{ got policy.Decision }
+
+func (*asker) Name() string            { return "asker" }
+func (*asker) Description() string     { return "asks" }
+func (*asker) Schema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
+func (*asker) Risk() policy.Risk       { return policy.RiskLow }
+func (*asker) Effects(json.RawMessage, Env) ([]policy.Effect, error) {
+	return []policy.Effect{{Kind: policy.EffectMeta}}, nil
+}
+func (a *asker) Invoke(ctx context.Context, _ json.RawMessage, env Env) (Result, error) {
+	d, err := env.Ask(ctx, Question{Args: json.RawMessage(`{"plan":"x"}`), Why: "approve"})
+	a.got = d
+	return TextResult(string(d.Verdict)), err
+}
+
+// TestGateToolAsk: a tool's own question takes the ask path — recorded as
+// a direct ask under its own request id, answered through the Approver.
+func TestGateToolAsk(t *testing.T) {
+	cases := []struct {
+		name    string
+		approve *answer
+		prior   *PriorAnswer
+		verdict policy.Verdict
+		events  string
+	}{
+		{"approved", &answer{a: Approval{Approved: true}}, nil, policy.VerdictAllow,
+			"PermissionGranted,ToolInvocationStarted,PermissionRequested,PermissionGranted,ToolInvocationCompleted"},
+		{"refused", &answer{a: Approval{Note: "no"}}, nil, policy.VerdictDeny,
+			"PermissionGranted,ToolInvocationStarted,PermissionRequested,PermissionDenied,ToolInvocationCompleted"},
+		{"nobody attached", nil, nil, policy.VerdictDeny,
+			"PermissionGranted,ToolInvocationStarted,PermissionRequested,PermissionDenied,ToolInvocationCompleted"},
+		{"a prior answer stands without asking", &answer{never: true},
+			&PriorAnswer{RequestID: "r0", Signature: "asker", Decision: policy.Decision{Verdict: policy.VerdictAllow, Source: "human:once"}},
+			policy.VerdictAllow, "ToolInvocationStarted,ToolInvocationCompleted"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			j := &journal{}
+			cfg := GateConfig{Decider: &fixedDecider{d: policy.Decision{Verdict: policy.VerdictAllow, Source: "sandbox+policy", Signature: "asker"}},
+				Journal: j, Prior: tc.prior,
+				Session: func(context.Context, Env) (policy.Session, error) { return policy.Session{}, nil }}
+			if tc.approve != nil {
+				cfg.Approver = tc.approve
+			}
+			g, _ := NewGate(cfg)
+			tool := &asker{}
+			if _, err := g.Call(context.Background(), tool, json.RawMessage(`{}`), Env{SessionID: "s", CallID: "c1"}); err != nil {
+				t.Fatal(err)
+			}
+			if tool.got.Verdict != tc.verdict {
+				t.Fatalf("the tool got %+v", tool.got)
+			}
+			if got := j.types(); got != tc.events {
+				t.Fatalf("events %s, want %s", got, tc.events)
+			}
+			for _, e := range j.evs {
+				if e.CallID != "c1" {
+					t.Fatalf("event %s for call %q", e.Type, e.CallID)
+				}
+				if e.Type == EventPermissionRequested && (!e.Direct || e.RequestID == j.evs[0].RequestID) {
+					t.Fatalf("the tool's ask is not a direct ask of its own: %+v", e)
+				}
+			}
+		})
+	}
+}

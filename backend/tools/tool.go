@@ -29,6 +29,10 @@ type Env struct {
 	// starts that outlives its call (a monitor's start and end). It may be
 	// nil; it is safe to call after the call returned.
 	Log func(store.Event)
+	// Ask puts a question to the human from inside a running call (the
+	// gate sets it): recorded and answered like any ask, it returns the
+	// outcome — allow, or deny with who decided and why.
+	Ask func(ctx context.Context, q Question) (policy.Decision, error)
 }
 
 // Content is one part of a tool result.
