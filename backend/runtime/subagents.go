@@ -111,10 +111,10 @@ func (t *taskTool) Invoke(ctx context.Context, args json.RawMessage, env tools.E
 		switch {
 		case fin.Killed:
 			fin.Error = killedByUser
-		case err != nil:
-			fin.Error = err.Error()
 		case s.ctx.Err() != nil:
 			fin.Error = "Warden was shut down while the subagent ran"
+		case err != nil:
+			fin.Error = err.Error()
 		}
 		// Stored before the child is forgotten, so task_result, which
 		// waits for done, always finds it.
