@@ -16,6 +16,7 @@ import (
 	"github.com/warden-dev/warden/backend/config"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
+	"github.com/warden-dev/warden/backend/runtime/imagecap"
 	"github.com/warden-dev/warden/backend/runtime/model"
 	"github.com/warden-dev/warden/backend/runtime/model/anthropic"
 	"github.com/warden-dev/warden/backend/runtime/model/factory"
@@ -153,6 +154,8 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 		Approval: g.Config.Approval, Sandbox: g.Config.Sandbox,
 		Headless: o.Headless, ApprovalTimeout: g.Config.ApprovalTimeout, Version: o.Version,
 	}
+	cfg.Images = runtime.ImageConfig{Limits: imagecap.Limits{MaxEdge: g.Config.Images.MaxEdge, MaxBytes: g.Config.Images.MaxBytes},
+		Keep: g.Config.Images.Keep}
 	if o.Approval != nil {
 		cfg.Approval = *o.Approval
 	}
