@@ -1,4 +1,12 @@
 /*
+Package policy decides, for every tool call, allow / ask / deny.
+
+The contract lives in shared/design/permission-model.md. Decide is pure: no
+I/O, no clock, no globals. Callers resolve paths, classify trust and pass the
+current time; the engine only reasons about what it is given. Shell commands
+are classified by the pure package policy/shell; this package turns its
+verdict into a decision.
+
 Choices this package makes where permission-model.md is silent.
 
   - Decide is pure and, for calls that only read (Read and non-mutating Meta
@@ -36,12 +44,6 @@ Choices this package makes where permission-model.md is silent.
     A plain command keeps its head signature only when it is read-only or
     unproven and not an interpreter or wrapper; writes, network and destructive
     commands always get their exact normalised text.
-  - The classifier joins relative targets with cwd lexically and tracks cd
-    inside the script; it cannot see symlinks. Without the cage a write through
-    a workspace symlink would leave the workspace, so `ln -s` to an absolute or
-    upward target is Unknown (asks when uncaged).
-  - `python3 --version` and the like (one version flag, nothing else) are
-    read-only: no project code runs. Any other argument keeps the program's rule.
 */
 
 package policy

@@ -1,8 +1,3 @@
-// Package policy decides, for every tool call, allow / ask / deny.
-//
-// The contract lives in shared/design/permission-model.md. Decide is pure: no
-// I/O, no clock, no globals. Callers resolve paths, classify trust and pass the
-// current time; the engine only reasons about what it is given.
 package policy
 
 import "time"
