@@ -47,15 +47,15 @@ var readOnlyNames = []string{
 	"ls", "dir", "vdir", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "zgrep", "pwd", "echo",
 	"which", "whereis", "type", "stat", "du", "df", "cut", "tr", "file", "basename", "dirname",
 	"realpath", "readlink", "uname", "printenv", "id", "whoami", "groups", "logname", "true", "false",
-	"test", "[", "seq", "nl", "od", "hexdump", "strings", "cmp", "diff", "diff3", "comm", "paste", "join",
+	"seq", "nl", "od", "hexdump", "strings", "cmp", "diff", "diff3", "comm", "paste", "join",
 	"column", "fold", "fmt", "expand", "unexpand", "rev", "tac", "md5sum", "sha1sum", "sha224sum",
 	"sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "base32", "basenc", "nproc", "arch", "tty",
 	"sleep", "lscpu", "lsblk", "lsusb", "lspci", "free", "uptime", "ps", "pgrep", "pidof", "who", "w", "users",
 	"locale", "getconf", "jq", "gojq", "numfmt", "factor", "expr", "yes", ":", "exit", "return",
-	"break", "continue", "shift", "wait", "jobs", "dirs", "times", "caller", "set", "shopt", "unset",
+	"break", "continue", "shift", "jobs", "dirs", "times", "caller", "set", "shopt",
 	"unalias", "ulimit", "umask", "disown", "fg", "bg", "help", "tsort",
-	"look", "cal", "ncal", "lsof", "vmstat", "iostat", "mpstat", "ss", "netstat",
-	"zcat", "bzcat", "xzcat", "zstdcat", "lz4cat", "sha1", "shasum", "md5", "getent", "nm", "objdump", "readelf", "size", "tput", "mountpoint", "findmnt",
+	"look", "cal", "ncal", "lsof", "vmstat", "iostat", "mpstat", "netstat",
+	"zcat", "bzcat", "xzcat", "zstdcat", "lz4cat", "sha1", "shasum", "md5", "nm", "objdump", "readelf", "size", "tput", "mountpoint", "findmnt",
 	"systemd-detect-virt", "lsmod", "whatis", "apropos",
 	"tokei", "scc", "exa", "eza", "lsd",
 	"apt-cache", "dpkg-query", "lsb_release", "sw_vers", "last", "lastlog", "pstree", "locate", "plocate", "bc",
@@ -69,6 +69,11 @@ func init() {
 	register(hRead, "read")
 	register(hMapfile, "mapfile", "readarray")
 	register(hGetopts, "getopts")
+	register(hUnset, "unset")
+	register(hWait, "wait")
+	register(hTest, "test", "[")
+	register(hGetent, "getent")
+	register(hSs, "ss")
 	register(hAlias, "alias")
 	register(hHash, "hash")
 	register(hTrap, "trap")
@@ -183,6 +188,7 @@ func (w *walker) call(ce *syntax.CallExpr, sc *scope) {
 	w.res.Segments++
 	for _, a := range ce.Assigns {
 		w.flagged = true
+		w.assignedValue(a)
 		// IFS= before a command only changes how that command splits
 		// (`IFS= read -r line`); a bare IFS= changes every later expansion.
 		if a.Name != nil && !(a.Name.Value == "IFS" && len(ce.Args) > 0) {

@@ -3,45 +3,15 @@ package shell
 import (
 	"path/filepath"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
-// git: read subcommands are read-only unless an option writes a file or
-// runs a program; the rest write the repository, talk to a remote, or
-// destroy work.
-
-var gitGlobalValue = map[string]bool{"-C": true, "-c": true, "--git-dir": true, "--work-tree": true,
-	"--namespace": true, "--exec-path": false, "--config-env": true, "--super-prefix": true, "--list-cmds": false}
-
-// gitSplit returns the global options, the subcommand and its arguments.
-func gitSplit(args []arg) (globals []opt, sub string, rest []arg, ok bool) {
-	i := 0
-	for i < len(args) {
-		v := args[i].val
-		if !args[i].static {
-			return nil, "", nil, false
-		}
-		if !strings.HasPrefix(v, "-") {
-			break
-		}
-		name, val, hasVal := strings.Cut(v, "=")
-		if strings.HasPrefix(v, "-C") && len(v) > 2 {
-			name, val, hasVal = "-C", v[2:], true
-		}
-		if strings.HasPrefix(v, "-c") && len(v) > 2 {
-			name, val, hasVal = "-c", v[2:], true
-		}
-		if gitGlobalValue[name] && !hasVal && i+1 < len(args) {
-			i++
-			val = args[i].val
-		}
-		globals = append(globals, opt{name: name, val: val})
-		i++
-	}
-	if i >= len(args) {
-		return globals, "", nil, true
-	}
-	return globals, args[i].val, args[i+1:], true
-}
+// git: global options and each subcommand's options resolve against the
+// tables in options.txt (git's parse-options accepts unambiguous prefixes
+// and --no- negations). Read subcommands are read-only only when every option
+// is known harmless; the rest write the repository, talk to a remote, run a
+// program or destroy work.
 
 var gitReadOnly = map[string]bool{
 	"status": true, "log": true, "diff": true, "show": true, "rev-parse": true, "ls-files": true, "ls-tree": true,
@@ -54,73 +24,103 @@ var gitReadOnly = map[string]bool{
 }
 
 var gitWrite = map[string]bool{
-	"add": true, "commit": true, "mv": true, "merge": true, "cherry-pick": true, "revert": true, "am": true,
-	"init": true, "notes": true, "gc": true, "repack": true, "prune-packed": true, "maintenance": true,
-	"update-index": true, "bisect": true, "sparse-checkout": true, "pack-refs": true, "commit-tree": true,
-	"hash-object": true, "mktree": true, "read-tree": true, "write-tree": true, "replace": true, "rerere": true,
+	"add": true, "commit": true, "mv": true, "cherry-pick": true, "revert": true, "am": true,
+	"init": true, "notes": true, "repack": true, "prune-packed": true,
+	"update-index": true, "sparse-checkout": true, "pack-refs": true, "commit-tree": true,
+	"hash-object": true, "mktree": true, "write-tree": true, "replace": true, "rerere": true,
 	"stage": true,
 }
 
 var gitNetwork = map[string]bool{"fetch": true, "pull": true, "push": true, "clone": true, "ls-remote": true,
-	"send-email": true, "svn": true, "request-pull": false}
+	"send-email": true, "svn": true}
+
+// gitDanger are the options of the write and network subcommands that run
+// another program (their value is a command line, a template with hooks, or
+// configuration). Matched with getopt_long prefixes; these subcommands are
+// never read-only, so the list only decides Unknown over Write.
+var gitDanger = map[string][]string{
+	"clone":      {"--upload-pack", "-u", "--template", "--config", "-c", "--separate-git-dir"},
+	"fetch":      {"--upload-pack"},
+	"pull":       {"--upload-pack"},
+	"ls-remote":  {"--upload-pack"},
+	"push":       {"--receive-pack", "--exec"},
+	"archive":    {"--exec"},
+	"rebase":     {"--exec", "-x", "--interactive", "-i", "--edit-todo"},
+	"init":       {"--template", "--separate-git-dir"},
+	"commit":     {"--template", "-t", "--edit", "-e"},
+	"merge":      {"--edit", "-e"},
+	"send-email": {"--smtp-server", "--sendmail-cmd", "--to-cmd", "--cc-cmd", "--header-cmd"},
+	"am":         {"--interactive", "-i"},
+	"svn":        {""},
+}
+
+// gitSplit returns the global options, the subcommand and its arguments.
+func gitSplit(args []arg) (globals []popt, sub string, rest []arg, bad string) {
+	globals, ops, bad := tableFor("git").parse(args)
+	if len(ops) == 0 {
+		return globals, "", nil, bad
+	}
+	if !ops[0].static {
+		return globals, "", nil, "the subcommand is computed at run time"
+	}
+	return globals, ops[0].val, ops[1:], bad
+}
 
 func hGit(w *walker, inv *invocation) {
-	if inv.dynamic() {
-		w.unknown("git: arguments computed at run time can add options or aliases")
+	globals, sub, rest, bad := gitSplit(inv.args)
+	if bad != "" {
+		w.unknown("git: " + bad)
 		return
 	}
-	globals, sub, rest, _ := gitSplit(inv.args)
 	sc := inv.sc
 	for _, g := range globals {
-		switch g.name {
-		case "-c", "--config-env":
-			w.unknown("git -c sets configuration that can run programs (core.pager, core.fsmonitor...)")
+		switch g.def.tag {
+		case "exec":
+			w.unknown("git " + g.as + " sets configuration or a path that can run programs (core.pager, core.fsmonitor...)")
 			return
-		case "--exec-path", "--git-dir", "--work-tree", "--super-prefix":
-			w.unknown("git " + g.name + " points git at other programs or another repository's config")
+		case "unknown":
+			w.unknown("git " + g.as + " points git at another repository's config")
 			return
-		case "-C":
+		case "chdir":
 			sc = sc.copy()
-			hCd(w, &invocation{args: []arg{{val: g.val, static: true}}, sc: sc})
+			hCd(w, &invocation{args: []arg{{val: g.val, static: !g.dynamic}}, sc: sc})
 		}
 	}
 	if sub == "" {
 		return
 	}
-	opts, ops := parseOpts(rest, optSpec{short: "mFCcSOoXsUxtnbBeI", long: []string{"message", "file", "output",
-		"format", "pretty", "since", "until", "author", "committer", "grep", "upload-pack", "receive-pack", "exec",
-		"template", "config", "origin", "branch", "depth", "reference", "separate-git-dir", "strategy",
-		"strategy-option", "onto", "set-upstream-to", "sort", "contains", "points-at", "merged", "no-merged",
-		"ref-format", "object-format", "shallow-since", "shallow-exclude", "jobs", "max-count",
-		"skip", "abbrev", "date", "decorate-refs", "encoding", "color-moved", "relative", "src-prefix", "dst-prefix",
-		"word-diff-regex", "diff-filter", "find-renames", "find-copies", "stat", "anchored", "ignore-matching-lines"}})
-	for _, o := range opts {
-		switch o.name {
-		case "--output", "-o":
-			if sub == "format-patch" || sub == "archive" || o.name == "--output" {
-				w.writeTo(sc, arg{val: o.val, static: true}, "git "+sub+" "+o.name)
-			}
-		case "--upload-pack", "--receive-pack", "--exec", "-u", "--template", "--config", "-x", "--ext-diff-cmd",
-			"--open-files-in-pager", "-O", "--interactive", "-i", "--edit-todo", "-e", "--tool":
-			if o.name == "-u" && sub != "clone" && sub != "fetch" {
-				continue // -u is --set-upstream or --update elsewhere
-			}
-			if (o.name == "-i" || o.name == "-e" || o.name == "-x") && sub != "rebase" && sub != "grep" {
-				continue
-			}
-			if o.name == "-O" && sub != "grep" {
-				continue
-			}
-			w.unknown("git " + sub + " " + o.name + " runs another program or template")
+	if inv.tail {
+		w.unknown("git " + sub + ": more arguments arrive at run time")
+	}
+	var opts []popt
+	var ops []arg
+	table := tableFor("git " + sub)
+	if table != nil {
+		// An unknown option is recorded as Unknown; the subcommand's own
+		// effects are still classified below.
+		opts, ops, _ = w.tableOpts(&invocation{name: "git", args: rest, sc: sc}, "git "+sub, rest)
+	} else {
+		ops = rest
+	}
+	for _, d := range gitDanger[sub] {
+		if d == "" {
+			w.unknown("git " + sub + " runs configured programs")
+			continue
+		}
+		if hasOptPrefix(rest, d) {
+			w.unknown("git " + sub + " " + d + " runs another program")
 		}
 	}
 	repo := arg{val: ".", static: true}
 	switch {
 	case gitReadOnly[sub]:
+		if table == nil {
+			w.unknown("git " + sub + ": no option table")
+		}
 	case sub == "branch":
 		gitBranch(w, sc, opts, ops, repo)
 	case sub == "tag":
-		if has(opts, "-d", "--delete", "-f", "--force") || len(ops) > 0 && !has(opts, "-l", "--list", "--contains", "--points-at", "-n") {
+		if hasTag(opts, "wtag") || len(ops) > 0 && !isOpt(opts, "--list", "--contains", "--points-at", "-n", "--merged", "--no-merged", "--no-contains") {
 			w.writeTo(sc, repo, "git tag")
 		}
 	case sub == "config":
@@ -130,6 +130,7 @@ func hGit(w *walker, inv *invocation) {
 	case sub == "stash":
 		switch first(ops) {
 		case "list", "show":
+			w.tableOpts(&invocation{name: "git", args: ops[1:], sc: sc}, "git log", ops[1:])
 		case "drop", "clear":
 			w.destroy("git stash " + first(ops) + ": throws stashed work away")
 		default:
@@ -138,99 +139,163 @@ func hGit(w *walker, inv *invocation) {
 	case sub == "worktree":
 		switch first(ops) {
 		case "list":
-		case "remove":
-			w.destroy("git worktree remove: deletes a working tree")
+		case "remove", "prune":
+			w.destroy("git worktree " + first(ops) + ": deletes a working tree")
 		default:
 			w.writeTo(sc, repo, "git worktree")
 			for _, a := range ops[min(1, len(ops)):] {
-				w.writeTo(sc, a, "git worktree")
+				if !strings.HasPrefix(a.val, "-") {
+					w.writeTo(sc, a, "git worktree")
+				}
 			}
 		}
 	case sub == "reflog":
 		switch first(ops) {
-		case "expire", "delete":
+		case "expire", "delete", "drop":
 			w.destroy("git reflog " + first(ops) + ": drops the history that recovers lost commits")
+		case "", "show", "list", "exists":
+		default:
+			w.unknown("git reflog " + first(ops) + " is not a known reflog command")
 		}
 	case sub == "reset":
-		if has(opts, "--hard", "--merge") {
-			w.destroy("git reset --hard: discards uncommitted changes")
+		if hasTag(opts, "force") {
+			w.destroy("git reset --hard/--merge: discards uncommitted changes")
 		}
 		w.writeTo(sc, repo, "git reset")
 	case sub == "clean":
-		if has(opts, "-n", "--dry-run") && !has(opts, "-f", "--force") {
+		if hasTag(opts, "dry") && !hasTag(opts, "force") {
 			return
 		}
 		w.destroy("git clean: deletes untracked files")
 		w.writeTo(sc, repo, "git clean")
 	case sub == "checkout":
-		if has(opts, "-f", "--force", "-p", "--patch", "--ours", "--theirs", "-B") || hasAnyArg(rest, "--") || hasAnyArg(ops, ".") {
-			w.destroy("git checkout: overwrites uncommitted changes")
-		}
-		w.writeTo(sc, repo, "git checkout")
+		gitCheckout(w, sc, opts, ops, rest)
 	case sub == "switch":
-		if has(opts, "-f", "--force", "--discard-changes", "-C", "--force-create") {
-			w.destroy("git switch --discard-changes: overwrites uncommitted changes")
+		if hasTag(opts, "force") {
+			w.destroy("git switch --discard-changes/--force: overwrites uncommitted changes")
 		}
 		w.writeTo(sc, repo, "git switch")
 	case sub == "restore":
-		if !has(opts, "-S", "--staged") || has(opts, "-W", "--worktree") {
-			w.destroy("git restore: discards uncommitted changes")
+		if !hasTag(opts, "staged") || hasTag(opts, "worktree") {
+			w.destroy("git restore: discards uncommitted changes in the working tree")
 		}
 		w.writeTo(sc, repo, "git restore")
+	case sub == "read-tree":
+		if hasTag(opts, "reset") || hasTag(opts, "force") || hasTag(opts, "update") && !hasTag(opts, "dry") {
+			w.destroy("git read-tree -u/--reset: overwrites the index and working tree")
+		}
+		w.writeTo(sc, repo, "git read-tree")
+	case sub == "checkout-index":
+		if hasTag(opts, "force") {
+			w.destroy("git checkout-index -f: overwrites working tree files")
+		}
+		w.writeTo(sc, repo, "git checkout-index")
+	case sub == "gc":
+		if hasTag(opts, "prune") {
+			w.destroy("git gc --prune: drops unreachable objects, the last copy of lost work")
+		}
+		w.writeTo(sc, repo, "git gc")
 	case sub == "rm":
-		if has(opts, "-r", "-f", "--force") && !has(opts, "--cached") {
+		if hasShortOrLong(rest, "-r", "-f", "--force") && !hasOptPrefix(rest, "--cached") {
 			w.destroy("git rm -r/-f: deletes files")
 		}
 		w.writeTo(sc, repo, "git rm")
+	case sub == "merge":
+		if hasOptPrefix(rest, "--abort") {
+			w.destroy("git merge --abort: resets the working tree, uncommitted changes included")
+		}
+		w.writeTo(sc, repo, "git merge")
 	case sub == "rebase":
 		w.writeTo(sc, repo, "git rebase")
+	case sub == "bisect":
+		if first(ops) == "run" {
+			w.unknown("git bisect run runs a command at every step")
+		}
+		w.writeTo(sc, repo, "git bisect")
+	case sub == "maintenance":
+		switch first(ops) {
+		case "start", "register":
+			w.destroy("git maintenance " + first(ops) + ": schedules jobs that run outside the session")
+		}
+		w.writeTo(sc, repo, "git maintenance")
 	case sub == "update-ref":
-		if has(opts, "-d") {
+		if hasShortOrLong(rest, "-d") {
 			w.destroy("git update-ref -d: deletes a ref")
 		}
 		w.writeTo(sc, repo, "git update-ref")
 	case sub == "symbolic-ref":
-		if len(ops) >= 2 || has(opts, "-d", "--delete") {
+		if len(ops) >= 2 || hasShortOrLong(rest, "-d", "--delete") {
 			w.writeTo(sc, repo, "git symbolic-ref")
 		}
 	case sub == "filter-branch" || sub == "filter-repo" || sub == "prune":
 		w.destroy("git " + sub + ": rewrites or drops history")
 		w.writeTo(sc, repo, "git "+sub)
 	case sub == "format-patch":
-		if !has(opts, "--stdout") && !has(opts, "-o", "--output-directory") {
+		if !isOpt(opts, "--stdout") && len(optVals(opts, "-o")) == 0 {
 			w.writeTo(sc, repo, "git format-patch")
 		}
 	case sub == "apply":
-		if has(opts, "--check", "--stat", "--numstat", "--summary") && !has(opts, "--apply") {
-			return
+		if hasOptPrefix(rest, "--check") || hasOptPrefix(rest, "--stat") || hasOptPrefix(rest, "--numstat") || hasOptPrefix(rest, "--summary") {
+			if !hasOptPrefix(rest, "--apply") {
+				return
+			}
 		}
 		w.writeTo(sc, repo, "git apply")
 	case sub == "archive":
-		for _, o := range opts {
-			if strings.HasPrefix(o.name, "--remote") {
-				w.network(hostOf(o.val))
-			}
-		}
+		// --output, --remote and --exec are tagged in the table.
 	case sub == "submodule":
-		switch first(ops) {
-		case "foreach":
-			w.unknown("git submodule foreach runs a command in every submodule")
-		case "status", "summary", "":
-		default:
-			w.network()
-			w.writeTo(sc, repo, "git submodule")
-		}
+		gitSubmodule(w, sc, ops, repo)
 	case sub == "lfs":
 		w.network()
 		w.writeTo(sc, repo, "git lfs")
 	case gitNetwork[sub]:
-		ropts, rops := parseOpts(rest, gitRemoteSpec)
-		gitRemoteOp(w, sc, sub, ropts, rops)
+		gitRemoteOp(w, sc, sub, opts, ops)
 	case gitWrite[sub]:
 		w.writeTo(sc, repo, "git "+sub)
 	default:
 		w.unknown("git " + sub + " is not a known subcommand (it may be an alias that runs a program)")
 	}
+}
+
+// optValue reads --name=value or an unambiguous --nam=value spelling.
+func optValue(word, name string) (string, bool) {
+	n, v, ok := strings.Cut(word, "=")
+	if !ok || len(n) < 3 || !strings.HasPrefix(n, "--") || !strings.HasPrefix(name, n) {
+		return "", false
+	}
+	return v, true
+}
+
+// hasOptPrefix reports an argument that getopt_long could read as name: the
+// name itself, an abbreviation of at least "--x", or a short option in a
+// cluster.
+func hasOptPrefix(args []arg, name string) bool {
+	for _, a := range args {
+		v := a.val
+		if v == "--" {
+			return false
+		}
+		if !strings.HasPrefix(name, "--") {
+			if len(name) == 2 && strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && strings.IndexByte(v[1:], name[1]) >= 0 {
+				return true
+			}
+			continue
+		}
+		n, _, _ := strings.Cut(v, "=")
+		if len(n) >= 3 && strings.HasPrefix(n, "--") && strings.HasPrefix(name, n) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasShortOrLong(args []arg, names ...string) bool {
+	for _, n := range names {
+		if hasOptPrefix(args, n) {
+			return true
+		}
+	}
+	return false
 }
 
 func first(ops []arg) string {
@@ -240,43 +305,55 @@ func first(ops []arg) string {
 	return ops[0].val
 }
 
-func gitBranch(w *walker, sc *scope, opts []opt, ops []arg, repo arg) {
-	switch {
-	case has(opts, "-D") || has(opts, "-d", "--delete") && has(opts, "-f", "--force"):
-		w.destroy("git branch -D: deletes a branch even if unmerged")
-	case has(opts, "-d", "--delete", "-m", "-M", "--move", "-c", "--copy", "--set-upstream-to", "-u",
-		"--unset-upstream", "--edit-description", "-f", "--force", "--track", "-t", "--no-track"):
-		w.writeTo(sc, repo, "git branch")
-	case len(ops) > 0 && !has(opts, "-l", "--list", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "-a", "--all", "-r", "--remotes"):
-		w.writeTo(sc, repo, "git branch")
+// gitCheckout: switching branches keeps work, but naming paths (after --,
+// after a tree-ish, or a word that looks like a file) overwrites them.
+func gitCheckout(w *walker, sc *scope, opts []popt, ops []arg, raw []arg) {
+	paths := hasAnyArg(raw, "--") || len(ops) >= 2
+	if len(ops) == 1 {
+		v := ops[0].val
+		base := lastComponent(v)
+		paths = v == "." || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") || strings.HasSuffix(v, "/") ||
+			strings.ContainsAny(v, "*?[") || strings.Contains(base, ".") && !strings.HasPrefix(base, "v") && !strings.Contains(v, "..")
 	}
-	if has(opts, "-D", "-M", "-C") && has(opts, "-d") {
-		w.destroy("git branch: forced delete or move")
+	if hasTag(opts, "force") || paths && !isOpt(opts, "-b") {
+		w.destroy("git checkout: overwrites uncommitted changes")
+	}
+	w.writeTo(sc, arg{val: ".", static: true}, "git checkout")
+}
+
+func gitBranch(w *walker, sc *scope, opts []popt, ops []arg, repo arg) {
+	switch {
+	case hasTag(opts, "forcedelete") || hasTag(opts, "delete") && hasTag(opts, "force"):
+		w.destroy("git branch -D: deletes a branch even if unmerged")
+	case hasTag(opts, "forcemove") || hasTag(opts, "force") && len(ops) > 0:
+		w.destroy("git branch -M/-C/-f: overwrites an existing branch")
+	case hasTag(opts, "delete") || hasTag(opts, "wbranch"):
+		w.writeTo(sc, repo, "git branch")
+	case len(ops) > 0 && !isOpt(opts, "--list", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--all", "--remotes"):
+		w.writeTo(sc, repo, "git branch")
 	}
 }
 
-func gitConfig(w *walker, sc *scope, opts []opt, ops []arg) {
-	if has(opts, "-e", "--edit") {
-		w.unknown("git config --edit opens an editor")
+func gitConfig(w *walker, sc *scope, opts []popt, ops []arg) {
+	if hasTag(opts, "read") || len(ops) > 0 && (ops[0].val == "get" || ops[0].val == "list") {
 		return
 	}
-	read := has(opts, "--get", "--get-all", "--get-regexp", "--get-urlmatch", "-l", "--list", "--get-color", "--get-colorbool")
-	if len(ops) > 0 && (ops[0].val == "get" || ops[0].val == "list") {
-		read = true
-	}
-	if read || len(ops) == 1 && !has(opts, "--unset", "--unset-all", "--remove-section", "--rename-section", "--add", "--replace-all") {
+	if len(ops) == 1 && !isOpt(opts, "--unset", "--unset-all", "--remove-section", "--rename-section", "--add", "--replace-all") {
 		return
 	}
-	target := ".git/config"
+	target := arg{val: ".git/config", static: true}
 	switch {
-	case has(opts, "--global"):
-		target = "~/.gitconfig"
-	case has(opts, "--system"):
-		target = "/etc/gitconfig"
-	case len(values(opts, "-f", "--file")) > 0:
-		target = values(opts, "-f", "--file")[0]
+	case hasTag(opts, "global"):
+		target.val = "~/.gitconfig"
+	case hasTag(opts, "system"):
+		target.val = "/etc/gitconfig"
+	case hasTag(opts, "worktree"):
+		target.val = ".git/config.worktree"
+	case len(tagged(opts, "file")) > 0:
+		f := tagged(opts, "file")[0]
+		target = arg{val: f.val, static: !f.dynamic}
 	}
-	w.writeTo(sc, arg{val: target, static: true}, "git config")
+	w.writeTo(sc, target, "git config")
 }
 
 func gitRemote(w *walker, sc *scope, ops []arg) {
@@ -289,68 +366,91 @@ func gitRemote(w *walker, sc *scope, ops []arg) {
 	}
 }
 
-// gitForce reports the risky flags of push/pull/fetch, in signature order.
-func gitForce(sub string, opts []opt, ops []arg) []string {
-	var flags []string
-	force := has(opts, "-f", "--force", "--force-with-lease", "--force-if-includes", "--mirror", "-d", "--delete", "--prune")
-	for _, o := range opts {
-		if strings.HasPrefix(o.name, "--force-with-lease") {
-			force = true
+// gitSubmodule: foreach runs its command in every submodule, where git's
+// metadata is the submodule's gitdir; the command is classified there.
+func gitSubmodule(w *walker, sc *scope, ops []arg, repo arg) {
+	switch first(ops) {
+	case "foreach":
+		w.unknown("git submodule foreach runs a command in every submodule")
+		var parts []string
+		for _, a := range ops[1:] {
+			if strings.HasPrefix(a.val, "-") && len(parts) == 0 {
+				continue
+			}
+			if !a.static {
+				return
+			}
+			parts = append(parts, a.val)
 		}
+		inner := sc.copy()
+		if inner.known {
+			inner.cwd = filepath.Join(inner.cwd, "(each submodule)")
+		}
+		w.script(strings.Join(parts, " "), inner, syntax.LangBash)
+	case "status", "summary", "":
+	default:
+		w.network()
+		w.writeTo(sc, repo, "git submodule")
+	}
+}
+
+// gitFlags are the signature suffixes of push/pull/fetch, from the option
+// tags and refspecs, in the contract's order.
+func gitFlags(sub string, opts []popt, ops []arg) []string {
+	has := map[string]bool{}
+	for _, o := range opts {
+		has[o.def.tag] = true
 	}
 	if sub == "push" {
 		for _, a := range ops[min(1, len(ops)):] {
-			if strings.HasPrefix(a.val, "+") || strings.HasPrefix(a.val, ":") {
-				force = true
+			if strings.HasPrefix(a.val, "+") {
+				has["force"] = true
+			}
+			if strings.HasPrefix(a.val, ":") {
+				has["delete"] = true
 			}
 		}
 	}
-	if sub == "fetch" || sub == "pull" {
-		force = force && !has(opts, "-d") // fetch -d is not a thing; keep push semantics
-	}
-	if force {
-		flags = append(flags, "force")
-	}
-	if sub == "pull" && (has(opts, "-r", "--rebase") || hasPrefixOpt(opts, "--rebase")) {
-		flags = append(flags, "rebase")
-	}
-	if has(opts, "--all", "--tags", "--mirror") {
-		flags = append(flags, "all")
+	var flags []string
+	for _, f := range []string{"force", "delete", "mirror", "prune", "all", "tags", "rebase"} {
+		if has[f] {
+			flags = append(flags, f)
+		}
 	}
 	return flags
 }
 
-func hasPrefixOpt(opts []opt, p string) bool {
-	for _, o := range opts {
-		if strings.HasPrefix(o.name, p) {
-			return true
-		}
-	}
-	return false
-}
-
-func gitRemoteOp(w *walker, sc *scope, sub string, opts []opt, ops []arg) {
+func gitRemoteOp(w *walker, sc *scope, sub string, opts []popt, ops []arg) {
 	w.network()
 	for _, a := range ops {
 		w.network(hostOf(a.val))
 	}
 	switch sub {
 	case "push":
-		if contains(gitForce(sub, opts, ops), "force") {
-			w.destroy("git push --force/--delete: overwrites or deletes remote history")
+		for _, f := range gitFlags(sub, opts, ops) {
+			switch f {
+			case "force", "delete", "mirror", "prune":
+				w.destroy("git push --" + f + ": overwrites or deletes remote history")
+			}
 		}
 	case "pull":
 		w.writeTo(sc, arg{val: ".", static: true}, "git pull")
 	case "fetch":
-		if has(opts, "--prune", "-p") {
-			w.writeTo(sc, arg{val: ".", static: true}, "git fetch --prune")
+		if hasTag(opts, "prune") || hasTag(opts, "force") {
+			w.writeTo(sc, arg{val: ".", static: true}, "git fetch --prune/--force")
 		}
 	case "clone":
+		var dirs []arg
+		for _, a := range ops {
+			if !strings.HasPrefix(a.val, "-") {
+				dirs = append(dirs, a)
+			}
+		}
 		dir := ""
-		if len(ops) >= 2 {
-			dir = ops[1].val
-		} else if len(ops) == 1 {
-			dir = strings.TrimSuffix(filepath.Base(strings.TrimRight(ops[0].val, "/")), ".git")
+		if len(dirs) >= 2 {
+			dir = dirs[1].val
+		} else if len(dirs) == 1 {
+			dir = strings.TrimSuffix(filepath.Base(strings.TrimRight(dirs[0].val, "/")), ".git")
 			if i := strings.LastIndexByte(dir, ':'); i >= 0 {
 				dir = dir[i+1:]
 			}
@@ -361,18 +461,27 @@ func gitRemoteOp(w *walker, sc *scope, sub string, opts []opt, ops []arg) {
 	}
 }
 
-var gitRemoteSpec = optSpec{short: "ojbs", long: []string{"repo", "upload-pack", "receive-pack", "exec",
-	"push-option", "depth", "strategy", "strategy-option", "jobs", "recurse-submodules-default", "negotiation-tip",
-	"branch", "origin", "template", "config", "reference", "separate-git-dir", "shallow-since", "shallow-exclude",
-	"filter", "server-option", "refmap"}}
-
-// gitSignature builds git-<verb>:<remote>/<branch>[+force|+rebase|+all].
+// gitSignature builds git-<verb>:<remote>/<branch>[+force|+delete|...]. ok
+// is false when an option is not in git's table: the signature is then exact.
 func gitSignature(args []arg) (string, bool) {
-	_, sub, rest, ok := gitSplit(args)
-	if !ok || sub != "push" && sub != "pull" && sub != "fetch" {
+	globals, sub, rest, bad := gitSplit(args)
+	if bad != "" || sub != "push" && sub != "pull" && sub != "fetch" {
 		return "", false
 	}
-	opts, ops := parseOpts(rest, gitRemoteSpec)
+	for _, g := range globals {
+		if g.def.tag != "chdir" && g.def.tag != "" {
+			return "", false
+		}
+	}
+	opts, ops, bad := tableFor("git " + sub).parse(rest)
+	if bad != "" {
+		return "", false
+	}
+	for _, o := range opts {
+		if o.def.tag == "exec" || o.def.tag == "unknown" {
+			return "", false
+		}
+	}
 	remote, branch := "(default)", "(current)"
 	if len(ops) > 0 {
 		remote = ops[0].val
@@ -385,7 +494,7 @@ func gitSignature(args []arg) (string, bool) {
 		branch = strings.Join(refs, ",")
 	}
 	sig := "git-" + sub + ":" + remote + "/" + branch
-	for _, f := range gitForce(sub, opts, ops) {
+	for _, f := range gitFlags(sub, opts, ops) {
 		sig += "+" + f
 	}
 	return sig, true

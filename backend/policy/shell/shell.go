@@ -61,6 +61,13 @@ type Classification struct {
 	// Writes are the files the script visibly writes or removes: absolute and
 	// lexically cleaned, or starting with "~" (the home directory).
 	Writes []string `json:"writes,omitempty"`
+	// Links are files the script makes reachable under another name (ln,
+	// cp -l/-s): a later write through the link lands in them, so the engine
+	// checks them like writes.
+	Links []string `json:"links,omitempty"`
+	// Moves are files moved away (mv): each source leaves its place, and
+	// ends up in Dest.
+	Moves []Move `json:"moves,omitempty"`
 	// Unresolved is set when some write target cannot be known before it runs.
 	Unresolved bool `json:"unresolved,omitempty"`
 	// Network is set when some part talks to the network; Hosts are those
@@ -75,6 +82,12 @@ type Classification struct {
 	Segments int `json:"segments"`
 	// Signature is what an "always" answer remembers for this script.
 	Signature string `json:"signature"`
+}
+
+// Move is one mv: its sources, resolved, and where they go.
+type Move struct {
+	Sources []string `json:"sources"`
+	Dest    string   `json:"dest"`
 }
 
 // maxDepth bounds `bash -c "bash -c ..."` recursion.
@@ -161,6 +174,15 @@ type walker struct {
 	// first plain command, for the signature
 	head     []arg
 	headSeen bool
+	headCwd  string // the directory the head runs in, "" when unknown
+	// ints are variables declared integer (declare -i); assigned are the
+	// variables given a value that is not a plain number. Bash evaluates an
+	// integer variable's new value as arithmetic, which runs a[$(cmd)].
+	ints     map[string]bool
+	assigned []string
+	// stdin is set while the command being classified reads a redirect or
+	// a pipe, not the session's empty input.
+	stdin bool
 }
 
 func (w *walker) unknown(why string) { w.res.Unknown = append(w.res.Unknown, why) }
@@ -196,6 +218,15 @@ func (w *walker) writeTo(sc *scope, a arg, what string) {
 func (w *walker) finish() Classification {
 	r := &w.res
 	r.Writes = dedupe(r.Writes)
+	r.Links = dedupe(r.Links)
+	if len(w.ints) > 0 {
+		for _, n := range w.assigned {
+			if w.ints[n] {
+				w.unknown("assigns to " + n + ", an integer variable: the value is evaluated as arithmetic")
+				break
+			}
+		}
+	}
 	r.Hosts = dedupe(r.Hosts)
 	r.Destructive = dedupeKeep(r.Destructive)
 	r.Unknown = dedupeKeep(r.Unknown)

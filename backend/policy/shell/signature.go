@@ -45,12 +45,22 @@ func (w *walker) signature(f *syntax.File, norm string, class Class) string {
 		if class == ClassUnknown || class == ClassDestructive {
 			return exact
 		}
-		user, host, port, cmd, _ := sshTarget(args)
+		user, host, port, cmd, opts, bad := sshTarget(args)
+		if bad != "" {
+			return exact
+		}
+		for _, o := range opts {
+			// Jump hosts, forwardings, other configs or identities change
+			// where and how it connects: only -p and -l are in the signature.
+			if o.def.val != valNone && o.def.tag != "port" && o.def.tag != "user" {
+				return exact
+			}
+		}
 		dest := host + ":" + port
 		if user != "" {
 			dest = user + "@" + dest
 		}
-		return strings.TrimSpace("ssh:" + dest + " " + strings.Join(cmd, " "))
+		return strings.TrimSpace("ssh:" + dest + " " + strings.Join(argValsAll(cmd), " "))
 	case "git":
 		if class != ClassUnknown {
 			if sig, ok := gitSignature(args); ok {

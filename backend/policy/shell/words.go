@@ -271,7 +271,7 @@ func devNetHost(p string) (string, bool) {
 
 func (w *walker) redirect(r *syntax.Redirect, sc *scope) {
 	if r.N != nil && strings.HasPrefix(r.N.Value, "{") {
-		w.assignName(strings.Trim(r.N.Value, "{}"))
+		w.nameRef(arg{val: strings.Trim(r.N.Value, "{}"), static: true}, "exec {fd}>", true)
 	}
 	switch r.Op {
 	case syntax.Hdoc, syntax.DashHdoc:
