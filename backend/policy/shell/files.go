@@ -89,9 +89,9 @@ func hMkdir(w *walker, inv *invocation) {
 
 // target picks the destination of cp/mv/ln/install: -t DIR, or the last
 // operand.
-func target(opts []opt, ops []arg) ([]arg, []arg) {
-	if t := values(opts, "-t", "--target-directory"); len(t) > 0 {
-		return []arg{{val: t[0], static: true}}, ops
+func target(opts []popt, ops []arg) ([]arg, []arg) {
+	if t := tagged(opts, "target"); len(t) > 0 {
+		return []arg{{val: t[0].val, static: !t[0].dynamic}}, ops
 	}
 	if len(ops) == 0 {
 		return nil, nil
@@ -99,46 +99,119 @@ func target(opts []opt, ops []arg) ([]arg, []arg) {
 	return ops[len(ops)-1:], ops[:len(ops)-1]
 }
 
-var copySpec = optSpec{short: "StTgmo", long: []string{"suffix", "target-directory", "owner", "group", "mode", "backup", "sparse", "reflink", "preserve", "no-preserve"}}
+// fromNothing reports a copy source that is empty: copying it over a file
+// truncates that file.
+func fromNothing(srcs []arg) bool {
+	for _, a := range srcs {
+		if a.static && (a.val == "/dev/null" || a.val == "/dev/zero") {
+			return true
+		}
+	}
+	return false
+}
 
 func hCp(w *walker, inv *invocation) {
-	opts, ops := parseOpts(inv.args, copySpec)
-	dst, _ := target(opts, ops)
+	opts, ops, _ := w.tableOpts(inv, "cp", inv.args)
+	dst, src := target(opts, ops)
+	if fromNothing(src) {
+		w.destroy("cp from " + src[0].val + ": empties the destination")
+	}
+	if hasTag(opts, "link") {
+		w.links(inv.sc, src, dst)
+	}
 	w.writeOps(inv, dst, "cp")
 }
 
 func hMv(w *walker, inv *invocation) {
-	opts, ops := parseOpts(inv.args, copySpec)
+	opts, ops, _ := w.tableOpts(inv, "mv", inv.args)
 	dst, src := target(opts, ops)
+	if len(dst) == 1 && dst[0].static && strings.HasPrefix(dst[0].val, "/dev/") {
+		w.destroy("mv to " + dst[0].val + ": discards the files moved")
+		w.writeOps(inv, src, "mv")
+		return
+	}
 	w.writeOps(inv, append(dst, src...), "mv")
+	if len(dst) == 1 {
+		m := Move{}
+		if d, ok := w.resolved(inv.sc, dst[0]); ok {
+			m.Dest = d
+		}
+		for _, a := range src {
+			if p, ok := w.resolved(inv.sc, a); ok {
+				m.Sources = append(m.Sources, p)
+			}
+		}
+		if m.Dest != "" && len(m.Sources) > 0 {
+			w.res.Moves = append(w.res.Moves, m)
+		}
+	}
+}
+
+// resolved is a static argument as the path the engine checks.
+func (w *walker) resolved(sc *scope, a arg) (string, bool) {
+	if !a.static || a.glob {
+		return "", false
+	}
+	return sc.resolve(a.val)
+}
+
+// links records what links created by ln or cp -l/-s make reachable: a write
+// through the link lands in the target, so the target counts as written.
+// A symbolic link's relative target is relative to the link's directory.
+func (w *walker) links(sc *scope, targets, linkDst []arg) {
+	dir := ""
+	if len(linkDst) == 1 {
+		if d, ok := w.resolved(sc, linkDst[0]); ok {
+			dir = d
+		}
+	}
+	for _, t := range targets {
+		if !t.static || t.glob {
+			w.unknown("link to a target computed at run time")
+			continue
+		}
+		p, ok := sc.resolve(t.val)
+		if !filepath.IsAbs(t.val) && dir != "" && len(targets) == 1 && !strings.HasSuffix(linkDst[0].val, "/") {
+			p, ok = filepath.Join(filepath.Dir(dir), t.val), true
+		}
+		if ok {
+			w.res.Links = append(w.res.Links, p)
+		}
+	}
 }
 
 func hLn(w *walker, inv *invocation) {
-	opts, ops := parseOpts(inv.args, copySpec)
-	if has(opts, "-s", "--symbolic") && len(ops) > 0 {
+	opts, ops, _ := w.tableOpts(inv, "ln", inv.args)
+	symbolic := hasTag(opts, "symbolic")
+	if symbolic && len(ops) > 0 {
 		if t := ops[0].val; !ops[0].static || filepath.IsAbs(t) || strings.HasPrefix(t, "~") || strings.Contains(t, "..") {
 			// Later writes through the link leave the workspace while
 			// looking like workspace paths.
 			w.unknown("ln -s to " + t + " can lead later writes out of the workspace")
 		}
 	}
-	if len(ops) == 1 && !has(opts, "-t", "--target-directory") {
+	if len(ops) == 1 && len(tagged(opts, "target")) == 0 {
 		a := ops[0]
 		a.val = lastComponent(a.val)
+		w.links(inv.sc, ops, nil)
 		w.writeOps(inv, []arg{a}, "ln")
 		return
 	}
-	dst, _ := target(opts, ops)
+	dst, src := target(opts, ops)
+	w.links(inv.sc, src, dst)
 	w.writeOps(inv, dst, "ln")
 }
 
 func hInstall(w *walker, inv *invocation) {
-	opts, ops := parseOpts(inv.args, copySpec)
-	if has(opts, "-d", "--directory") {
+	opts, ops, _ := w.tableOpts(inv, "install", inv.args)
+	if hasTag(opts, "directory") {
 		w.writeOps(inv, ops, "install -d")
 		return
 	}
-	dst, _ := target(opts, ops)
+	dst, src := target(opts, ops)
+	if fromNothing(src) {
+		w.destroy("install from " + src[0].val + ": empties the destination")
+	}
 	w.writeOps(inv, dst, "install")
 }
 
@@ -215,52 +288,39 @@ func hSystemctl(w *walker, inv *invocation) {
 	w.destroy(inv.name + ": changes system services")
 }
 
+// hCrontab: anything that schedules work runs it later, outside the session
+// and its sandbox; only listing is read-only.
 func hCrontab(w *walker, inv *invocation) {
-	opts, _ := parseOpts(inv.args, optSpec{short: "u"})
-	if inv.name == "crontab" && has(opts, "-l") && !has(opts, "-r", "-e", "-i") {
+	opts, _ := parseOpts(inv.args, optSpec{short: "uqf"})
+	switch inv.name {
+	case "crontab":
+		if has(opts, "-l") && !has(opts, "-r", "-e", "-i") && len(opts) == 1+len(values(opts, "-u")) {
+			return
+		}
+	case "at":
+		if has(opts, "-l") || has(opts, "-c") {
+			return
+		}
+	case "atq":
 		return
 	}
 	w.destroy(inv.name + ": schedules or removes jobs that run outside the sandbox")
 }
 
 func hArchive(w *walker, inv *invocation) {
+	if inv.name == "tar" {
+		hTar(w, inv)
+		return
+	}
+	if inv.name == "zip" {
+		hZip(w, inv)
+		return
+	}
 	if w.refuseDynamic(inv) {
 		return
 	}
-	for _, a := range inv.args {
-		v := a.val
-		if strings.HasPrefix(v, "--to-command") || strings.HasPrefix(v, "--use-compress-program") ||
-			strings.HasPrefix(v, "--checkpoint-action") || strings.HasPrefix(v, "--info-script") ||
-			strings.HasPrefix(v, "--new-volume-script") || strings.HasPrefix(v, "--rsh-command") || v == "-I" || v == "-F" ||
-			strings.HasPrefix(v, "-TT") {
-			w.unknown(inv.name + " option runs another program")
-			return
-		}
-	}
 	extract := inv.name == "unzip" || inv.name == "7z" && hasAnyArg(inv.args, "x", "e")
 	switch inv.name {
-	case "tar":
-		mode := ""
-		if len(inv.args) > 0 && !strings.HasPrefix(inv.args[0].val, "-") {
-			mode = inv.args[0].val
-		}
-		for _, a := range inv.args {
-			if strings.HasPrefix(a.val, "-") && !strings.HasPrefix(a.val, "--") {
-				mode += a.val[1:]
-			}
-			switch a.val {
-			case "--list":
-				mode += "t"
-			case "--extract", "--get":
-				mode += "x"
-			case "--create":
-				mode += "c"
-			}
-		}
-		if strings.Contains(mode, "t") && !strings.ContainsAny(mode, "xcruA") {
-			return
-		}
-		extract = strings.Contains(mode, "x")
 	case "unzip":
 		for _, a := range inv.args {
 			if a.val == "-l" || a.val == "-v" || a.val == "-t" || a.val == "-Z" || a.val == "-p" {
@@ -274,12 +334,88 @@ func hArchive(w *walker, inv *invocation) {
 			}
 		}
 	}
-	// Extracting or compressing writes files whose names come from data.
 	// Extracting writes files whose names come from the archive, protected
 	// ones included; only the cage bounds it.
 	w.writeTo(inv.sc, arg{val: ".", static: true}, inv.name)
 	if extract {
 		w.unknown(inv.name + " writes files named inside the archive")
+	}
+}
+
+// tarArgs turns tar's old-style first word (`tar xzf a.tgz`) into options:
+// each letter is an option and those that take a value take the next words.
+func tarArgs(args []arg) []arg {
+	if len(args) == 0 || !args[0].static || strings.HasPrefix(args[0].val, "-") {
+		return args
+	}
+	t := tableFor("tar")
+	out := []arg{}
+	rest := args[1:]
+	for _, c := range []byte(args[0].val) {
+		out = append(out, arg{val: "-" + string(c), static: true})
+		if c < 128 && t.short[c] != nil && t.short[c].val == valRequired && len(rest) > 0 {
+			out = append(out, rest[0])
+			rest = rest[1:]
+		}
+	}
+	return append(out, rest...)
+}
+
+func hTar(w *walker, inv *invocation) {
+	args := tarArgs(inv.args)
+	opts, _, _ := w.tableOpts(inv, "tar", args)
+	mode := ""
+	for _, o := range opts {
+		if m, ok := strings.CutPrefix(o.def.tag, "mode-"); ok {
+			mode = m
+		}
+	}
+	for _, f := range tagged(opts, "archive") {
+		// tar reads host:path as a remote archive over rsh/ssh.
+		if h := remoteHost(f.val); h != "" && !hasTag(opts, "local") {
+			w.network(h)
+		}
+	}
+	sc := inv.sc
+	if d := tagged(opts, "chdir"); len(d) > 0 {
+		sc = sc.copy()
+		hCd(w, &invocation{args: []arg{{val: d[len(d)-1].val, static: !d[len(d)-1].dynamic}}, sc: sc})
+	}
+	switch mode {
+	case "list", "":
+		if mode == "" {
+			w.unknown("tar without a mode option")
+		}
+	case "create", "write":
+		archives := tagged(opts, "archive")
+		if len(archives) == 0 {
+			w.writeTo(sc, arg{val: ".", static: true}, "tar")
+		}
+		for _, f := range archives {
+			if f.val != "-" && remoteHost(f.val) == "" {
+				w.writeTo(inv.sc, arg{val: f.val, static: !f.dynamic}, "tar archive")
+			}
+		}
+	case "extract":
+		if hasTag(opts, "stdout") {
+			return
+		}
+		if hasTag(opts, "overwrite") {
+			w.destroy("tar --overwrite/--unlink-first: replaces existing files with the archive's")
+		}
+		w.writeTo(sc, arg{val: ".", static: true}, "tar")
+		w.unknown("tar writes files named inside the archive")
+	}
+}
+
+func hZip(w *walker, inv *invocation) {
+	opts, ops, _ := w.tableOpts(inv, "zip", inv.args)
+	if hasTag(opts, "zipdelete") || len(ops) > 0 {
+		if len(ops) > 0 {
+			w.writeTo(inv.sc, ops[0], "zip archive")
+		} else {
+			w.writeTo(inv.sc, arg{val: ".", static: true}, "zip")
+		}
 	}
 }
 

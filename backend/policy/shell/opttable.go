@@ -60,6 +60,10 @@ type optTable struct {
 	exact bool
 	// single: long options take one dash (find -name, go test -run).
 	single bool
+	// dynops: a word computed at run time is taken as an operand. Only for
+	// programs that are never read-only (cp, mv): the worst such a word can
+	// add is an option of the same program, and writes are bounded anyway.
+	dynops bool
 }
 
 var optTables = mustParseTables(optionsData)
@@ -105,6 +109,8 @@ func parseTables(src string) (map[string]*optTable, error) {
 						t.exact = true
 					case "single":
 						t.single, t.exact = true, true
+					case "dynops":
+						t.dynops = true
 					default:
 						return nil, fmt.Errorf("options.txt:%d: unknown table flag %q", n+1, f)
 					}
@@ -250,7 +256,7 @@ func (t *optTable) parse(args []arg) (opts []popt, ops []arg, bad string) {
 		v := a.val
 		switch {
 		case !a.static || a.glob:
-			if bad == "" && !t.any {
+			if bad == "" && !t.any && !t.dynops {
 				bad = "an argument computed at run time can be any option"
 			}
 			ops = append(ops, a)
@@ -393,6 +399,9 @@ func (w *walker) tableOpts(inv *invocation, table string, args []arg) (opts []po
 		return nil, args, false
 	}
 	opts, ops, bad := t.parse(args)
+	if bad == "" && inv.tail && !t.any && !t.dynops {
+		bad = "more arguments arrive at run time and can be any option"
+	}
 	if bad != "" {
 		w.unknown(table + ": " + bad + " (not a known harmless option)")
 		ok = false

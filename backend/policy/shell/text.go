@@ -1,27 +1,20 @@
 package shell
 
-import (
-	"regexp"
-	"strings"
-)
+import "strings"
 
 // Text tools that read files, each with an option or script command that
 // writes, executes or changes the system: read-only only without it.
 
 func hSed(w *walker, inv *invocation) {
-	if w.refuseDynamic(inv) {
+	opts, ops, ok := w.tableOpts(inv, inv.name, inv.args)
+	if !ok {
 		return
 	}
-	// -I is BSD sed's in-place; GNU accepts unambiguous long prefixes
-	// (--in, --fi).
-	opts, ops := parseOpts(inv.args, optSpec{short: "efl", shortOpt: "iI",
-		long: []string{"expression", "file", "line-length"}})
-	if has(opts, "-f", "--file") || longPrefix(opts, "--file", 2) {
-		w.unknown("sed -f: the script is in a file")
-		return
+	var scripts []string
+	for _, o := range tagged(opts, "script") {
+		scripts = append(scripts, o.val)
 	}
-	scripts := values(opts, "-e", "--expression")
-	if len(scripts) == 0 {
+	if len(scripts) == 0 && len(tagged(opts, "unknown")) == 0 {
 		if len(ops) == 0 {
 			return
 		}
@@ -32,7 +25,7 @@ func hSed(w *walker, inv *invocation) {
 			w.unknown("sed script can run commands or write files (e, w)")
 		}
 	}
-	if has(opts, "-i", "-I") || longPrefix(opts, "--in-place", 1) {
+	if hasTag(opts, "inplace") {
 		w.writeOps(inv, ops, "sed -i")
 	}
 }
@@ -155,76 +148,148 @@ func sedScriptSafe(s string) bool {
 }
 
 func hAwk(w *walker, inv *invocation) {
-	if w.refuseDynamic(inv) {
+	opts, ops, ok := w.tableOpts(inv, inv.name, inv.args)
+	if !ok || hasTag(opts, "unknown") {
 		return
 	}
-	opts, ops := parseOpts(inv.args, optSpec{short: "FvfeiElW", shortOpt: "odpDL",
-		long: []string{"field-separator", "assign", "file", "source", "include", "load", "exec"}})
-	if has(opts, "-f", "--file", "-i", "--include", "-l", "--load", "-E", "--exec", "-o", "-p", "-d", "-D", "-W",
-		"--pretty-print", "--profile", "--dump-variables", "--debug") {
-		w.unknown(inv.name + ": program or output in another file")
-		return
+	var progs []string
+	for _, o := range tagged(opts, "program") {
+		progs = append(progs, o.val)
 	}
-	progs := values(opts, "-e", "--source")
 	if len(progs) == 0 && len(ops) > 0 {
 		progs = []string{ops[0].val}
 	}
 	for _, p := range progs {
-		if awkRunsOrWrites(p) {
-			w.unknown(inv.name + " program can run commands or write files")
+		if why := awkRunsOrWrites(p); why != "" {
+			w.unknown(inv.name + " program " + why)
 			return
 		}
 	}
 }
 
-var (
-	awkOutput = regexp.MustCompile(`\bprintf?\b[^;{}\n]*(>|\|)`)
-	awkPipeIn = regexp.MustCompile(`\|&?\s*getline`)
-)
-
-// awkRunsOrWrites finds system(), output redirection and pipes of print,
-// command pipes into getline, and gawk's @load/@include. Comparisons such as
-// NR>1 outside print are fine.
-func awkRunsOrWrites(p string) bool {
-	return strings.Contains(p, "system") || strings.Contains(p, "@") || awkOutput.MatchString(p) || awkPipeIn.MatchString(p)
+// awkRunsOrWrites reads an awk program token by token, skipping strings,
+// regular expressions and comments. Inside a print or printf statement, a >,
+// >> or | outside parentheses redirects output to a file or a command; a |
+// before getline runs a command; system(), gawk's |& coprocesses and @load /
+// @include run code. Comparisons such as NR > 1 outside print stay data.
+func awkRunsOrWrites(p string) string {
+	inPrint := false // the current statement is print/printf
+	depth := 0       // parentheses within it
+	operand := false // the last token can end an expression, so / divides
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '"':
+			for i++; i < len(p) && p[i] != '"'; i++ {
+				if p[i] == '\\' {
+					i++
+				}
+			}
+			operand = true
+		case c == '/' && !operand:
+			for i++; i < len(p) && p[i] != '/' && p[i] != '\n'; i++ {
+				if p[i] == '\\' {
+					i++
+				} else if p[i] == '[' {
+					for i++; i < len(p) && p[i] != ']'; i++ {
+					}
+				}
+			}
+			operand = true
+		case c == '#':
+			for i < len(p) && p[i] != '\n' {
+				i++
+			}
+			inPrint = false
+		case c == '@':
+			return "loads or includes code (@load, @include)"
+		case c == ';' || c == '\n' || c == '{' || c == '}':
+			inPrint, depth, operand = false, 0, false
+		case c == '(':
+			depth++
+			operand = false
+		case c == ')':
+			depth--
+			operand = true
+		case c == '|':
+			if i+1 < len(p) && p[i+1] == '|' {
+				i++
+				operand = false
+				continue
+			}
+			if i+1 < len(p) && p[i+1] == '&' {
+				return "runs a coprocess (|&)"
+			}
+			rest := strings.TrimLeft(p[i+1:], " \t")
+			if strings.HasPrefix(rest, "getline") {
+				return "runs a command and reads its output (| getline)"
+			}
+			if inPrint && depth <= 0 {
+				return "pipes output to a command"
+			}
+			return "pipes to a command"
+		case c == '>':
+			if i+1 < len(p) && p[i+1] == '=' {
+				i++
+			} else if inPrint && depth <= 0 {
+				return "writes output to a file (>)"
+			}
+			operand = false
+		case isAwkIdent(c):
+			j := i
+			for j < len(p) && (isAwkIdent(p[j]) || p[j] >= '0' && p[j] <= '9') {
+				j++
+			}
+			word := p[i:j]
+			i = j - 1
+			switch word {
+			case "print", "printf":
+				inPrint, depth = true, 0
+				operand = false
+			case "system":
+				return "runs a command (system)"
+			case "getline", "in", "return", "case":
+				operand = false
+			default:
+				operand = true
+			}
+		case c >= '0' && c <= '9':
+			operand = true
+		case c == ' ' || c == '\t' || c == '\\':
+		default:
+			operand = false
+		}
+	}
+	return ""
 }
 
-func hRg(w *walker, inv *invocation) {
-	if w.refuseDynamic(inv) {
-		return
-	}
-	opts, _ := parseOpts(inv.args, optSpec{short: "ABCEMTdefgjmrt",
-		long: []string{"after-context", "before-context", "context", "encoding", "max-columns", "type-not",
-			"max-depth", "regexp", "file", "glob", "threads", "max-count", "replace", "type", "pre", "pre-glob",
-			"hostname-bin", "iglob", "type-add", "sort", "sortr", "color", "colors", "path-separator"}})
-	if has(opts, "--pre", "--search-zip", "-z", "--hostname-bin") {
-		w.unknown("rg --pre / --search-zip / --hostname-bin run other programs")
-	}
+func isAwkIdent(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
-func hBase64(w *walker, inv *invocation) {
-	if w.refuseDynamic(inv) {
-		return
-	}
-	opts, _ := parseOpts(inv.args, optSpec{short: "bwoi", long: []string{"wrap", "output", "input", "break"}})
-	for _, o := range values(opts, "-o", "--output") {
-		w.writeTo(inv.sc, arg{val: o, static: true}, "base64 -o")
-	}
-}
+func hRg(w *walker, inv *invocation) { w.tableOpts(inv, "rg", inv.args) }
+
+func hBase64(w *walker, inv *invocation) { w.tableOpts(inv, inv.name, inv.args) }
 
 func hSort(w *walker, inv *invocation) {
-	if w.refuseDynamic(inv) {
-		return
-	}
-	opts, _ := parseOpts(inv.args, optSpec{short: "kotST",
-		long: []string{"key", "output", "field-separator", "buffer-size", "temporary-directory", "compress-program", "batch-size", "files0-from", "random-source", "parallel", "sort"}})
-	if has(opts, "--compress-program") || longPrefix(opts, "--compress-program", 2) {
-		w.unknown("sort --compress-program runs another program")
-	}
-	for _, o := range opts {
-		if o.name == "-o" || o.name == "--output" || len(o.name) > 2 && strings.HasPrefix("--output", o.name) {
-			w.writeTo(inv.sc, arg{val: o.val, static: true}, "sort -o")
+	opts, ops, _ := w.tableOpts(inv, "sort", inv.args)
+	for _, o := range tagged(opts, "output") {
+		if isDevSink(o.val) {
+			continue
 		}
+		empty := len(ops) == 0 && !w.stdin
+		if len(ops) > 0 {
+			empty = true
+			for _, a := range ops {
+				if a.val != "/dev/null" {
+					empty = false
+				}
+			}
+		}
+		if empty {
+			w.destroy("sort -o " + o.val + " from no input: truncates it")
+		}
+		w.writeTo(inv.sc, arg{val: o.val, static: !o.dynamic}, "sort -o")
 	}
 }
 
@@ -238,16 +303,7 @@ func hUniq(w *walker, inv *invocation) {
 	}
 }
 
-func hTree(w *walker, inv *invocation) {
-	if w.refuseDynamic(inv) {
-		return
-	}
-	opts, _ := parseOpts(inv.args, optSpec{short: "LPIoHT",
-		long: []string{"charset", "filelimit", "timefmt", "sort", "infofile", "fromfile"}})
-	for _, o := range values(opts, "-o") {
-		w.writeTo(inv.sc, arg{val: o, static: true}, "tree -o")
-	}
-}
+func hTree(w *walker, inv *invocation) { w.tableOpts(inv, "tree", inv.args) }
 
 func hXxd(w *walker, inv *invocation) {
 	if w.refuseDynamic(inv) {
@@ -259,13 +315,7 @@ func hXxd(w *walker, inv *invocation) {
 	}
 }
 
-func hDate(w *walker, inv *invocation) {
-	opts, _ := parseOpts(inv.args, optSpec{short: "dfrs", shortOpt: "IR",
-		long: []string{"date", "file", "reference", "set"}})
-	if has(opts, "-s", "--set") || longPrefix(opts, "--set", 3) {
-		w.unknown("date -s sets the system clock")
-	}
-}
+func hDate(w *walker, inv *invocation) { w.tableOpts(inv, "date", inv.args) }
 
 func hHostname(w *walker, inv *invocation) {
 	opts, ops := parseOpts(inv.args, optSpec{short: "F", long: []string{"file"}})

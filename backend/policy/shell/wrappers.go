@@ -316,46 +316,34 @@ func hWatch(w *walker, inv *invocation) {
 	w.script(strings.Join(parts, " "), inv.sc, syntax.LangBash)
 }
 
+// hEnv: env's own options (with getopt_long prefixes: --ch is --chdir), then
+// NAME=value pairs, then the command, run in the -C directory.
 func hEnv(w *walker, inv *invocation) {
 	w.flagged = true
+	opts, ops, ok := w.tableOpts(inv, "env", inv.args)
+	if !ok {
+		return
+	}
 	sc := inv.sc
+	for _, o := range tagged(opts, "chdir") {
+		sc = sc.copy()
+		hCd(w, &invocation{args: []arg{{val: o.val, static: !o.dynamic}}, sc: sc})
+	}
 	i := 0
-	for i < len(inv.args) {
-		a := inv.args[i]
+	for ; i < len(ops); i++ {
+		a := ops[i]
 		if !a.static {
 			w.unknown("env: arguments computed at run time")
 			return
 		}
-		v := a.val
-		switch {
-		case v == "--":
-			i++
-		case v == "-S" || strings.HasPrefix(v, "--split-string") || strings.HasPrefix(v, "-S") || strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && strings.Contains(v, "S"):
-			w.unknown("env -S splits a string into a command")
-			return
-		case v == "-C" || v == "--chdir":
-			if i+1 < len(inv.args) {
-				sc = sc.copy()
-				hCd(w, &invocation{args: inv.args[i+1 : i+2], sc: sc})
-			}
-			i += 2
-			continue
-		case v == "-u" || v == "--unset":
-			i += 2
-			continue
-		case strings.HasPrefix(v, "-") && len(v) > 1:
-			i++
-			continue
-		case strings.Contains(v, "="):
-			name, _, _ := strings.Cut(v, "=")
-			w.assignName(name)
-			i++
-			continue
+		name, _, isAssign := strings.Cut(a.val, "=")
+		if !isAssign {
+			break
 		}
-		break
+		w.assignName(name)
 	}
-	if i < len(inv.args) {
-		w.nested(inv.args[i:], sc, inv.tail)
+	if i < len(ops) {
+		w.nested(ops[i:], sc, inv.tail)
 	}
 }
 
