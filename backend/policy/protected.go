@@ -12,7 +12,7 @@ import (
 
 // cageNames are the workspace-relative names the OS cage mounts read-only.
 var cageNames = []string{
-	".git/hooks", ".git/config", ".git/config.worktree",
+	".git/hooks", ".git/config", ".git/config.worktree", ".git/commondir", ".git/info",
 	".mcp.json", ".warden", ".vscode", ".envrc",
 	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
 	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
@@ -26,6 +26,21 @@ var cageBase = map[string]bool{
 	".zshrc": true, ".zshenv": true, ".zprofile": true, ".zlogin": true, ".zlogout": true,
 	".kshrc": true, ".cshrc": true, ".tcshrc": true, ".inputrc": true,
 }
+
+// editBase are names outside the cage's list whose writes still need a
+// human in every sandbox: where a write lets code or credentials reach past
+// the session (ssh keys and config, git's user config, credential stores,
+// per-user service and autostart folders).
+var editBase = map[string]bool{
+	".ssh": true, ".gnupg": true, ".gitconfig": true, ".git-credentials": true, ".netrc": true,
+	".pypirc": true, ".pam_environment": true, "authorized_keys": true,
+}
+
+// editSystem are absolute folders every write into which is edit-protected.
+var editSystem = []string{"/etc", "/usr", "/boot", "/var/spool/cron", "/Library/LaunchDaemons"}
+
+// editConfig are folders under a user's .config whose files run code.
+var editConfig = map[string]bool{"git": true, "systemd": true, "autostart": true, "environment.d": true, "fish": true}
 
 // lockfiles are the supply-chain files of the edit-protected tier.
 var lockfiles = map[string]bool{
@@ -68,7 +83,47 @@ func ProtectedTier(path, workspace string) (cage, edit bool) {
 		return true, true
 	}
 	base := lastComponent(match)
-	return false, lockfiles[base] || strings.HasPrefix(base, ".env")
+	if lockfiles[base] || strings.HasPrefix(base, ".env") || base == ".git" || editProtected(match) {
+		return false, true
+	}
+	for _, d := range editSystem {
+		if within(filepath.Clean(path), d) {
+			return false, true
+		}
+	}
+	return false, false
+}
+
+// CageProtected is ProtectedTier's cage tier for a path whose kind the
+// caller knows: a .git that is a file (gitdir: ...) points git at another
+// repository's config and hooks, and is cage-protected wherever it is; a
+// .git directory is not (the rest of .git stays writable).
+func CageProtected(path, workspace string, isDir bool) bool {
+	cage, _ := ProtectedTier(path, workspace)
+	if cage {
+		return true
+	}
+	return !isDir && lastComponent(path) == ".git"
+}
+
+// editProtected walks the components for the edit-only names.
+func editProtected(p string) bool {
+	prev := ""
+	for len(p) > 0 {
+		var c string
+		if i := strings.IndexByte(p, '/'); i >= 0 {
+			c, p = p[:i], p[i+1:]
+		} else {
+			c, p = p, ""
+		}
+		if editBase[c] || prev == ".config" && editConfig[c] {
+			return true
+		}
+		if c != "" {
+			prev = c
+		}
+	}
+	return false
 }
 
 // cageProtected walks the components of p once, without allocating.
@@ -88,10 +143,14 @@ func cageProtected(p string) bool {
 			return true
 		case c == ".git":
 			inGit = true
-		case inGit && c == "hooks":
-			// .git/hooks, .git/worktrees/x/hooks, .git/modules/m/hooks.
+		case inGit && (c == "hooks" || c == "info"):
+			// .git/hooks, .git/info/attributes, and the same in
+			// .git/worktrees/x/ and .git/modules/**/.
 			return true
-		case inGit && p == "" && (c == "config" || c == "config.worktree"):
+		case inGit && p == "" && (c == "config" || c == "config.worktree" || c == "commondir" || c == "gitdir"):
+			// Configuration, and the files that point git at another
+			// gitdir, in the repository, its worktrees, its submodules'
+			// gitdirs and every nested repository.
 			return true
 		}
 	}
