@@ -206,6 +206,9 @@ func (w *walker) call(ce *syntax.CallExpr, sc *scope) {
 	}
 	if !w.headSeen {
 		w.head, w.headSeen = args, true
+		if sc.known {
+			w.headCwd = sc.cwd
+		}
 	}
 	w.invoke(args, sc, false)
 }

@@ -489,7 +489,7 @@ func gitSignature(args []arg) (string, bool) {
 	if len(ops) > 1 {
 		var refs []string
 		for _, a := range ops[1:] {
-			refs = append(refs, strings.TrimPrefix(a.val, "+"))
+			refs = append(refs, strings.TrimLeft(a.val, "+:"))
 		}
 		branch = strings.Join(refs, ",")
 	}

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -36,10 +37,29 @@ func (w *walker) signature(f *syntax.File, norm string, class Class) string {
 		}
 	}
 	prog := w.head[0].val
-	if i := strings.LastIndexByte(prog, '/'); i >= 0 {
-		prog = prog[i+1:]
+	script := ""
+	if strings.Contains(prog, "/") {
+		clean := filepath.Clean(prog)
+		switch {
+		case filepath.IsAbs(clean) && systemBin[filepath.Dir(clean)]:
+		case filepath.IsAbs(clean):
+			script = clean
+		case w.headCwd != "":
+			script = filepath.Join(w.headCwd, clean)
+		default:
+			return exact // a script relative to a directory the engine cannot see
+		}
+		prog = filepath.Base(clean)
 	}
 	args := w.head[1:]
+	if script != "" {
+		// A script keeps its resolved path: ./scripts/test.sh is not
+		// /tmp/test.sh. Its options are unknown to the engine.
+		if anyOption(args) {
+			return exact
+		}
+		return "shell:" + strings.TrimSpace(script+" "+strings.Join(argValsAll(args), " "))
+	}
 	switch prog {
 	case "ssh":
 		if class == ClassUnknown || class == ClassDestructive {
@@ -83,13 +103,77 @@ func (w *walker) signature(f *syntax.File, norm string, class Class) string {
 		return exact // npm --prefix x test, git -C x push: options first
 	}
 	head := prog
+	rest := args
 	if subcommandPrograms[prog] && len(args) > 0 {
 		head += " " + args[0].val
+		rest = args[1:]
 		if runVerbs[args[0].val] && len(args) > 1 && subcommandWord.MatchString(args[1].val) {
 			head += " " + args[1].val
+			rest = args[2:]
 		}
 	}
+	if class != ClassReadOnly && !harmlessRest(head, prog, rest) {
+		return exact
+	}
 	return "shell:" + head
+}
+
+// harmlessRest reports whether the words after a head signature's program
+// and subcommand are options known harmless for it (from its option table)
+// and operands that stay in the project. Anything else could change what
+// runs, and a grant must not cover a call the prompt did not show.
+func harmlessRest(head, prog string, rest []arg) bool {
+	t := tableFor(head)
+	if t == nil {
+		if f := strings.Fields(head); len(f) >= 2 {
+			t = tableFor(f[0] + " " + f[1])
+		}
+	}
+	if t == nil {
+		t = tableFor(prog)
+	}
+	if t == nil {
+		return !anyOption(rest) && projectOperands(rest)
+	}
+	opts, ops, bad := t.parse(rest)
+	if bad != "" {
+		return false
+	}
+	for _, o := range opts {
+		if o.def.tag != "" {
+			return false
+		}
+	}
+	// After "--" the words are the script's own arguments (npm test --
+	// --watch): the same script runs.
+	for i, a := range rest {
+		if a.val == "--" {
+			ops = ops[:max(0, len(ops)-(len(rest)-i-1))]
+			break
+		}
+	}
+	return projectOperands(ops)
+}
+
+func anyOption(args []arg) bool {
+	for _, a := range args {
+		if strings.HasPrefix(a.val, "-") && a.val != "-" {
+			return true
+		}
+	}
+	return false
+}
+
+// projectOperands: relative words without "..": targets, packages and
+// files of the project, not programs from elsewhere.
+func projectOperands(ops []arg) bool {
+	for _, a := range ops {
+		// "./..." is Go's package pattern, not a parent directory.
+		if filepath.IsAbs(a.val) || strings.HasPrefix(a.val, "~") || strings.Contains(strings.ReplaceAll(a.val, "...", ""), "..") {
+			return false
+		}
+	}
+	return true
 }
 
 func isShellName(n string) bool {
