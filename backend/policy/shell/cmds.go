@@ -123,7 +123,7 @@ func init() {
 		"mkfs.ext3", "mkfs.xfs", "mkfs.vfat", "mkfs.btrfs", "losetup", "mount", "umount", "swapon", "swapoff")
 	register(hKill, "kill", "pkill", "killall", "xkill", "shutdown", "reboot", "halt", "poweroff", "init", "telinit")
 	register(hSystemctl, "systemctl", "service")
-	register(hCrontab, "crontab", "at", "batch")
+	register(hCrontab, "crontab", "at", "batch", "atq", "atrm", "systemd-run", "launchctl", "anacron", "fcrontab", "incrontab", "schtasks")
 	register(hDocker, "docker", "podman", "nerdctl")
 	register(hKubectl, "kubectl", "oc", "helm")
 	register(hArchive, "tar", "unzip", "zip", "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "7z")
