@@ -34,13 +34,15 @@ var cageBase = map[string]bool{
 var editBase = map[string]bool{
 	".ssh": true, ".gnupg": true, ".gitconfig": true, ".git-credentials": true, ".netrc": true,
 	".pypirc": true, ".pam_environment": true, "authorized_keys": true,
+	// Tools whose user config names a program they run for credentials.
+	".docker": true, ".kube": true, ".aws": true,
 }
 
 // editSystem are absolute folders every write into which is edit-protected.
 var editSystem = []string{"/etc", "/usr", "/boot", "/var/spool/cron", "/Library/LaunchDaemons"}
 
 // editConfig are folders under a user's .config whose files run code.
-var editConfig = map[string]bool{"git": true, "systemd": true, "autostart": true, "environment.d": true, "fish": true}
+var editConfig = map[string]bool{"git": true, "systemd": true, "autostart": true, "environment.d": true, "fish": true, "pip": true}
 
 // lockfiles are the supply-chain files of the edit-protected tier.
 var lockfiles = map[string]bool{
@@ -116,7 +118,8 @@ func editProtected(p string) bool {
 		} else {
 			c, p = p, ""
 		}
-		if editBase[c] || prev == ".config" && editConfig[c] {
+		// ~/.local/bin is on PATH: a program put there runs later.
+		if editBase[c] || prev == ".config" && editConfig[c] || prev == ".local" && c == "bin" {
 			return true
 		}
 		if c != "" {

@@ -67,12 +67,15 @@ func hFd(w *walker, inv *invocation) {
 }
 
 func hTee(w *walker, inv *invocation) {
-	_, ops := parseOpts(inv.args, optSpec{long: []string{"output-error"}})
+	opts, ops := parseOpts(inv.args, optSpec{long: []string{"output-error"}})
 	var real []arg
 	for _, a := range ops {
 		if !(a.static && isDevSink(a.val)) {
 			real = append(real, a)
 		}
+	}
+	if len(real) > 0 && w.noInput() && !has(opts, "-a", "--append") && !longPrefix(opts, "--append", 2) {
+		w.destroy("tee with no input empties " + real[0].val)
 	}
 	w.writeOps(inv, real, "tee")
 }
@@ -198,6 +201,9 @@ func hLn(w *walker, inv *invocation) {
 		return
 	}
 	dst, src := target(opts, ops)
+	if fromNothing(src) {
+		w.destroy("ln from " + src[0].val + ": replaces the destination with an empty file")
+	}
 	w.links(inv.sc, src, dst)
 	w.writeOps(inv, dst, "ln")
 }
@@ -335,8 +341,16 @@ func hArchive(w *walker, inv *invocation) {
 		}
 	}
 	// Extracting writes files whose names come from the archive, protected
-	// ones included; only the cage bounds it.
-	w.writeTo(inv.sc, arg{val: ".", static: true}, inv.name)
+	// ones included; only the cage bounds it. unzip -d names the folder.
+	dir := arg{val: ".", static: true}
+	for i, a := range inv.args {
+		if inv.name == "unzip" && a.val == "-d" && i+1 < len(inv.args) {
+			dir = inv.args[i+1]
+		} else if inv.name == "unzip" && strings.HasPrefix(a.val, "-d") && len(a.val) > 2 {
+			dir = arg{val: a.val[2:], static: a.static}
+		}
+	}
+	w.writeTo(inv.sc, dir, inv.name)
 	if extract {
 		w.unknown(inv.name + " writes files named inside the archive")
 	}

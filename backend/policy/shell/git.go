@@ -128,6 +128,10 @@ func hGit(w *walker, inv *invocation) {
 	case sub == "remote":
 		gitRemote(w, sc, ops)
 	case sub == "stash":
+		// git stash [-q] <verb> ...: the verb's own options follow it.
+		for len(ops) > 0 && ops[0].static && (ops[0].val == "-q" || ops[0].val == "--quiet") {
+			ops = ops[1:]
+		}
 		switch first(ops) {
 		case "list", "show":
 			w.tableOpts(&invocation{name: "git", args: ops[1:], sc: sc}, "git log", ops[1:])

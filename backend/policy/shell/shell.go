@@ -182,7 +182,8 @@ type walker struct {
 	assigned []string
 	// stdin is set while the command being classified reads a redirect or
 	// a pipe, not the session's empty input.
-	stdin bool
+	stdin     bool
+	stdinNull bool // and that input is /dev/null
 }
 
 func (w *walker) unknown(why string) { w.res.Unknown = append(w.res.Unknown, why) }

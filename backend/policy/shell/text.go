@@ -277,7 +277,7 @@ func hSort(w *walker, inv *invocation) {
 		if isDevSink(o.val) {
 			continue
 		}
-		empty := len(ops) == 0 && !w.stdin
+		empty := len(ops) == 0 && w.noInput()
 		if len(ops) > 0 {
 			empty = true
 			for _, a := range ops {

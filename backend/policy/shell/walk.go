@@ -23,10 +23,18 @@ func (w *walker) stmt(st *syntax.Stmt, sc *scope) {
 	}
 	outer := w.stdin
 	defer func() { w.stdin = outer }()
+	outerNull := w.stdinNull
+	defer func() { w.stdinNull = outerNull }()
 	for _, r := range st.Redirs {
 		switch r.Op {
 		case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
 			w.stdin = true
+			w.stdinNull = false
+			if r.Op == syntax.RdrIn && r.Word != nil {
+				if a := argOf(r.Word); a.static && a.val == "/dev/null" {
+					w.stdinNull = true
+				}
+			}
 		}
 	}
 	empty := w.emptyOutput(st.Cmd)
@@ -68,9 +76,12 @@ func (w *walker) emptyOutput(c syntax.Command) bool {
 	switch args[0].val {
 	case ":", "true", "false":
 		return true
+	case "exec":
+		// exec > f sends the rest of the script to f, emptied first.
+		return len(rest) == 0
 	case "cat", "head", "tail", "tac":
 		if len(rest) == 0 {
-			return !w.stdin
+			return w.noInput()
 		}
 		for _, a := range rest {
 			if a.val != "/dev/null" {
@@ -90,6 +101,10 @@ func (w *walker) emptyOutput(c syntax.Command) bool {
 	}
 	return false
 }
+
+// noInput reports a command whose stdin is empty: the session's own input
+// (there is none), or /dev/null.
+func (w *walker) noInput() bool { return !w.stdin || w.stdinNull }
 
 // truncation marks an overwriting redirection of an empty command.
 func (w *walker) truncation(r *syntax.Redirect) {
