@@ -45,9 +45,9 @@ func register(h handler, names ...string) {
 // readOnlyNames have no option that writes, executes or connects.
 var readOnlyNames = []string{
 	"ls", "dir", "vdir", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "zgrep", "pwd", "echo",
-	"which", "whereis", "type", "stat", "du", "df", "cut", "tr", "file", "basename", "dirname",
+	"which", "whereis", "type", "stat", "du", "df", "cut", "tr", "basename", "dirname",
 	"realpath", "readlink", "uname", "printenv", "id", "whoami", "groups", "logname", "true", "false",
-	"seq", "nl", "od", "hexdump", "strings", "cmp", "diff", "diff3", "comm", "paste", "join",
+	"seq", "nl", "od", "hexdump", "strings", "cmp", "diff", "comm", "paste", "join",
 	"column", "fold", "fmt", "expand", "unexpand", "rev", "tac", "md5sum", "sha1sum", "sha224sum",
 	"sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "base32", "basenc", "nproc", "arch", "tty",
 	"sleep", "lscpu", "lsblk", "lsusb", "lspci", "free", "uptime", "ps", "pgrep", "pidof", "who", "w", "users",
@@ -55,10 +55,10 @@ var readOnlyNames = []string{
 	"break", "continue", "shift", "jobs", "dirs", "times", "caller", "set", "shopt",
 	"unalias", "ulimit", "umask", "disown", "fg", "bg", "help", "tsort",
 	"look", "cal", "ncal", "lsof", "vmstat", "iostat", "mpstat", "netstat",
-	"zcat", "bzcat", "xzcat", "zstdcat", "lz4cat", "sha1", "shasum", "md5", "nm", "objdump", "readelf", "size", "tput", "mountpoint", "findmnt",
+	"zcat", "bzcat", "xzcat", "zstdcat", "lz4cat", "sha1", "shasum", "md5", "objdump", "readelf", "size", "tput", "mountpoint", "findmnt",
 	"systemd-detect-virt", "lsmod", "whatis", "apropos",
 	"tokei", "scc", "exa", "eza", "lsd",
-	"apt-cache", "dpkg-query", "lsb_release", "sw_vers", "last", "lastlog", "pstree", "locate", "plocate", "bc",
+	"apt-cache", "dpkg-query", "lsb_release", "sw_vers", "last", "pstree", "locate", "plocate", "bc",
 }
 
 func init() {
@@ -130,6 +130,7 @@ func init() {
 	register(hPatch, "patch")
 	register(hMktemp, "mktemp")
 	register(hBat, "bat", "batcat")
+	register(hTabled, "file", "diff3", "nm")
 	registerNetwork()
 	registerPackages()
 	register(hGit, "git")

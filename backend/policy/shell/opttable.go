@@ -60,9 +60,9 @@ type optTable struct {
 	exact bool
 	// single: long options take one dash (find -name, go test -run).
 	single bool
-	// dynops: a word computed at run time is taken as an operand. Only for
-	// programs that are never read-only (cp, mv): the worst such a word can
-	// add is an option of the same program, and writes are bounded anyway.
+	// dynops: a word computed at run time is taken as an operand: for
+	// programs that are never read-only (cp, mv), whose worst computed word
+	// is another option of the same write, and for file (see options.txt).
 	dynops bool
 }
 

@@ -365,3 +365,7 @@ func hBat(w *walker, inv *invocation) {
 		}
 	}
 }
+
+// hTabled is a reading program whose option table is the whole rule: known
+// harmless options only.
+func hTabled(w *walker, inv *invocation) { w.tableOpts(inv, inv.name, inv.args) }
