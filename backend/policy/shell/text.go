@@ -325,30 +325,24 @@ func hHostname(w *walker, inv *invocation) {
 }
 
 func hPager(w *walker, inv *invocation) {
-	if w.refuseDynamic(inv) {
+	opts, ops, ok := w.tableOpts(inv, "less", inv.args)
+	if !ok {
 		return
 	}
-	for _, a := range inv.args {
-		if strings.HasPrefix(a.val, "+") || strings.HasPrefix(a.val, "--lesskey") || a.val == "-k" {
+	for _, a := range ops {
+		if strings.HasPrefix(a.val, "+") {
 			w.unknown(inv.name + " startup commands can run a shell")
 			return
 		}
 	}
+	_ = opts
 }
 
-func hMan(w *walker, inv *invocation) {
-	if w.refuseDynamic(inv) {
-		return
-	}
-	opts, _ := parseOpts(inv.args, optSpec{short: "PHCMELmSsRp", long: []string{"pager", "html", "config-file", "manpath", "extension", "locale", "systems", "sections", "recode", "preprocessor"}})
-	if has(opts, "-P", "--pager", "-H", "--html", "-C", "--config-file", "-p", "--preprocessor") {
-		w.unknown("man --pager / --html / --preprocessor run another program")
-	}
-}
+func hMan(w *walker, inv *invocation) { w.tableOpts(inv, "man", inv.args) }
 
 func hGofmt(w *walker, inv *invocation) {
-	opts, ops := parseOpts(inv.args, optSpec{short: "r"})
-	if has(opts, "-w") {
+	opts, ops, _ := w.tableOpts(inv, "gofmt", inv.args)
+	if hasTag(opts, "inplace") {
 		w.writeOps(inv, ops, "gofmt -w")
 	}
 }
