@@ -12,7 +12,7 @@ import (
 
 // cageNames are the workspace-relative names the OS cage mounts read-only.
 var cageNames = []string{
-	".git/hooks", ".git/config", ".git/config.worktree", ".git/commondir", ".git/info",
+	".git/hooks", ".git/config", ".git/config.worktree",
 	".mcp.json", ".warden", ".vscode", ".envrc",
 	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
 	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
@@ -60,6 +60,23 @@ var lockfiles = map[string]bool{
 // Engine.ExtraProtected.
 func CageProtectedNames() []string {
 	return append([]string(nil), cageNames...)
+}
+
+// GitMetaName is one entry of what git reads as configuration or runs,
+// relative to a gitdir (the repository's .git, a worktree's
+// .git/worktrees/<name>, a submodule's .git/modules/<path>, or a nested
+// repository's .git).
+type GitMetaName struct {
+	Name string
+	Dir  bool
+}
+
+// GitMetaNames lists, relative to any gitdir, the cage-protected entries:
+// the cage protects them in every gitdir it finds at any depth. ProtectedTier
+// answers the same for a single path.
+func GitMetaNames() []GitMetaName {
+	return []GitMetaName{{"config", false}, {"config.worktree", false}, {"commondir", false},
+		{"gitdir", false}, {"hooks", true}, {"info", true}}
 }
 
 // ProtectedTier says whether path is cage-protected (a write would run code
