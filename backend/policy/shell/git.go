@@ -211,6 +211,11 @@ func hGit(w *walker, inv *invocation) {
 		w.writeTo(sc, repo, "git merge")
 	case sub == "rebase":
 		w.writeTo(sc, repo, "git rebase")
+	case sub == "mv":
+		if hasShortOrLong(rest, "-f", "--force") {
+			w.destroy("git mv -f: overwrites the destination")
+		}
+		w.writeTo(sc, repo, "git mv")
 	case sub == "bisect":
 		if first(ops) == "run" {
 			w.unknown("git bisect run runs a command at every step")
@@ -248,7 +253,7 @@ func hGit(w *walker, inv *invocation) {
 	case sub == "archive":
 		// --output, --remote and --exec are tagged in the table.
 	case sub == "submodule":
-		gitSubmodule(w, sc, ops, repo)
+		gitSubmodule(w, sc, ops, rest, repo)
 	case sub == "lfs":
 		w.network()
 		w.writeTo(sc, repo, "git lfs")
@@ -372,12 +377,16 @@ func gitRemote(w *walker, sc *scope, ops []arg) {
 
 // gitSubmodule: foreach runs its command in every submodule, where git's
 // metadata is the submodule's gitdir; the command is classified there.
-func gitSubmodule(w *walker, sc *scope, ops []arg, repo arg) {
+func gitSubmodule(w *walker, sc *scope, ops, rest []arg, repo arg) {
 	switch first(ops) {
 	case "foreach":
 		w.unknown("git submodule foreach runs a command in every submodule")
 		var parts []string
-		for _, a := range ops[1:] {
+		i := 0
+		for i < len(rest) && rest[i].val != "foreach" {
+			i++
+		}
+		for _, a := range rest[min(i+1, len(rest)):] {
 			if strings.HasPrefix(a.val, "-") && len(parts) == 0 {
 				continue
 			}
@@ -393,6 +402,9 @@ func gitSubmodule(w *walker, sc *scope, ops []arg, repo arg) {
 		w.script(strings.Join(parts, " "), inner, syntax.LangBash)
 	case "status", "summary", "":
 	default:
+		if (first(ops) == "deinit" || first(ops) == "update") && hasShortOrLong(rest, "-f", "--force") {
+			w.destroy("git submodule " + first(ops) + " --force: discards the submodules' local changes")
+		}
 		w.network()
 		w.writeTo(sc, repo, "git submodule")
 	}

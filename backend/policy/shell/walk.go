@@ -161,6 +161,7 @@ func (w *walker) command(c syntax.Command, sc *scope) {
 		switch l := x.Loop.(type) {
 		case *syntax.WordIter:
 			w.assignName(l.Name.Value)
+			w.assigned = append(w.assigned, l.Name.Value)
 			for _, it := range l.Items {
 				w.scan(it, sc)
 			}
@@ -377,6 +378,7 @@ func (w *walker) scan(n syntax.Node, sc *scope) {
 			}
 			if x.Exp != nil && (x.Exp.Op == syntax.AssignUnset || x.Exp.Op == syntax.AssignUnsetOrNull) && x.Param != nil {
 				w.assignName(x.Param.Value)
+				w.assigned = append(w.assigned, x.Param.Value)
 			}
 			if x.Index != nil && arithHasVars(x.Index) || x.Slice != nil {
 				w.unknown("array subscripts evaluate variable contents as code")
