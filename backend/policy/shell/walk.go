@@ -37,7 +37,13 @@ func (w *walker) stmt(st *syntax.Stmt, sc *scope) {
 			}
 		}
 	}
-	empty := w.emptyOutput(st.Cmd)
+	empty := false
+	for _, r := range st.Redirs {
+		if r.Op == syntax.RdrOut || r.Op == syntax.ClbOut || r.Op == syntax.RdrAll {
+			empty = w.emptyOutput(st.Cmd)
+			break
+		}
+	}
 	for _, r := range st.Redirs {
 		w.redirect(r, sc)
 		if empty {
@@ -63,14 +69,17 @@ func (w *walker) emptyOutput(c syntax.Command) bool {
 	if len(ce.Args) == 0 {
 		return true
 	}
-	args := make([]arg, 0, len(ce.Args))
-	for _, wd := range ce.Args {
-		args = append(args, argOf(wd))
+	if len(ce.Args) > 8 {
+		return false
 	}
-	for _, a := range args {
+	var buf [8]arg
+	args := buf[:0]
+	for _, wd := range ce.Args {
+		a := argOf(wd)
 		if !a.static {
 			return false
 		}
+		args = append(args, a)
 	}
 	rest := args[1:]
 	switch args[0].val {
