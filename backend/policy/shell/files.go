@@ -318,7 +318,13 @@ func hKill(w *walker, inv *invocation) {
 }
 
 func hSystemctl(w *walker, inv *invocation) {
-	_, ops := parseOpts(inv.args, optSpec{short: "tpHMnos", long: []string{"type", "property", "host", "machine", "lines", "output", "state"}})
+	opts, ops := parseOpts(inv.args, optSpec{short: "tpHMnos", long: []string{"type", "property", "host", "machine", "lines", "output", "state"}})
+	for _, o := range opts {
+		// -H user@host runs systemctl on another machine over ssh.
+		if o.name == "-H" || strings.HasPrefix(o.name, "--ho") && strings.HasPrefix("--host", o.name) {
+			w.network(nonEmptyHost(remoteHostOrName(o.val)))
+		}
+	}
 	if len(ops) == 0 {
 		return
 	}
@@ -494,4 +500,15 @@ func hPatch(w *walker, inv *invocation) {
 	w.write = true
 	w.res.Unresolved = true
 	w.unknown("patch writes the files named inside the diff")
+}
+
+// remoteHostOrName reads [user@]host[:port].
+func remoteHostOrName(s string) string {
+	if i := strings.LastIndexByte(s, '@'); i >= 0 {
+		s = s[i+1:]
+	}
+	if i := strings.IndexByte(s, ':'); i >= 0 {
+		s = s[:i]
+	}
+	return s
 }

@@ -89,16 +89,22 @@ func remoteHost(s string) string {
 
 // curl accepts unambiguous prefixes of its long options, like getopt_long.
 func hCurl(w *walker, inv *invocation) {
-	w.network()
-	opts, ops, _ := w.tableOpts(inv, "curl", inv.args)
+	opts, ops, ok := w.tableOpts(inv, "curl", inv.args)
 	urls := optVals(opts, "--url")
 	for _, a := range ops {
 		urls = append(urls, a.val)
 	}
+	local := ok && len(urls) > 0
 	for _, u := range urls {
 		if !strings.HasPrefix(strings.ToLower(u), "file:") {
+			local = false
 			w.network(hostOf(u))
 		}
+	}
+	if !local {
+		// file:// URLs only are a local read; anything else (or a
+		// command line the table could not follow) reaches the network.
+		w.network()
 	}
 	for _, o := range opts {
 		switch o.def.tag {

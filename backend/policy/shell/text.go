@@ -318,8 +318,8 @@ func hXxd(w *walker, inv *invocation) {
 func hDate(w *walker, inv *invocation) { w.tableOpts(inv, "date", inv.args) }
 
 func hHostname(w *walker, inv *invocation) {
-	opts, ops := parseOpts(inv.args, optSpec{short: "F", long: []string{"file"}})
-	if len(ops) > 0 || has(opts, "-F", "--file", "-b", "--boot") {
+	_, ops, ok := w.tableOpts(inv, "hostname", inv.args)
+	if ok && len(ops) > 0 {
 		w.unknown("hostname with an argument sets the host name")
 	}
 }
