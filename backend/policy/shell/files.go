@@ -240,8 +240,8 @@ func hLn(w *walker, inv *invocation) {
 		return
 	}
 	dst, src := target(opts, ops)
-	if fromNothing(src) {
-		w.destroy("ln from " + src[0].val + ": replaces the destination with an empty file")
+	if fromNothing(src) && isOpt(opts, "--force") {
+		w.destroy("ln -f from " + src[0].val + ": replaces the destination with an empty file")
 	}
 	w.links(inv.sc, src, dst)
 	w.writeOps(inv, dst, "ln")

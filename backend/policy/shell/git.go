@@ -318,7 +318,7 @@ func first(ops []arg) string {
 // after a tree-ish, or a word that looks like a file) overwrites them.
 func gitCheckout(w *walker, sc *scope, opts []popt, ops []arg, raw []arg) {
 	paths := hasAnyArg(raw, "--") || len(ops) >= 2
-	if len(ops) == 1 {
+	if !paths && len(ops) == 1 {
 		v := ops[0].val
 		base := lastComponent(v)
 		paths = v == "." || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") || strings.HasSuffix(v, "/") ||

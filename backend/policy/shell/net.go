@@ -356,7 +356,8 @@ func (w *walker) remote(host string, cmd []arg) {
 		w.unknown("commands nested too deeply")
 		return
 	}
-	sub := &walker{depth: w.depth + 1}
+	// ssh hands its own stdin to the remote command.
+	sub := &walker{depth: w.depth + 1, stdin: w.stdin}
 	sub.script(strings.Join(parts, " "), &scope{}, syntax.LangBash)
 	r := sub.finish()
 	for _, d := range r.Destructive {
