@@ -153,13 +153,17 @@ func (ev *evaluation) exec(i int, ef *Effect, denyf denyFunc) (Decision, bool) {
 		for _, m := range c.Moves {
 			// A move out of the workspace into the cage's /tmp loses the
 			// file with the cage: the /tmp admission does not cover it.
-			if ev.inRoots(m.Dest) {
+			if m.Dest != "" && ev.inRoots(m.Dest) {
 				continue
 			}
+			dest := nonEmpty(m.Dest, "a place computed at run time")
 			for _, src := range m.Sources {
 				if ev.inRoots(src) {
-					return denyf(remedyOutside, "`%s` would move %s out of the workspace to %s, which vanishes with the cage's private /tmp", ef.Command, src, m.Dest)
+					return denyf(remedyOutside, "`%s` would move %s out of the workspace to %s, which vanishes with the cage's private /tmp", ef.Command, src, dest)
 				}
+			}
+			if m.Unresolved || m.Dest == "" && ev.rootUnderTmp() {
+				return denyf(remedyOutside, "`%s` moves files named at run time to %s, outside the workspace and writable roots", ef.Command, dest)
 			}
 		}
 		if c.Network && !allLoopback(c.Hosts) && !s.Sandbox.NetworkAccess {
@@ -207,6 +211,20 @@ func (ev *evaluation) outside(p, why string) {
 		return // relative to the workspace
 	}
 	ev.raise(ReasonOutsideWorkspace, why+", outside the workspace and writable roots")
+}
+
+// rootUnderTmp reports a workspace or writable root inside /tmp, where the
+// cage's private /tmp admission would otherwise reach.
+func (ev *evaluation) rootUnderTmp() bool {
+	if ev.s.Workspace != "" && within(filepath.Clean(ev.s.Workspace), "/tmp") {
+		return true
+	}
+	for _, r := range ev.s.Sandbox.WritableRoots {
+		if filepath.IsAbs(r) && within(filepath.Clean(r), "/tmp") {
+			return true
+		}
+	}
+	return false
 }
 
 // inRoots reports whether p lies in the workspace or a writable root.

@@ -173,19 +173,21 @@ func hMv(w *walker, inv *invocation) {
 		return
 	}
 	w.writeOps(inv, append(dst, src...), "mv")
-	if len(dst) == 1 {
+	if len(dst) == 1 && len(src) > 0 {
 		m := Move{}
 		if d, ok := w.resolved(inv.sc, dst[0]); ok {
 			m.Dest = d
 		}
 		for _, a := range src {
-			if p, ok := w.resolved(inv.sc, a); ok {
+			// A pattern is resolved as text: ./* under /ws is /ws/*, which
+			// lies in the workspace like every file it matches.
+			if p, ok := inv.sc.resolve(a.val); ok && a.static {
 				m.Sources = append(m.Sources, p)
+			} else {
+				m.Unresolved = true
 			}
 		}
-		if m.Dest != "" && len(m.Sources) > 0 {
-			w.res.Moves = append(w.res.Moves, m)
-		}
+		w.res.Moves = append(w.res.Moves, m)
 	}
 }
 

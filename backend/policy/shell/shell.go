@@ -86,8 +86,11 @@ type Classification struct {
 
 // Move is one mv: its sources, resolved, and where they go.
 type Move struct {
-	Sources []string `json:"sources"`
-	Dest    string   `json:"dest"`
+	Sources []string `json:"sources"` // a pattern stays a pattern: /ws/*.go
+	Dest    string   `json:"dest"`    // "" when computed at run time
+	// Unresolved is set when a source is computed at run time: it may be
+	// anywhere, the workspace included.
+	Unresolved bool `json:"unresolved,omitempty"`
 }
 
 // maxDepth bounds `bash -c "bash -c ..."` recursion.
