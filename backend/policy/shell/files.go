@@ -173,8 +173,8 @@ func hMv(w *walker, inv *invocation) {
 		return
 	}
 	w.writeOps(inv, append(dst, src...), "mv")
-	if len(dst) == 1 && len(src) > 0 {
-		m := Move{}
+	if len(dst) == 1 && (len(src) > 0 || inv.tail) {
+		m := Move{Unresolved: inv.tail}
 		if d, ok := w.resolved(inv.sc, dst[0]); ok {
 			m.Dest = d
 		}
