@@ -84,6 +84,9 @@ func init() {
 	register(hBuiltin, "builtin")
 	register(hNohup, "nohup", "setsid", "unbuffer", "caffeinate", "chronic", "ts-exec")
 	register(hNice, "nice")
+	for name := range moreWrappers {
+		register(hMoreWrapper, name)
+	}
 	register(hTimeout, "timeout", "gtimeout")
 	register(hTimeBin, "time")
 	register(hStdbuf, "stdbuf")

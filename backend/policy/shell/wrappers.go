@@ -449,3 +449,53 @@ func hShell(w *walker, inv *invocation) {
 	}
 	w.unknown(inv.name + " runs a script file or reads commands from stdin")
 }
+
+// More wrappers: each runs the command that follows its own options (and,
+// for some, one leading operand such as a lock file, CPU mask, priority or
+// fake time). The wrapped command is classified, so `flock l rm -rf x` is rm.
+var moreWrappers = map[string]struct {
+	spec optSpec
+	skip int
+}{
+	"flock":            {optSpec{short: "wEc", long: []string{"timeout", "conflict-exit-code", "command"}}, 1},
+	"taskset":          {optSpec{}, 1},
+	"chrt":             {optSpec{short: "T", long: []string{"sched-runtime", "sched-period", "sched-deadline"}}, 1},
+	"numactl":          {optSpec{short: "CimNpP", long: []string{"physcpubind", "interleave", "membind", "cpunodebind", "preferred", "preferred-many"}}, 0},
+	"prlimit":          {optSpec{short: "op", long: []string{"output", "pid"}}, 0},
+	"nocache":          {optSpec{}, 0},
+	"eatmydata":        {optSpec{}, 0},
+	"fakeroot":         {optSpec{short: "lsi", long: []string{"lib", "faked"}}, 0},
+	"faketime":         {optSpec{short: "m", long: []string{}}, 1},
+	"xvfb-run":         {optSpec{short: "efnspw", long: []string{"error-file", "xauth-protocol", "server-num", "server-args", "wait", "xauth-file"}}, 0},
+	"dbus-run-session": {optSpec{long: []string{"config-file", "dbus-daemon"}}, 0},
+	"systemd-inhibit":  {optSpec{long: []string{"what", "who", "why", "mode"}}, 0},
+	"strace":           {optSpec{short: "abeEIoOpPsSuUX", long: []string{"output", "trace", "signal", "status", "user", "attach", "trace-path", "string-limit"}}, 0},
+	"ltrace":           {optSpec{short: "aeAfnopsuwxDFlL", long: []string{"output", "library", "align", "indent", "user"}}, 0},
+	"catchsegv":        {optSpec{}, 0},
+	"proxychains":      {optSpec{short: "f"}, 0},
+	"proxychains4":     {optSpec{short: "f"}, 0},
+	"torsocks":         {optSpec{short: "uapP", long: []string{"user", "pass", "address", "port"}}, 0},
+	"tsocks":           {optSpec{}, 0},
+	"busybox":          {optSpec{}, 0},
+	"toybox":           {optSpec{}, 0},
+}
+
+func hMoreWrapper(w *walker, inv *invocation) {
+	d := moreWrappers[inv.name]
+	switch inv.name {
+	case "proxychains", "proxychains4", "torsocks", "tsocks":
+		w.network("(proxy)")
+	case "flock":
+		opts, _ := parseOpts(inv.args, d.spec)
+		for _, c := range values(opts, "-c", "--command") {
+			w.script(c, inv.sc, syntax.LangBash)
+			return
+		}
+	}
+	opts := w.wrapped(inv, d.spec, d.skip)
+	for _, o := range opts {
+		if o.name == "-o" || strings.HasPrefix(o.name, "--o") && strings.HasPrefix("--output", o.name) {
+			w.writeTo(inv.sc, arg{val: o.val, static: true}, inv.name+" -o")
+		}
+	}
+}
