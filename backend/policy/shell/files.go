@@ -103,6 +103,7 @@ func hFd(w *walker, inv *invocation) {
 			return
 		}
 	}
+	w.tableOpts(inv, inv.name, inv.args)
 }
 
 func hTee(w *walker, inv *invocation) {
