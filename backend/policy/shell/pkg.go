@@ -16,18 +16,18 @@ type pkgRules struct {
 var pkgTable = map[string]pkgRules{
 	"npm": {network: []string{"install", "i", "in", "ci", "add", "update", "up", "upgrade", "publish", "unpublish",
 		"login", "adduser", "view", "info", "show", "v", "outdated", "search", "s", "audit", "create",
-		"init", "dist-tag", "deprecate", "owner", "access", "team", "token", "install-test", "it", "install-ci-test", "cit", "fetch", "pack", "doctor", "ping"}},
+		"init", "dist-tag", "deprecate", "owner", "access", "team", "token", "whoami", "star", "stars", "repo", "docs", "bugs", "install-test", "it", "install-ci-test", "cit", "fetch", "pack", "doctor", "ping"}},
 	"yarn":     {network: []string{"install", "add", "upgrade", "up", "publish", "create", "info", "npm", "outdated", "why-remote", "audit"}, bareNetwork: true},
-	"pnpm":     {network: []string{"install", "i", "add", "update", "up", "publish", "create", "fetch", "outdated", "audit"}},
+	"pnpm":     {network: []string{"install", "i", "add", "update", "up", "publish", "create", "fetch", "outdated", "audit", "view", "info", "search"}},
 	"bun":      {network: []string{"install", "i", "add", "a", "update", "create", "c", "publish", "upgrade", "pm", "outdated"}},
 	"pip":      {network: []string{"install", "download", "wheel", "search", "index", "uninstall"}, readOnly: []string{"show", "freeze", "check"}},
 	"pip3":     {network: []string{"install", "download", "wheel", "search", "index", "uninstall"}, readOnly: []string{"show", "freeze", "check"}},
 	"pipx":     {network: []string{"install", "upgrade", "upgrade-all", "inject", "reinstall"}},
 	"uv":       {network: []string{"add", "sync", "lock", "pip", "tool", "python", "venv", "init", "publish", "self", "export", "tree"}},
 	"poetry":   {network: []string{"install", "add", "update", "lock", "publish", "search", "self", "source", "export", "show"}},
-	"cargo":    {network: []string{"install", "fetch", "update", "publish", "add", "search", "login", "yank", "owner", "generate-lockfile", "vendor"}},
+	"cargo":    {network: []string{"install", "fetch", "update", "publish", "add", "search", "login", "yank", "owner", "generate-lockfile", "vendor", "outdated", "info"}},
 	"go":       {network: []string{"get", "install", "mod", "work"}, readOnly: []string{"version", "env", "doc", "help"}},
-	"gem":      {network: []string{"install", "update", "push", "fetch", "search", "sources", "uninstall"}, readOnly: []string{"list", "env", "which", "contents"}},
+	"gem":      {network: []string{"install", "update", "push", "fetch", "search", "sources", "uninstall", "outdated", "info"}, readOnly: []string{"list", "env", "which", "contents"}},
 	"bundle":   {network: []string{"install", "update", "add", "outdated", "lock", "cache", "package"}, bareNetwork: true},
 	"composer": {network: []string{"install", "update", "require", "create-project", "outdated", "self-update", "global"}},
 	"apt":      {network: []string{"install", "update", "upgrade", "full-upgrade", "dist-upgrade", "download", "source", "build-dep"}, destructive: []string{"remove", "purge", "autoremove"}, readOnly: []string{"list", "show", "search", "policy", "depends", "rdepends"}},
@@ -86,6 +86,13 @@ func hPkg(w *walker, inv *invocation) {
 		}
 		if a.val == "--version" || a.val == "-v" || a.val == "-V" {
 			sub = "--version"
+		}
+	}
+	// Asking the index which versions exist is a remote query whatever the
+	// subcommand is called (dotnet list package --outdated, deno outdated).
+	for _, a := range inv.args {
+		if n, _, _ := strings.Cut(a.val, "="); len(n) >= 6 && strings.HasPrefix("--outdated", n) {
+			w.network()
 		}
 	}
 	switch {
