@@ -102,7 +102,7 @@ func ProtectedTier(path, workspace string) (cage, edit bool) {
 		return true, true
 	}
 	base := lastComponent(match)
-	if lockfiles[base] || strings.HasPrefix(base, ".env") || base == ".git" || editProtected(match) {
+	if lockfiles[base] || strings.HasPrefix(base, ".env") || base == ".git" || editProtected(match) || inWorktreeAdmin(match) {
 		return false, true
 	}
 	for _, d := range editSystem {
@@ -123,6 +123,21 @@ func CageProtected(path, workspace string, isDir bool) bool {
 		return true
 	}
 	return !isDir && lastComponent(path) == ".git"
+}
+
+// inWorktreeAdmin reports a path inside a linked worktree's admin folder
+// (.git/worktrees/<name>/...): git keeps that worktree's HEAD, index and
+// pointers there. A visible write to it asks; git's own writes in the cage
+// (commit, switch) stay possible, since only its config and hooks are
+// cage-protected.
+func inWorktreeAdmin(p string) bool {
+	i := strings.Index(p, ".git/worktrees/")
+	if i < 0 || i > 0 && p[i-1] != '/' {
+		return false
+	}
+	rest := p[i+len(".git/worktrees/"):]
+	name, _, _ := strings.Cut(rest, "/")
+	return name != "" && rest != name
 }
 
 // editProtected walks the components for the edit-only names.
