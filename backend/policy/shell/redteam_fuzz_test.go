@@ -200,3 +200,58 @@ func TestNameBuiltinsRunCodeInBash(t *testing.T) {
 		t.Errorf("bash ran only %d of the hidden commands; the harness is not testing what it claims", ran)
 	}
 }
+
+// destroyingSpellings are work-destroying commands with a long option that
+// the fuzzer abbreviates; wrappers put them behind other programs.
+var destroyingSpellings = []struct{ head, long, tail string }{
+	{"git reset", "--hard", ""}, {"git checkout", "--force", "main"}, {"git switch", "--discard-changes", "main"},
+	{"git branch", "--delete --force", "x"}, {"git gc", "--prune=now", ""}, {"git clean", "--force", ""},
+	{"rsync -a", "--delete", "a/ b/"}, {"rsync -a", "--remove-source-files", "a/ b/"}, {"git read-tree -u", "--reset", "HEAD"},
+	{"git checkout-index -a", "--force", ""}, {"git push", "--force", "origin main"}, {"git push", "--mirror", "origin"},
+	{"tar -cf a.tar", "--remove-files", "src"}, {"git restore", "--worktree", "f"}, {"git restore", "--source=HEAD", "f"},
+}
+
+var wrappers = []string{"", "command ", "env ", "env -C sub ", "nice -n 1 ", "timeout 5 ", "nohup ", "time ", "xargs -0 ",
+	"flock /tmp/l ", "bash -c '%s'", "sh -c '%s'", "eval '%s'", "stdbuf -oL ", "builtin ", "exec "}
+
+// FuzzDestructiveSpellings abbreviates the long option of a destroying
+// command (any prefix git or getopt_long would still resolve to it) and
+// wraps it: the command stays destructive.
+func FuzzDestructiveSpellings(f *testing.F) {
+	for i := range destroyingSpellings {
+		f.Add(uint8(i), uint8(0), uint8(0))
+		f.Add(uint8(i), uint8(255), uint8(i))
+	}
+	f.Fuzz(func(t *testing.T, pick, cut, wrap uint8) {
+		s := destroyingSpellings[int(pick)%len(destroyingSpellings)]
+		var words []string
+		for _, l := range strings.Fields(s.long) {
+			name, val, hasVal := strings.Cut(l, "=")
+			words1 := strings.Fields(s.head)
+			table := tableFor(words1[0] + " " + words1[1])
+			if table == nil {
+				table = tableFor(words1[0])
+			}
+			full := name
+			n := 3 + int(cut)%(len(name)-2)
+			name = name[:n]
+			if d, why := table.lookupLong(name[2:]); d == nil || why != "" || d != table.long[full[2:]] {
+				name = full // that prefix is ambiguous or another option's name
+			}
+			if hasVal {
+				name += "=" + val
+			}
+			words = append(words, name)
+		}
+		cmd := strings.TrimSpace(s.head + " " + strings.Join(words, " ") + " " + s.tail)
+		w := wrappers[int(wrap)%len(wrappers)]
+		if strings.Contains(w, "%s") {
+			cmd = strings.ReplaceAll(w, "%s", cmd)
+		} else {
+			cmd = w + cmd
+		}
+		if got := Classify(cmd, testCwd); got.Class != ClassDestructive {
+			t.Fatalf("%q = %s, want destructive (%q)", cmd, got.Class, got.Unknown)
+		}
+	})
+}

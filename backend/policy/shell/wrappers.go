@@ -486,9 +486,26 @@ func hMoreWrapper(w *walker, inv *invocation) {
 	case "proxychains", "proxychains4", "torsocks", "tsocks":
 		w.network("(proxy)")
 	case "flock":
-		opts, _ := parseOpts(inv.args, d.spec)
-		for _, c := range values(opts, "-c", "--command") {
-			w.script(c, inv.sc, syntax.LangBash)
+		// flock stops reading options at the lock file ("+" getopt), and
+		// takes -c COMMAND before it or right after it.
+		i := 0
+		for i < len(inv.args) && strings.HasPrefix(inv.args[i].val, "-") && inv.args[i].static {
+			v := inv.args[i].val
+			if v == "-c" || v == "--command" || strings.HasPrefix(v, "--com") && strings.HasPrefix("--command", v) {
+				w.flockScript(inv, i+1)
+				return
+			}
+			if strings.HasPrefix(v, "-c") && !strings.HasPrefix(v, "--") {
+				w.flockScript(inv, -1)
+				return
+			}
+			if (v == "-w" || v == "-E" || d.spec.longTakes(strings.TrimPrefix(v, "--"))) && !strings.Contains(v, "=") {
+				i++
+			}
+			i++
+		}
+		if i+1 < len(inv.args) && (inv.args[i+1].val == "-c" || inv.args[i+1].val == "--command") {
+			w.flockScript(inv, i+2)
 			return
 		}
 	}
@@ -498,4 +515,15 @@ func hMoreWrapper(w *walker, inv *invocation) {
 			w.writeTo(inv.sc, arg{val: o.val, static: true}, inv.name+" -o")
 		}
 	}
+}
+
+// flockScript classifies flock's -c command line at args[i]; i < 0 means
+// it is attached and not followed.
+func (w *walker) flockScript(inv *invocation, i int) {
+	w.flagged = true
+	if i < 0 || i >= len(inv.args) || !inv.args[i].static {
+		w.unknown("flock -c runs a command the classifier cannot read")
+		return
+	}
+	w.script(inv.args[i].val, inv.sc, syntax.LangBash)
 }
