@@ -102,8 +102,13 @@ func hPkg(w *walker, inv *invocation) {
 	case contains(rules.network, sub) || sub == "" && rules.bareNetwork:
 		w.network(pkgHosts(inv)...)
 		w.unknown(inv.name + " " + sub + " runs package scripts")
-	case inv.name == "go" && sub == "env" && hasAnyArg(inv.args, "-w", "-u"):
-		w.unknown("go env -w changes the Go configuration")
+	case inv.name == "go" && (sub == "env" || sub == "version" || sub == "doc"):
+		// go env -w / --w changes the Go configuration; go doc -http serves.
+		i := indexOf(inv.args, sub)
+		w.tableOpts(inv, "go "+sub, inv.args[i+1:])
+	case inv.name == "gem" && sub == "list":
+		i := indexOf(inv.args, "list")
+		w.tableOpts(inv, "gem list", inv.args[i+1:])
 	case (inv.name == "pip" || inv.name == "pip3") && sub == "list":
 		// pip list -o/-u asks the index which versions exist.
 		i := indexOf(inv.args, "list")
