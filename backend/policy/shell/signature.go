@@ -165,9 +165,13 @@ func anyOption(args []arg) bool {
 }
 
 // projectOperands: relative words without "..": targets, packages and
-// files of the project, not programs from elsewhere.
+// files of the project, not programs from elsewhere. NAME=value is a
+// variable override (make test CC=...), which changes what runs.
 func projectOperands(ops []arg) bool {
 	for _, a := range ops {
+		if strings.Contains(a.val, "=") {
+			return false
+		}
 		// "./..." is Go's package pattern, not a parent directory.
 		if filepath.IsAbs(a.val) || strings.HasPrefix(a.val, "~") || strings.Contains(strings.ReplaceAll(a.val, "...", ""), "..") {
 			return false
