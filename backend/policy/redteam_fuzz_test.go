@@ -26,8 +26,8 @@ func cleanSegment(s string) string {
 var (
 	gitdirShapes = []string{".git", ".git/worktrees/%s", ".git/modules/%s", ".git/modules/%s/modules/lib", "%s/.git",
 		"vendor/%s/.git", "%s/.git/modules/x"}
-	metaNames    = []string{"config", "config.worktree", "commondir", "gitdir", "hooks/pre-commit", "hooks/post-checkout", "info/attributes", "info/exclude"}
-	writeShapes  = []string{"echo x > %s", "printf 'x' >> %s", "cp /tmp/x %s", "tee %s < /tmp/x", "sed -i s/a/b/ %s",
+	metaNames   = []string{"config", "config.worktree", "commondir", "gitdir", "hooks/pre-commit", "hooks/post-checkout", "info/attributes", "info/exclude"}
+	writeShapes = []string{"echo x > %s", "printf 'x' >> %s", "cp /tmp/x %s", "tee %s < /tmp/x", "sed -i s/a/b/ %s",
 		"install -m 755 /tmp/x %s", "mv /tmp/x %s", "git config -f %s core.pager id", "touch %s", "ln -sf /tmp/x %s",
 		"dd if=/tmp/x of=%s", "rsync /tmp/x %s"}
 )
