@@ -264,14 +264,14 @@ func hCrontab(w *walker, inv *invocation) {
 }
 
 func hMktemp(w *walker, inv *invocation) {
-	opts, ops := parseOpts(inv.args, optSpec{short: "p", long: []string{"tmpdir", "suffix"}})
-	if has(opts, "-u", "--dry-run") {
+	opts, ops, _ := w.tableOpts(inv, "mktemp", inv.args)
+	if hasTag(opts, "dry") {
 		return
 	}
 	dir := "/tmp"
-	if d := values(opts, "-p", "--tmpdir"); len(d) > 0 && d[0] != "" {
-		dir = d[0]
-	} else if len(ops) > 0 && strings.Contains(ops[0].val, "/") && !has(opts, "-t") {
+	if d := tagged(opts, "tmpdir"); len(d) > 0 && d[0].val != "" {
+		dir = d[0].val
+	} else if len(ops) > 0 && strings.Contains(ops[0].val, "/") && !isOpt(opts, "-t") {
 		dir = filepath.Dir(ops[0].val)
 	}
 	w.writeTo(inv.sc, arg{val: dir, static: true}, "mktemp")
