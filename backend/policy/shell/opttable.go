@@ -231,7 +231,7 @@ func (t *optTable) lookupLong(name string) (*optDef, string) {
 	for ; i < len(t.longs) && strings.HasPrefix(t.longs[i], name); i++ {
 		d := t.long[t.longs[i]]
 		if found != nil && found != d {
-			return nil, "ambiguous"
+			return t.ambiguous(name), "ambiguous"
 		}
 		found = d
 	}
@@ -245,6 +245,30 @@ func (t *optTable) lookupLong(name string) (*optDef, string) {
 		return nil, "unknown"
 	}
 	return found, ""
+}
+
+// ambiguous returns, for a prefix several options share, a stand-in that
+// carries their tag when they all have the same one (rsync --dele is some
+// --delete-*): the program may refuse the word, but if it reads it, it
+// does what they all do. Otherwise nil.
+func (t *optTable) ambiguous(name string) *optDef {
+	i := sort.SearchStrings(t.longs, name)
+	tag, val := "", valNone
+	for j := i; j < len(t.longs) && strings.HasPrefix(t.longs[j], name); j++ {
+		d := t.long[t.longs[j]]
+		if j == i {
+			tag, val = d.tag, d.val
+		} else if d.tag != tag {
+			return nil
+		}
+		if d.val != valNone {
+			val = valOptional
+		}
+	}
+	if tag == "" {
+		return nil
+	}
+	return &optDef{names: []string{"--" + name}, val: val, tag: tag}
 }
 
 // parse splits args into resolved options and operands. bad names the first
@@ -277,6 +301,15 @@ func (t *optTable) parse(args []arg) (opts []popt, ops []arg, bad string) {
 		if strings.HasPrefix(v, "--") || t.single && len(v) > 2 && !(t.digits && isDigits(v[1:])) {
 			name, val, hasVal := strings.Cut(strings.TrimLeft(v, "-"), "=")
 			d, why := t.lookupLong(name)
+			if why == "ambiguous" {
+				if bad == "" {
+					bad = "ambiguous option " + v
+				}
+				if d != nil {
+					opts = append(opts, popt{def: d, as: "--" + name, val: val, hasVal: hasVal})
+				}
+				continue
+			}
 			if d == nil && t.single && len(name) == 1 && name[0] < 128 {
 				d, why = t.short[name[0]], "unknown"
 			}

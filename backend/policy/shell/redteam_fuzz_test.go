@@ -98,7 +98,7 @@ func FuzzLongOptionPrefixes(f *testing.F) {
 			}
 			n := dashes + 1 + int(cut)%(len(spelling)-dashes)
 			spelling = spelling[:n]
-			if d, _ := optTables[o.table].lookupLong(spelling[dashes:]); d != nil && d != o.def {
+			if d, why := optTables[o.table].lookupLong(spelling[dashes:]); why == "" && d != nil && d != o.def {
 				return // the prefix is another option's full name, which wins
 			}
 		}
