@@ -52,6 +52,8 @@ type Config struct {
 	// MCP is every workspace's MCP servers (runtime/mcp.go); nil: no MCP.
 	// With it, TrustMcp defaults to trusting in the session's workspace.
 	MCP *mcp.Pool
+	// Images caps the pictures tool results show the model (screenshots).
+	Images ImageConfig
 	// MaxSteps bounds the model turns of one user message (default 50).
 	MaxSteps int
 	Version  string
@@ -100,6 +102,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if cfg.MaxSteps <= 0 {
 		cfg.MaxSteps = 50
 	}
+	cfg.Images = cfg.Images.withDefaults()
 	if cfg.System == "" {
 		cfg.System = DefaultSystemPrompt
 	}
@@ -117,7 +120,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, t := range []tools.Tool{&writePlan{s: s}, &presentPlan{s: s}, &taskTool{s: s}} {
+	for _, t := range []tools.Tool{&writePlan{s: s}, &presentPlan{s: s}, &taskTool{s: s}, &taskResultTool{s: s}} {
 		if err := reg.Register(t); err != nil {
 			return nil, fmt.Errorf("runtime: %w", err)
 		}
