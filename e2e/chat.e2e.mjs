@@ -92,8 +92,10 @@ async function lastItem(re) {
   )
   return items.nth((await h.jsonValue()) - 1)
 }
-async function blurComposer() {
-  await page.evaluate(() => document.activeElement?.blur())
+// The prompt's keys arm after an input grace period (no key for 400 ms since
+// it opened): wait for that before answering by key.
+async function armed() {
+  await page.locator('[data-testid="permission-prompt"][data-armed="true"]').waitFor({ timeout: 5000 })
 }
 const results = []
 async function step(name, f) {
@@ -131,14 +133,18 @@ try {
     await prompt.waitFor()
     assert.match(await prompt.innerText(), /Always allow will cover: shell=rm -rf build/)
     assert.match(await prompt.innerText(), /Destructive/)
-    await composer.type('y')
-    assert.equal(await composer.inputValue(), 'y', 'y typed into the composer stays text')
-    assert.ok(await prompt.isVisible(), 'the prompt is still open')
-    await composer.fill('')
+    // Modal: focus is in the prompt, and a y typed right away (type-ahead
+    // from the composer) is swallowed, never an answer.
+    assert.equal(await prompt.getAttribute('aria-modal'), 'true')
+    assert.ok(await prompt.evaluate((d) => d.contains(document.activeElement)), 'focus is inside the prompt')
+    await page.keyboard.press('y')
+    assert.ok(await prompt.isVisible(), 'a key typed in the grace period does not answer')
+    assert.equal(await composer.inputValue(), '', 'nor does it reach the composer')
     await snap('prompt')
-    await blurComposer()
+    await armed()
     await page.keyboard.press('y')
     await prompt.waitFor({ state: 'hidden' })
+    await page.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Message', null, { timeout: 5000 })
     const it = await lastItem(/allowed once by you/)
     assert.match(await it.innerText(), /shell\.exec/)
     await snap('ask-once')
@@ -174,6 +180,21 @@ try {
     await snap('ask-deny')
   })
 
+  await step('a command with bidi controls is shown with badges, not reversed', async () => {
+    await send('!rm -rf "notes\u202Etxt.exe"')
+    await prompt.waitFor()
+    const text = await prompt.innerText()
+    assert.ok(!text.includes('\u202E'), 'no raw U+202E in the prompt')
+    assert.match(text, /⟨U\+202E⟩/)
+    assert.match(await prompt.getByTestId('invisible-warning').innerText(), /invisible or control characters/)
+    assert.match(await prompt.getByTestId('signature').innerText(), /⟨U\+202E⟩/)
+    await snap('prompt-bidi')
+    await armed()
+    await page.keyboard.press('n')
+    await prompt.waitFor({ state: 'hidden' })
+    await lastItem(/denied by you/)
+  })
+
   await step('sandbox denial and its one-click remedy', async () => {
     await send('!curl -sS https://example.com')
     const it = await lastItem(/denied by the sandbox/)
@@ -191,7 +212,7 @@ try {
     await prompt.waitFor()
     assert.match(await prompt.innerText(), /Approval policy "Always"/)
     await snap('approval-always')
-    await blurComposer()
+    await armed()
     await page.keyboard.press('y')
     await prompt.waitFor({ state: 'hidden' })
     await page.getByLabel('Approval policy').selectOption('on-request')
@@ -227,7 +248,7 @@ try {
     mkdirSync(join(workspace, 'build'), { recursive: true })
     await send('!rm -rf build')
     await prompt.waitFor()
-    await blurComposer()
+    await armed()
     await page.keyboard.press('Escape')
     await prompt.waitFor({ state: 'hidden' })
     await lastItem(/denied by you/)
@@ -304,7 +325,7 @@ try {
     }
     await send('!rm -rf src')
     await prompt.waitFor()
-    await blurComposer()
+    await armed()
     await snap('prompt-final')
     await page.keyboard.press('n')
     await prompt.waitFor({ state: 'hidden' })

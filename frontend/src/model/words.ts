@@ -79,3 +79,11 @@ export function remedyAction(remedy: string): Remedy | null {
   }
   return null
 }
+
+// Both axes of a session in the status bar's words, for every place that
+// says which session is asking ("Approval: On request · Sandbox: Workspace
+// write (network off)").
+export function axesText(approval: ApprovalPolicy, sandbox: Sandbox): string {
+  const net = sandbox.kind === 'workspace-write' ? ` (network ${sandbox.network_access ? 'on' : 'off'})` : ''
+  return `Approval: ${approvalLabels[approval]} · Sandbox: ${sandboxLabels[sandbox.kind]}${net}`
+}
