@@ -210,7 +210,7 @@ try {
     await page.getByLabel('Approval policy').selectOption('always')
     await send('!ls')
     await prompt.waitFor()
-    assert.match(await prompt.innerText(), /Approval policy "Always"/)
+    assert.match(await prompt.innerText(), /Approval policy "Always ask"/)
     await snap('approval-always')
     await armed()
     await page.keyboard.press('y')

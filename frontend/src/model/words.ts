@@ -3,7 +3,7 @@ import type { ApprovalPolicy, Sandbox, SandboxKind } from '../bridge'
 
 export const reasonWords: Record<string, string> = {
   'sandbox-rejected': 'Sandbox: the current sandbox does not allow this',
-  'policy-always': 'Approval policy "Always": every action is asked',
+  'policy-always': 'Approval policy "Always ask": every action is asked',
   'destructive-effect': 'Destructive: can remove or overwrite work for good',
   'unknown-command': 'Unknown command: Warden cannot tell what it does',
   'network-request': 'Network: reaches the network',
@@ -20,9 +20,23 @@ export function reasonText(r: string): string {
 }
 
 export const approvalLabels: Record<ApprovalPolicy, string> = {
-  never: 'Never',
+  never: 'Never ask',
   'on-request': 'On request',
-  always: 'Always',
+  always: 'Always ask',
+}
+
+// One line per option of both selectors, shown beside them: "Never" alone
+// reads as "never allow", which is the opposite of what it does.
+export const approvalDescriptions: Record<ApprovalPolicy, string> = {
+  never: 'Never asks you: runs everything the sandbox admits; what would need you is refused.',
+  'on-request': 'Asks when an action is destructive, reaches the network, touches protected files, or is unknown outside the cage.',
+  always: 'Asks you before every action (plans and questions excepted).',
+}
+
+export const sandboxDescriptions: Record<SandboxKind, string> = {
+  'read-only': 'Reads anything, writes nothing: commands run in a read-only cage.',
+  'workspace-write': 'Writes only in the workspace and its writable roots: commands run in the cage, network only when turned on.',
+  'danger-full-access': 'No cage: commands run as you, can write anywhere and reach the network.',
 }
 
 export const sandboxLabels: Record<SandboxKind, string> = {
@@ -39,7 +53,7 @@ export function grantSourceText(source: string): string {
   if (source.startsWith('session-grant:')) return `allowed by session grant ${source.slice(14)}`
   if (source.startsWith('workspace-rule:')) return `allowed by workspace rule ${source.slice(15)}`
   if (source.startsWith('trusted-mcp:')) return `allowed: trusted server ${source.slice(12)}`
-  if (source === 'policy-never') return 'allowed by approval policy "Never"'
+  if (source === 'policy-never') return 'allowed by approval policy "Never ask"'
   return `allowed (${source})`
 }
 
@@ -52,6 +66,10 @@ export const deniedByText: Record<string, string> = {
 
 export const fullAccessWarning =
   'Full access runs every command outside the cage: it can write anywhere and reach the network. Switch this session to Full access?'
+
+// Never ask with Full access: nothing confines an action and nobody is asked.
+export const neverFullAccessWarning =
+  'Never ask with Full access runs every action the model chooses outside the cage and without asking you: it can delete anything you can and reach the network. Use this pair only in a throw-away machine. Continue?'
 
 export interface Remedy {
   label: string
