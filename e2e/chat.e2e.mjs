@@ -199,11 +199,18 @@ try {
     await send('!curl -sS https://example.com')
     const it = await lastItem(/denied by the sandbox/)
     await snap('sandbox-denied')
-    await it.getByRole('button', { name: 'Turn network access on' }).click()
+    await it.getByRole('button', { name: 'Turn network on for this session' }).click()
     await assert.doesNotReject(() =>
       page.waitForFunction(() => document.querySelector('input[aria-label="Network access"]')?.checked === true, null, { timeout: 5000 }),
     )
+    // Applied: the button says so and is disabled; Retry is offered.
+    const done = it.getByRole('button', { name: 'Network is on for this session now' })
+    await done.waitFor()
+    assert.ok(await done.isDisabled(), 'an applied remedy cannot be clicked again')
+    await it.getByRole('button', { name: 'Retry the denied action' }).waitFor()
     await snap('remedy-applied')
+    // Back to network off for the steps after this one.
+    await page.getByLabel('Network access').uncheck()
   })
 
   await step('approval selector mid-session: Always asks even for a read-only command', async () => {
@@ -222,7 +229,7 @@ try {
     await page.getByLabel('Sandbox', { exact: true }).selectOption('read-only')
     await send('save the notes')
     const it = await lastItem(/fs\.write.*denied by the sandbox/)
-    const remedy = it.getByRole('button', { name: 'Switch sandbox to Workspace write' })
+    const remedy = it.getByRole('button', { name: 'Switch this session to Workspace write' })
     await snap('read-only-denied')
     await remedy.click()
     await page.waitForFunction(() => document.querySelector('select[aria-label="Sandbox"]')?.value === 'workspace-write')
@@ -303,6 +310,11 @@ try {
     await page.emulateMedia({ colorScheme: 'dark' })
     await snap('chat-dark')
     await page.setViewportSize({ width: 900, height: 600 })
+    // A reader at the end stays at the end when the window shrinks.
+    await page.waitForFunction(() => {
+      const el = document.querySelector('[role="log"][aria-label="Conversation"]')
+      return el && el.scrollHeight - el.scrollTop - el.clientHeight < 4
+    }, null, { timeout: 3000 })
     await snap('chat-900x600')
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth)
     assert.equal(overflow, false, 'no horizontal overflow at 900×600')

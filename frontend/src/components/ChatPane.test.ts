@@ -115,3 +115,37 @@ describe('ChatPane earlier pages', () => {
     w.unmount()
   })
 })
+
+describe('ChatPane sandbox remedy', () => {
+  const ev = (seq: number, kind: string, data: Record<string, unknown>): WardenEvent => ({ seq, session_id: 's1', version: seq, kind, at: seq, data })
+  const cases: { name: string; user: string; want: string }[] = [
+    { name: 'a !command the human typed is sent again', user: '!curl -sS https://example.com', want: '!curl -sS https://example.com' },
+    { name: 'a model call is retried by asking the model', user: 'fetch the page', want: 'Network is on for this session now: please retry what was denied.' },
+  ]
+  for (const c of cases) {
+    it(`Retry after the remedy is applied: ${c.name}`, async () => {
+      const events = [
+        ev(1, 'message_appended', { role: 'user', text: c.user }),
+        ev(2, 'permission_denied', { tool: 'shell.exec', by: 'sandbox', reason: 'sandbox-rejected', remedy: 'turn network access on', call_id: 'c1' }),
+      ]
+      const f = fakeBridge({
+        handlers: {
+          ListSessions: () => [testSession({ sandbox: { kind: 'workspace-write', network_access: true, writable_roots: [] } })],
+          SessionEvents: () => events,
+          SendMessage: () => null,
+        },
+      })
+      const pinia = createPinia()
+      const w = mount(ChatPane, { global: { plugins: [pinia], provide: { [BridgeKey as symbol]: f.bridge } }, attachTo: document.body })
+      await useSessionsStore(pinia).hydrate()
+      await useTranscriptsStore(pinia).load('s1')
+      await flushPromises()
+      expect(w.get('[data-testid="remedy"]').attributes('disabled')).toBeDefined()
+      await w.get('[data-testid="retry"]').trigger('click')
+      await flushPromises()
+      const sent = f.call.mock.calls.filter(([m]) => m === 'SendMessage').map(([, a]) => (a as { text: string }).text)
+      expect(sent).toEqual([c.want])
+      w.unmount()
+    })
+  }
+})

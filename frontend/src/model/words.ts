@@ -72,8 +72,13 @@ export const neverFullAccessWarning =
   'Never ask with Full access runs every action the model chooses outside the cage and without asking you: it can delete anything you can and reach the network. Use this pair only in a throw-away machine. Continue?'
 
 export interface Remedy {
+  // What the button changes, exactly ("Turn network on for this session").
   label: string
+  // What the item says once the session already has it.
+  done: string
   apply(s: Sandbox): Sandbox
+  // Whether the session's sandbox already admits what was denied.
+  applied(s: Sandbox): boolean
   // Full access is never a silent click.
   confirm?: string
 }
@@ -82,16 +87,25 @@ export interface Remedy {
 export function remedyAction(remedy: string): Remedy | null {
   switch (remedy) {
     case 'switch the sandbox to workspace-write':
-      return { label: 'Switch sandbox to Workspace write', apply: (s) => ({ ...s, kind: 'workspace-write' }) }
+      return {
+        label: 'Switch this session to Workspace write',
+        done: 'This session is in Workspace write now',
+        apply: (s) => ({ ...s, kind: 'workspace-write' }),
+        applied: (s) => s.kind !== 'read-only',
+      }
     case 'turn network access on':
       return {
-        label: 'Turn network access on',
+        label: 'Turn network on for this session',
+        done: 'Network is on for this session now',
         apply: (s) => ({ ...s, kind: s.kind === 'read-only' ? 'workspace-write' : s.kind, network_access: true }),
+        applied: (s) => s.kind === 'danger-full-access' || (s.kind === 'workspace-write' && s.network_access),
       }
     case 'add the folder as a writable root, or switch the sandbox to danger-full-access':
       return {
-        label: 'Switch sandbox to Full access',
+        label: 'Switch this session to Full access',
+        done: 'This session is in Full access now',
         apply: (s) => ({ ...s, kind: 'danger-full-access' }),
+        applied: (s) => s.kind === 'danger-full-access',
         confirm: fullAccessWarning,
       }
   }
