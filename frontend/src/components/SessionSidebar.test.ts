@@ -60,6 +60,29 @@ describe('SessionSidebar workspace picker', () => {
     await w.get(browse).trigger('click')
     await flushPromises()
     await w.get('form[aria-label="New session"]').trigger('submit')
-    expect(w.emitted('create')).toEqual([['/home/me/picked', '']])
+    expect(w.emitted('create')?.[0]?.slice(0, 2)).toEqual(['/home/me/picked', ''])
   })
+})
+
+describe('SessionSidebar new session errors', () => {
+  const cases: { name: string; typed: string; reply: string | null; alert: string | null; open: boolean }[] = [
+    { name: 'created: the form closes', typed: '/work/ok', reply: null, alert: null, open: false },
+    { name: 'refused: the form stays with what was typed and says why', typed: '/work/nope', reply: 'The folder /work/nope does not exist.', alert: 'The folder /work/nope does not exist.', open: true },
+    { name: 'a relative path is refused before sending', typed: 'proj', reply: null, alert: '"proj" is not an absolute path: give the full path of the folder, starting with /.', open: true },
+  ]
+  for (const c of cases) {
+    it(c.name, async () => {
+      const w = await openNew(null)
+      await w.get(field()).setValue(c.typed)
+      await w.get('form[aria-label="New session"]').trigger('submit')
+      const ev = w.emitted('create') as [string, string, (e: string | null) => void][] | undefined
+      if (ev) ev[0]![2](c.reply)
+      await flushPromises()
+      expect(w.find('form[aria-label="New session"]').exists()).toBe(c.open)
+      if (c.open) expect((w.get(field()).element as HTMLInputElement).value).toBe(c.typed)
+      const alert = w.find('[data-testid="workspace-error"]')
+      expect(alert.exists() ? alert.text() : null).toBe(c.alert)
+      if (c.alert) expect(w.get(field()).attributes('aria-invalid')).toBe('true')
+    })
+  }
 })

@@ -119,3 +119,12 @@ export function axesText(approval: ApprovalPolicy, sandbox: Sandbox): string {
   const net = sandbox.kind === 'workspace-write' ? ` (network ${sandbox.network_access ? 'on' : 'off'})` : ''
   return `Approval: ${approvalLabels[approval]} · Sandbox: ${sandboxLabels[sandbox.kind]}${net}`
 }
+
+// A refused workspace folder in words, from the backend's error text.
+export function workspaceErrorText(path: string, message: string): string {
+  if (/no such file or directory/i.test(message)) return `The folder ${path} does not exist. Check the path, or create the folder first.`
+  if (/not a directory/i.test(message)) return `${path} is a file, not a folder. Give the folder the agent should work in.`
+  if (/permission denied/i.test(message)) return `Warden may not open ${path} (permission denied).`
+  if (/workspace is empty/i.test(message)) return 'Give the folder the agent should work in.'
+  return `This folder cannot be used: ${message}`
+}
