@@ -176,6 +176,16 @@ func (a *App) SendMessage(args SendMessageArgs) error {
 	return svc.SendMessage(a.ctx(), args.SessionID, args.Text)
 }
 
+// Retry runs the model again on the conversation as it stands (after a
+// model error), without a new message.
+func (a *App) Retry(args SessionArgs) error {
+	svc, err := a.service()
+	if err != nil {
+		return err
+	}
+	return svc.Retry(a.ctx(), args.SessionID)
+}
+
 // Cancel stops a session's turn.
 func (a *App) Cancel(args SessionArgs) error {
 	svc, err := a.service()

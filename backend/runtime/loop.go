@@ -48,6 +48,23 @@ func (s *Service) Run(ctx context.Context, sessionID, text string) error {
 	}
 }
 
+// Retry runs the model again on the conversation as it stands, without a
+// new user message: the "Retry" of a turn that ended in a model error (a
+// provider outage, a rate limit). It refuses while a turn is running.
+func (s *Service) Retry(ctx context.Context, sessionID string) error {
+	if _, err := s.st.Session(ctx, sessionID); err != nil {
+		return err
+	}
+	if s.current().provider == nil {
+		return ErrNoModel
+	}
+	_, err := s.launch(sessionID, func(ctx context.Context) error {
+		_, err := s.loop(ctx, sessionID, 0)
+		return err
+	})
+	return err
+}
+
 func (s *Service) start(ctx context.Context, sessionID, text string) (*turn, error) {
 	ss, err := s.st.Session(ctx, sessionID)
 	if err != nil {

@@ -98,6 +98,13 @@ var methods = map[string]handler{
 		}
 		return nil, svc.SendMessage(ctx, a.SessionID, a.Text)
 	},
+	"Retry": func(ctx context.Context, svc *runtime.Service, b []byte) (any, error) {
+		a, err := args[sessionArg](b)
+		if err != nil {
+			return nil, err
+		}
+		return nil, svc.Retry(ctx, a.SessionID)
+	},
 	"Cancel": func(ctx context.Context, svc *runtime.Service, b []byte) (any, error) {
 		a, err := args[sessionArg](b)
 		if err != nil {

@@ -235,6 +235,7 @@ export interface Methods {
   SessionEvents: [{ session_id: string; after_seq?: number; before_seq?: number; tail?: boolean; limit?: number }, WardenEvent[]]
   SendMessage: [{ session_id: string; text: string }, null]
   Cancel: [{ session_id: string }, null]
+  Retry: [{ session_id: string }, null]
   PendingApprovals: [{ session_id?: string }, Approval[]]
   Answer: [AnswerArgs, null]
   SetApprovalPolicy: [{ session_id: string; approval: ApprovalPolicy }, Session]

@@ -149,3 +149,82 @@ describe('ChatPane sandbox remedy', () => {
     })
   }
 })
+
+describe('ChatPane while working, on model errors and without a backend', () => {
+  const ev = (seq: number, kind: string, data: Record<string, unknown>): WardenEvent => ({ seq, session_id: 's1', version: seq, kind, at: seq, data })
+  async function mountPane(events: WardenEvent[], busy = false, handlers: Record<string, (a: never) => unknown> = {}) {
+    const f = fakeBridge({
+      handlers: { ListSessions: () => [testSession({ busy })], SessionEvents: () => events, Retry: () => null, Cancel: () => null, ...handlers },
+    })
+    const pinia = createPinia()
+    const w = mount(ChatPane, { global: { plugins: [pinia], provide: { [BridgeKey as symbol]: f.bridge } }, attachTo: document.body })
+    await useSessionsStore(pinia).hydrate()
+    await useTranscriptsStore(pinia).load('s1')
+    await flushPromises()
+    return { w, f, pinia }
+  }
+
+  it('shows Thinking… with elapsed seconds and Stop while a turn runs', async () => {
+    const { w, f } = await mountPane([ev(1, 'message_appended', { role: 'user', text: 'hi' })], true)
+    const p = w.get('[data-testid="working"]')
+    expect(p.text()).toMatch(/Thinking… \d+ s/)
+    await p.get('button').trigger('click')
+    expect(f.call).toHaveBeenCalledWith('Cancel', { session_id: 's1' })
+    w.unmount()
+  })
+
+  it('no working line when idle', async () => {
+    const { w } = await mountPane([ev(1, 'message_appended', { role: 'user', text: 'hi' })])
+    expect(w.find('[data-testid="working"]').exists()).toBe(false)
+    w.unmount()
+  })
+
+  it('a model error is an alert in words with Retry, which runs the turn again', async () => {
+    const { w, f } = await mountPane([
+      ev(1, 'message_appended', { role: 'user', text: 'hi' }),
+      ev(2, 'message_appended', { role: 'system', text: 'error: anthropic: 529 overloaded_error: Overloaded' }),
+    ])
+    const a = w.get('[data-testid="model-error"]')
+    expect(a.attributes('role')).toBe('alert')
+    expect(a.text()).toContain('having trouble')
+    await a.get('[data-testid="retry-turn"]').trigger('click')
+    expect(f.call).toHaveBeenCalledWith('Retry', { session_id: 's1' })
+    w.unmount()
+  })
+
+  it('an older model error has no Retry', async () => {
+    const { w } = await mountPane([
+      ev(1, 'message_appended', { role: 'system', text: 'error: boom' }),
+      ev(2, 'message_appended', { role: 'assistant', text: 'recovered' }),
+    ])
+    expect(w.find('[data-testid="retry-turn"]').exists()).toBe(false)
+    w.unmount()
+  })
+
+  it('a refused send gives the message back to the composer', async () => {
+    const { w } = await mountPane([], false, {
+      SendMessage: () => {
+        throw new Error('cannot reach warden serve')
+      },
+    })
+    const ta = w.get('textarea[aria-label="Message"]')
+    await ta.setValue('keep me')
+    await w.get('form.composer').trigger('submit')
+    await flushPromises()
+    expect((ta.element as HTMLTextAreaElement).value).toBe('keep me')
+    w.unmount()
+  })
+
+  it('without a backend the composer is disabled, says so, and keeps the text', async () => {
+    const { w, pinia } = await mountPane([])
+    const ta = w.get('textarea[aria-label="Message"]')
+    await ta.setValue('half a thought')
+    const { useAppStore } = await import('../stores/app')
+    useAppStore(pinia).online = false
+    await flushPromises()
+    expect(w.get('[data-testid="offline"]').text()).toContain('Lost the connection')
+    expect(ta.attributes('disabled')).toBeDefined()
+    expect((ta.element as HTMLTextAreaElement).value).toBe('half a thought')
+    w.unmount()
+  })
+})

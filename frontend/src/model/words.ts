@@ -128,3 +128,17 @@ export function workspaceErrorText(path: string, message: string): string {
   if (/workspace is empty/i.test(message)) return 'Give the folder the agent should work in.'
   return `This folder cannot be used: ${message}`
 }
+
+// A turn that ended in a model error, in words: the runtime notes it as a
+// system message "error: …" with the provider's own message inside.
+export function modelErrorText(note: string): string | null {
+  if (!note.startsWith('error: ')) return null
+  const m = note.slice(7)
+  if (/\b401\b|unauthori[sz]ed|invalid.{0,10}api.?key|authentication/i.test(m)) return `The model provider refused the API key. Check it in Settings. (${m})`
+  if (/\b403\b|forbidden|permission/i.test(m)) return `The model provider refused the request (not allowed for this key or model). (${m})`
+  if (/\b404\b|not.?found|model_not_found/i.test(m)) return `The model provider does not know this model. Pick another in Settings. (${m})`
+  if (/\b429\b|rate.?limit|too many requests/i.test(m)) return `The model provider is rate-limiting this key: wait a moment, then Retry. (${m})`
+  if (/\b(500|502|503|504|529)\b|overloaded|unavailable|bad gateway/i.test(m)) return `The model provider is having trouble right now: Retry in a moment. (${m})`
+  if (/connection refused|no such host|dial tcp|i\/o timeout|deadline exceeded|network is unreachable/i.test(m)) return `Warden cannot reach the model provider. Check the base URL and your connection. (${m})`
+  return `The model request failed: ${m}`
+}

@@ -73,13 +73,23 @@ export const useSessionsStore = defineStore('sessions', () => {
     const s = await guard('SetPlanning', () => bridge.call('SetPlanning', { session_id: id, planning }))
     if (s) upsert(s)
   }
-  const send = (id: string, text: string) => guard('SendMessage', () => bridge.call('SendMessage', { session_id: id, text }))
+  // send says whether the message was taken, so the composer can give a
+  // refused message back to the human instead of losing it.
+  const send = async (id: string, text: string): Promise<boolean> => {
+    let ok = false
+    await guard('SendMessage', async () => {
+      await bridge.call('SendMessage', { session_id: id, text })
+      ok = true
+    })
+    return ok
+  }
+  const retry = (id: string) => guard('Retry', () => bridge.call('Retry', { session_id: id }))
   const cancel = (id: string) => guard('Cancel', () => bridge.call('Cancel', { session_id: id }))
   const kill = (id: string, agentId: string) =>
     guard('KillAgent', () => bridge.call('KillAgent', { session_id: id, agent_id: agentId }))
 
   return {
     list, currentId, current, topLevel, error, hydrate, onPush, create, rename, remove,
-    setApproval, setSandbox, setPlanning, send, cancel, kill,
+    setApproval, setSandbox, setPlanning, send, retry, cancel, kill,
   }
 })

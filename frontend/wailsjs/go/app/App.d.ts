@@ -41,6 +41,8 @@ export function PickFolder(arg1:app.PickFolderArgs):Promise<string>;
 
 export function RenameSession(arg1:app.RenameSessionArgs):Promise<runtime.Session>;
 
+export function Retry(arg1:app.SessionArgs):Promise<void>;
+
 export function RevokeGrant(arg1:runtime.RevokeGrantArgs):Promise<void>;
 
 export function SandboxStatus():Promise<app.SandboxStatus>;

@@ -74,6 +74,10 @@ export function RenameSession(arg1) {
   return window['go']['app']['App']['RenameSession'](arg1);
 }
 
+export function Retry(arg1) {
+  return window['go']['app']['App']['Retry'](arg1);
+}
+
 export function RevokeGrant(arg1) {
   return window['go']['app']['App']['RevokeGrant'](arg1);
 }
