@@ -306,15 +306,36 @@ try {
     await page.getByRole('tab', { name: 'Chat' }).click()
   })
 
+  await step('Delete archives the session (audit kept); Restore brings it back', async () => {
+    await page.getByRole('button', { name: 'Delete e2e walkthrough' }).click()
+    const dlg = page.getByRole('alertdialog', { name: 'Confirm' })
+    await dlg.waitFor()
+    assert.match(await dlg.innerText(), /audit trail are kept/)
+    await snap('archive-confirm')
+    await dlg.getByRole('button', { name: 'Archive session' }).click()
+    await page.getByTestId('archived').locator('summary').click()
+    await page.getByRole('button', { name: 'Restore e2e walkthrough' }).click()
+    await page.getByRole('heading', { name: 'e2e walkthrough' }).waitFor()
+    await page.getByRole('tab', { name: 'Audit trail' }).click()
+    await page.waitForFunction(() => /^[1-9]/.test(document.querySelector('[data-testid="audit-count"]')?.textContent ?? ''))
+    await page.getByRole('tab', { name: 'Chat' }).click()
+  })
+
   await step('themes and sizes', async () => {
     await page.emulateMedia({ colorScheme: 'dark' })
     await snap('chat-dark')
     await page.setViewportSize({ width: 900, height: 600 })
     // A reader at the end stays at the end when the window shrinks.
+    const gap = () => page.evaluate(() => {
+      const el = document.querySelector('[role="log"][aria-label="Conversation"]')
+      return el ? `${el.scrollHeight - el.scrollTop - el.clientHeight} following=${el.dataset.following}` : -1
+    })
     await page.waitForFunction(() => {
       const el = document.querySelector('[role="log"][aria-label="Conversation"]')
       return el && el.scrollHeight - el.scrollTop - el.clientHeight < 4
-    }, null, { timeout: 3000 })
+    }, null, { timeout: 3000 }).catch(async (e) => {
+      throw new Error(`the chat did not stay at the end after a resize: ${await gap()} px from the end (${e.message})`)
+    })
     await snap('chat-900x600')
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth)
     assert.equal(overflow, false, 'no horizontal overflow at 900×600')

@@ -53,3 +53,40 @@ func TestRetryUnknownSession(t *testing.T) {
 		t.Fatal("Retry of an unknown session should fail")
 	}
 }
+
+// Archive is what the window's Delete does: the session leaves nothing
+// behind in the log, refuses new turns until restored, and a restore
+// brings it back with every event.
+func TestArchiveKeepsTheAuditTrail(t *testing.T) {
+	r := newRig(t, anthropicProvider(t, newSSEServer(t).URL), nil)
+	s := r.session(nil)
+	ctx := context.Background()
+	if err := r.svc.Run(ctx, s.ID, "!ls"); err != nil {
+		t.Fatal(err)
+	}
+	before := len(r.events(s.ID))
+	got, err := r.svc.ArchiveSession(ctx, s.ID)
+	if err != nil || !got.Archived {
+		t.Fatalf("ArchiveSession: %+v %v", got, err)
+	}
+	if n := len(r.events(s.ID)); n != before+1 {
+		t.Errorf("archive kept %d events, want the %d before plus session_archived", n, before)
+	}
+	if err := r.svc.SendMessage(ctx, s.ID, "!ls"); err != ErrArchived {
+		t.Errorf("a message to an archived session: %v, want ErrArchived", err)
+	}
+	if err := r.svc.Retry(ctx, s.ID); err != ErrArchived {
+		t.Errorf("Retry of an archived session: %v, want ErrArchived", err)
+	}
+	rep, err := r.st.Verify(ctx)
+	if err != nil || !rep.OK() {
+		t.Errorf("verify with an archived session: %+v %v", rep, err)
+	}
+	back, err := r.svc.RestoreSession(ctx, s.ID)
+	if err != nil || back.Archived {
+		t.Fatalf("RestoreSession: %+v %v", back, err)
+	}
+	if err := r.svc.Run(ctx, s.ID, "!ls"); err != nil {
+		t.Errorf("a restored session runs again: %v", err)
+	}
+}

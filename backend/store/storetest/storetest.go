@@ -30,6 +30,7 @@ func Run(t *testing.T, open Opener) {
 		{"EventQueries", testEventQueries},
 		{"SessionProjection", testSessionProjection},
 		{"DeleteSession", testDeleteSession},
+		{"ArchiveSession", testArchiveSession},
 		{"PermissionAudit", testPermissionAudit},
 		{"PendingSurvivesRestart", testPendingSurvivesRestart},
 		{"Subscribe", testSubscribe},

@@ -168,7 +168,8 @@ describe('ChatPane while working, on model errors and without a backend', () => 
     const { w, f } = await mountPane([ev(1, 'message_appended', { role: 'user', text: 'hi' })], true)
     const p = w.get('[data-testid="working"]')
     expect(p.text()).toMatch(/Thinking… \d+ s/)
-    await p.get('button').trigger('click')
+    const stop = w.findAll('button').find((b) => b.text() === 'Stop')!
+    await stop.trigger('click')
     expect(f.call).toHaveBeenCalledWith('Cancel', { session_id: 's1' })
     w.unmount()
   })
