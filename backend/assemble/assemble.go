@@ -1,15 +1,20 @@
-// Package assemble builds the object graph every front end runs on — the
-// store, the policy engine, the OS cage, the tools (built-ins, browser,
-// computer.use, MCP) and the runtime service — so the desktop app,
-// `warden serve` and `warden run` govern tool calls identically.
+// Package assemble is the one composition root: it builds the object graph
+// every front end runs on — the store, the policy engine, the OS cage, the
+// tool registry (built-ins, browser, computer.use, MCP) and the runtime
+// service — so the desktop app, `warden serve`, `warden run`, `warden tool`
+// and `warden policy check` govern and explain tool calls identically.
+//
+// It owns the rules that must not differ between front ends: where the
+// database is (ResolveDBPath), which of Warden's own paths no tool may write
+// (protectedData), how the cage is configured and probed (newCage,
+// ProbeCage), and which tools exist. Nothing else in the tree constructs an
+// engine, a cage, a registry or a store; front ends pass Options.
 package assemble
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/warden-dev/warden/backend/config"
@@ -32,7 +37,8 @@ import (
 // Options choose what to open. Zero values mean "from the config file, or
 // the default".
 type Options struct {
-	// DBPath is the database; "" means store.DefaultPath().
+	// DBPath is the database as the user named it (--db); "" means
+	// $WARDEN_DB, else store.DefaultPath() (see ResolveDBPath).
 	DBPath string
 	// ConfigPath is the user config; "" means config.UserPath().
 	ConfigPath string
@@ -51,7 +57,11 @@ type Options struct {
 	ApprovalTimeout *time.Duration
 	// MCPListTimeout bounds starting MCP servers to learn their tools.
 	MCPListTimeout time.Duration
-	Version        string
+	// NoModel builds the service without a model provider: front ends that
+	// run or explain single calls (`warden tool`, `policy check`) need no
+	// model, and a broken [model] section must not stop them.
+	NoModel bool
+	Version string
 }
 
 // ModelError says the model could not be set up (a bad spec, a missing
@@ -66,10 +76,16 @@ func (e *ModelError) Unwrap() error { return e.Err }
 
 // Graph is a running service with everything it runs on.
 type Graph struct {
-	Config   config.Config
-	Store    *store.Store
-	Engine   *policy.Engine
-	Cage     *sandbox.Cage
+	Config config.Config
+	Store  *store.Store
+	Engine *policy.Engine
+	Cage   *sandbox.Cage
+	// CageStatus is the probe's answer at start: what the engine is told.
+	CageStatus sandbox.Status
+	// Tools is the one registry: built-ins, browser, computer.use and the
+	// started MCP servers' tools. The runtime layers its meta tools on top
+	// (Graph.Tool finds those too).
+	Tools    *tools.Registry
 	Monitors *tools.Monitors
 	Browser  *browser.Manager
 	MCP      *mcp.Manager
@@ -101,25 +117,22 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	if g.Config, err = config.Load(userPath, o.Workspace); err != nil {
 		return nil, err
 	}
-	explicit := o.DBPath != ""
-	if g.DBPath, err = dbPath(o.DBPath); err != nil {
+	var explicit bool
+	if g.DBPath, explicit, err = ResolveDBPath(o.DBPath); err != nil {
 		return nil, err
 	}
-	if g.Store, err = store.Open(ctx, g.DBPath); err != nil {
+	if g.Store, err = openStore(ctx, g.DBPath); err != nil {
 		return nil, err
 	}
 	g.Engine = policy.New(policy.Config{ProtectedPaths: protectedData(g.DBPath, explicit, userPath)})
-	mode := sandbox.ModeBwrap
-	if g.Config.SandboxMode == "container" {
-		mode = sandbox.ModeContainer
-	}
-	g.Cage = sandbox.New(sandbox.Config{Mode: mode, Protected: g.Engine.ExtraProtected()})
-	status := g.Cage.Detect(ctx)
+	g.Cage = newCage(g.Config, g.Engine.ExtraProtected())
+	g.CageStatus = g.Cage.Detect(ctx)
+	status := g.CageStatus
 	g.Monitors = tools.NewMonitors(g.Cage)
-	reg, err := tools.Builtins(g.Cage, g.Monitors, "")
-	if err != nil {
+	if g.Tools, err = tools.Builtins(g.Cage, g.Monitors, ""); err != nil {
 		return nil, err
 	}
+	reg := g.Tools
 	g.Browser = browser.NewManager(browser.Options{})
 	for _, t := range []tools.Tool{browser.NewActionTool(g.Browser), browser.NewBatchTool(g.Browser), computer.New(computer.Options{})} {
 		if err := reg.Register(t); err != nil {
@@ -138,9 +151,12 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	if baseURL == "" {
 		baseURL = g.Config.BaseURL
 	}
-	prov, demo, err := Provider(spec, baseURL, g.Config.APIKey)
-	if err != nil {
-		return nil, &ModelError{Spec: spec, Err: err}
+	var prov model.Provider
+	var demo bool
+	if !o.NoModel {
+		if prov, demo, err = Provider(spec, baseURL, g.Config.APIKey); err != nil {
+			return nil, &ModelError{Spec: spec, Err: err}
+		}
 	}
 	cfg := runtime.Config{
 		Store: g.Store, Engine: g.Engine, Tools: reg, Provider: prov, Demo: demo,
@@ -242,39 +258,6 @@ func Provider(spec, baseURL, apiKey string) (model.Provider, bool, error) {
 	return p, sp.Provider == model.KindDemo, err
 }
 
-func dbPath(p string) (string, error) {
-	if p == "" {
-		var err error
-		if p, err = store.DefaultPath(); err != nil {
-			return "", err
-		}
-	}
-	p, err := filepath.Abs(p)
-	if err != nil {
-		return "", err
-	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return "", fmt.Errorf("data folder %s: %w", filepath.Dir(p), err)
-	}
-	return p, nil
-}
-
-// protectedData is what no tool may write: Warden's config folder and its
-// data folder — or, with an explicit database path, only the database
-// files, so a database kept inside a workspace does not freeze it.
-func protectedData(db string, explicit bool, userConfig string) []string {
-	out := []string{filepath.Dir(userConfig)}
-	dir := filepath.Dir(db)
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	if !explicit {
-		return append(out, dir)
-	}
-	base := filepath.Join(dir, filepath.Base(db))
-	return append(out, base, base+"-wal", base+"-shm", base+"-journal")
-}
-
 // Close stops everything, the service first.
 func (g *Graph) Close() error {
 	var errs []error
@@ -297,4 +280,28 @@ func (g *Graph) Close() error {
 		errs = append(errs, g.Store.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// Tool finds a tool the way the runtime does — the registry plus the
+// runtime's meta tools — and MCP tools also by the name the model sees
+// (mcp__server__tool).
+func (g *Graph) Tool(name string) (tools.Tool, bool) {
+	if t, ok := g.Service.Tool(name); ok {
+		return t, true
+	}
+	if g.MCP != nil {
+		if a, ok := g.MCP.Lookup(name); ok {
+			return a, true
+		}
+	}
+	return nil, false
+}
+
+// ToolNames lists every tool Tool finds, sorted.
+func (g *Graph) ToolNames() []string {
+	var names []string
+	for _, t := range g.Service.Tools() {
+		names = append(names, t.Name())
+	}
+	return names
 }

@@ -67,7 +67,7 @@ var ErrNoModel = errors.New("no model is configured: start with --model PROVIDER
 type Service struct {
 	cfg   Config
 	st    *store.Store
-	tools *tools.Registry // unwrapped, meta tools included
+	tools toolset // unwrapped, meta tools included
 	hub   *hub
 	br    *broker
 
@@ -106,16 +106,11 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	s.live = live{provider: cfg.Provider, demo: cfg.Demo, approval: cfg.Approval, sandbox: cfg.Sandbox}
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	s.br = newBroker(s)
-	reg, err := tools.NewRegistry(cfg.Tools.List()...)
+	ts, err := newToolset(cfg.Tools, &writePlan{s: s}, &presentPlan{s: s}, &taskTool{s: s})
 	if err != nil {
 		return nil, err
 	}
-	for _, t := range []tools.Tool{&writePlan{s: s}, &presentPlan{s: s}, &taskTool{s: s}} {
-		if err := reg.Register(t); err != nil {
-			return nil, fmt.Errorf("runtime: %w", err)
-		}
-	}
-	s.tools = reg
+	s.tools = ts
 	if err := s.resumePlanning(ctx); err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/warden-dev/warden/backend/assemble"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 )
@@ -85,7 +86,7 @@ func TestAuditVerify(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Setenv(dbEnv, tc.env)
+			t.Setenv(assemble.DBEnv, tc.env)
 			code, out, errs := runCLI(t, context.Background(), append([]string{"audit", "verify"}, tc.args...)...)
 			if code != tc.wantCode || !strings.Contains(out, tc.wantOut) || !strings.Contains(errs, tc.wantErr) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want %d, %q, %q", code, out, errs, tc.wantCode, tc.wantOut, tc.wantErr)
@@ -239,31 +240,6 @@ func TestAuditUsage(t *testing.T) {
 			code, out, errs := runCLI(t, context.Background(), tc.args...)
 			if code != tc.wantCode || !strings.Contains(out, tc.wantOut) || !strings.Contains(errs, tc.wantErr) {
 				t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
-			}
-		})
-	}
-}
-
-func TestResolveDBPath(t *testing.T) {
-	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	cases := []struct {
-		name, flag string
-		env        map[string]string
-		want       string
-	}{
-		{"flag wins", "/f.db", map[string]string{dbEnv: "/e.db"}, "/f.db"},
-		{"env next", "", map[string]string{dbEnv: "/e.db"}, "/e.db"},
-		{"default", "", map[string]string{}, ""},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			want := tc.want
-			if want == "" {
-				want, _ = store.DefaultPath()
-			}
-			got, err := resolveDBPath(tc.flag, env(tc.env))
-			if err != nil || got != want {
-				t.Errorf("= %q, %v; want %q", got, err, want)
 			}
 		})
 	}

@@ -3,51 +3,27 @@ package main
 import (
 	"context"
 	"flag"
-	"os"
 
+	"github.com/warden-dev/warden/backend/assemble"
 	"github.com/warden-dev/warden/backend/store"
 )
 
-// dbEnv overrides the default database path, like --db.
-const dbEnv = "WARDEN_DB"
-
 // dbFlag is the --db flag every subcommand that touches the store shares.
-// Precedence: --db, then $WARDEN_DB, then store.DefaultPath().
+// Its value goes to backend/assemble, which owns the path rule: --db, then
+// $WARDEN_DB, then $XDG_DATA_HOME/warden/warden.db.
 type dbFlag struct{ path string }
 
 func addDBFlag(fs *flag.FlagSet) *dbFlag {
 	d := &dbFlag{}
-	fs.StringVar(&d.path, "db", "", "database file (default $"+dbEnv+", else $XDG_DATA_HOME/warden/warden.db)")
+	fs.StringVar(&d.path, "db", "", dbUsage)
 	return d
 }
 
-// resolve returns the database path to use.
-func (d *dbFlag) resolve() (string, error) { return resolveDBPath(d.path, os.Getenv) }
-
-func resolveDBPath(flagValue string, getenv func(string) string) (string, error) {
-	if flagValue != "" {
-		return flagValue, nil
-	}
-	if env := getenv(dbEnv); env != "" {
-		return env, nil
-	}
-	return store.DefaultPath()
-}
+// dbUsage is the --db help of every subcommand.
+const dbUsage = "the database `file` (default $" + assemble.DBEnv + ", else $XDG_DATA_HOME/warden/warden.db)"
 
 // open opens the resolved database.
 func (d *dbFlag) open(ctx context.Context, opts ...store.Option) (*store.Store, error) {
-	path, err := d.resolve()
-	if err != nil {
-		return nil, err
-	}
-	return store.Open(ctx, path, opts...)
-}
-
-// explicitDB is the database the user named, by --db or $WARDEN_DB, or ""
-// for the default (which assemble resolves and protects as a whole folder).
-func explicitDB(flagValue string) string {
-	if flagValue != "" {
-		return flagValue
-	}
-	return os.Getenv(dbEnv)
+	st, _, err := assemble.OpenStore(ctx, d.path, opts...)
+	return st, err
 }

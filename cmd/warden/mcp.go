@@ -6,11 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/warden-dev/warden/backend/assemble"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools/mcp"
 	"github.com/warden-dev/warden/backend/tools/mcp/mcpstore"
@@ -55,7 +55,7 @@ func runMCP(ctx context.Context, args []string, io stdio) int {
 	fs := flag.NewFlagSet("warden mcp "+sub, flag.ContinueOnError)
 	fs.SetOutput(io.err)
 	workspace := fs.String("workspace", ".", "workspace directory")
-	dbPath := fs.String("db", "", "Warden database (default $XDG_DATA_HOME/warden/warden.db)")
+	dbPath := fs.String("db", "", dbUsage)
 	asJSON := fs.Bool("json", false, "list: print JSON")
 	noStart := fs.Bool("no-start", false, "list: do not start servers (tools of stopped servers are not shown)")
 	tool := fs.String("tool", "", "trust: accept only this tool's current description and schema")
@@ -127,15 +127,7 @@ func openMCPEnv(ctx context.Context, workspace, dbPath string, startUntrusted bo
 	if abs, err = filepath.EvalSymlinks(abs); err != nil {
 		return nil, fmt.Errorf("workspace: %w", err)
 	}
-	if dbPath == "" {
-		if dbPath, err = store.DefaultPath(); err != nil {
-			return nil, err
-		}
-	}
-	if err := os.MkdirAll(filepath.Dir(dbPath), 0o700); err != nil {
-		return nil, fmt.Errorf("database directory: %w", err)
-	}
-	db, err := store.Open(ctx, dbPath)
+	db, _, err := assemble.OpenStore(ctx, dbPath)
 	if err != nil {
 		return nil, err
 	}

@@ -67,7 +67,7 @@ func runMain(ctx context.Context, args []string, io stdio) int {
 		return 2
 	}
 	timeout := f.timeout
-	g, err := assemble.Open(ctx, assemble.Options{DBPath: explicitDB(f.db), Workspace: ws, Model: f.model, BaseURL: f.baseURL,
+	g, err := assemble.Open(ctx, assemble.Options{DBPath: f.db, Workspace: ws, Model: f.model, BaseURL: f.baseURL,
 		Approval: axes.approval, Sandbox: axes.sandbox, Headless: true, ApprovalTimeout: &timeout, Version: version})
 	if err != nil {
 		fmt.Fprintln(io.err, "warden run:", err)

@@ -138,6 +138,7 @@ func TestToolCommand(t *testing.T) {
 }
 
 func TestToolCommandUsage(t *testing.T) {
+	isolateHome(t)
 	ws := t.TempDir()
 	db := filepath.Join(t.TempDir(), "w.db")
 	tests := []struct {
@@ -146,12 +147,15 @@ func TestToolCommandUsage(t *testing.T) {
 		want string
 	}{
 		{"no tool name", []string{"--workspace", ws}, "Usage: warden tool NAME"},
-		{"unknown tool", []string{"fs.delete", "--workspace", ws, "--db", db}, `unknown tool "fs.delete" (known: fs.list, fs.read`},
+		{"unknown tool", []string{"fs.delete", "--workspace", ws, "--db", db}, `unknown tool "fs.delete" (known: browser.action, browser.batch, computer.use, fs.list`},
 		{"args not JSON", []string{"fs.read", "--args", "{path", "--db", db}, "--args is not valid JSON"},
 		{"bad approval", []string{"fs.read", "--approval", "sometimes", "--db", db}, "unknown approval policy"},
 		{"bad caged", []string{"fs.read", "--caged", "maybe", "--workspace", ws, "--db", db}, "--caged: unknown value"},
 		{"missing workspace", []string{"fs.read", "--workspace", filepath.Join(ws, "nope"), "--db", db}, "--workspace"},
 		{"two names", []string{"fs.read", "fs.list", "--db", db}, `unexpected argument "fs.list"`},
+		{"two names around a flag", []string{"--db", db, "fs.read", "--workspace", ws, "fs.list"}, `unexpected argument "fs.list" after "fs.read"`},
+		{"unknown flag before the name", []string{"--frob", "fs.read"}, "flag provided but not defined: -frob"},
+		{"unknown flag after the name", []string{"fs.read", "--frob"}, "flag provided but not defined: -frob"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -176,6 +180,45 @@ func TestToolCommandUsesWardenDB(t *testing.T) {
 	}
 	if got := toolEventKinds(t, db, r.out.SessionID); !strings.HasSuffix(got, "tool_invocation_completed") {
 		t.Fatalf("events %s", got)
+	}
+}
+
+// TestToolFlagOrder: every flag counts wherever it stands, before or after
+// the tool name (--args was dropped when a flag came first).
+func TestToolFlagOrder(t *testing.T) {
+	isolateHome(t)
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("alpha\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "w.db")
+	args := `{"path":"a.txt"}`
+	cases := []struct {
+		name string
+		argv []string
+	}{
+		{"flags after the name", []string{"fs.read", "--workspace", ws, "--db", db, "--args", args}},
+		{"flags before the name", []string{"--workspace", ws, "--db", db, "--args", args, "fs.read"}},
+		{"flags on both sides", []string{"--workspace", ws, "fs.read", "--args", args, "--db", db}},
+		{"= spelling before the name", []string{"--workspace=" + ws, "--args=" + args, "--db=" + db, "fs.read"}},
+		{"single dash before the name", []string{"-workspace", ws, "-db", db, "-args", args, "fs.read"}},
+		{"a bool flag before the name", []string{"--planning", "--workspace", ws, "--db", db, "--args", args, "fs.read"}},
+		{"name after the terminator", []string{"--workspace", ws, "--db", db, "--args", args, "--", "fs.read"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runToolCLI(t, tc.argv...)
+			if r.code != 0 || r.out.Decision == nil || r.out.Decision.Verdict != "allow" {
+				t.Fatalf("exit %d, stderr %q, out %+v", r.code, r.stderr, r.out)
+			}
+			// The read found the file, so --args and --workspace both arrived.
+			if len(r.out.Result.Content) == 0 || !strings.Contains(r.out.Result.Content[0].Text, "alpha") {
+				t.Fatalf("result %+v: --args or --workspace was dropped", r.out.Result)
+			}
+		})
 	}
 }
 

@@ -1,0 +1,112 @@
+package assemble
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/warden-dev/warden/backend/config"
+	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/tools/sandbox"
+)
+
+// DBEnv overrides the default database path, like --db.
+const DBEnv = "WARDEN_DB"
+
+// ResolveDBPath is the one database-path rule of every front end: the
+// path the user named (--db), then $WARDEN_DB, then store.DefaultPath().
+// explicit reports that the user named it, which narrows what is protected
+// (see protectedData). The folder is created.
+func ResolveDBPath(named string) (path string, explicit bool, err error) {
+	return resolveDBPath(named, os.Getenv)
+}
+
+func resolveDBPath(named string, getenv func(string) string) (string, bool, error) {
+	p, explicit := named, named != ""
+	if p == "" {
+		if p = getenv(DBEnv); p != "" {
+			explicit = true
+		}
+	}
+	if p == "" {
+		var err error
+		if p, err = store.DefaultPath(); err != nil {
+			return "", false, err
+		}
+	}
+	p, err := filepath.Abs(p)
+	if err != nil {
+		return "", false, err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return "", false, fmt.Errorf("data folder %s: %w", filepath.Dir(p), err)
+	}
+	return p, explicit, nil
+}
+
+// OpenStore opens the database alone, for front ends that only read or
+// edit the record (`warden audit`, `warden mcp`): the same path rule and
+// the same open as Open.
+func OpenStore(ctx context.Context, named string, opts ...store.Option) (*store.Store, string, error) {
+	path, _, err := ResolveDBPath(named)
+	if err != nil {
+		return nil, "", err
+	}
+	st, err := openStore(ctx, path, opts...)
+	return st, path, err
+}
+
+// openStore is the one place a store is opened.
+func openStore(ctx context.Context, path string, opts ...store.Option) (*store.Store, error) {
+	st, err := store.Open(ctx, path, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("database %s: %w", path, err)
+	}
+	return st, nil
+}
+
+// protectedData is what no tool may write: Warden's config folder and its
+// data folder — or, with an explicit database path, only the database
+// files, so a database kept inside a workspace does not freeze it.
+func protectedData(db string, explicit bool, userConfig string) []string {
+	out := []string{filepath.Dir(userConfig)}
+	dir := filepath.Dir(db)
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	if !explicit {
+		return append(out, dir)
+	}
+	base := filepath.Join(dir, filepath.Base(db))
+	return append(out, base, base+"-wal", base+"-shm", base+"-journal")
+}
+
+// newCage is the one place the OS cage is configured: sandbox.mode from the
+// config ("container" trusts an outer container; anything else is bwrap, so
+// a broken config never runs a command less confined).
+func newCage(cfg config.Config, protected []string) *sandbox.Cage {
+	mode := sandbox.ModeBwrap
+	if cfg.SandboxMode == "container" {
+		mode = sandbox.ModeContainer
+	}
+	return sandbox.New(sandbox.Config{Mode: mode, Protected: protected})
+}
+
+// ProbeCage runs the cage's probe for a front end that has no graph (the
+// window when the database would not open): the same configuration as
+// Open's cage, detected once and closed.
+func ProbeCage(ctx context.Context, o Options) sandbox.Status {
+	var cfg config.Config
+	userPath := o.ConfigPath
+	if userPath == "" {
+		userPath, _ = config.UserPath()
+	}
+	if userPath != "" {
+		// An unreadable config probes the default (bwrap) cage.
+		cfg, _ = config.Load(userPath, o.Workspace)
+	}
+	c := newCage(cfg, nil)
+	defer c.Close()
+	return c.Detect(ctx)
+}
