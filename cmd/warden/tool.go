@@ -37,7 +37,9 @@ type toolOutput struct {
 	SessionID string           `json:"session_id"`
 	CallID    string           `json:"call_id"`
 	Decision  *policy.Decision `json:"decision"`
-	Result    tools.Result     `json:"result"`
+	// Effects are what the tool said the call would do, as decided on.
+	Effects []policy.Effect `json:"effects,omitempty"`
+	Result  tools.Result    `json:"result"`
 }
 
 func runTool(ctx context.Context, argv []string, io stdio) int {
@@ -147,5 +149,5 @@ func callTool(ctx context.Context, g *assemble.Graph, s policy.Session, name str
 	if err != nil {
 		return out, 1, err
 	}
-	return toolOutput{SessionID: sess.ID, CallID: res.CallID, Decision: res.Decision, Result: res.Result}, 0, nil
+	return toolOutput{SessionID: sess.ID, CallID: res.CallID, Decision: res.Decision, Effects: res.Effects, Result: res.Result}, 0, nil
 }
