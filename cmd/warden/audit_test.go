@@ -16,6 +16,7 @@ import (
 	"github.com/warden-dev/warden/backend/assemble"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/store/auditexport"
 )
 
 // auditDB is a closed database with session "s1" of 5 events.
@@ -128,8 +129,8 @@ func TestAuditExport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(recs) != 3 || strings.Join(recs[0], ",") != strings.Join(csvHeader, ",") ||
-			recs[1][4] != "permission_requested" || !strings.Contains(recs[1][6], `rm -rf build, \"dist\"`) {
+		if len(recs) != 3 || strings.Join(recs[0], ",") != strings.Join(auditexport.CSVHeader, ",") ||
+			recs[1][4] != "permission_requested" || !strings.Contains(recs[1][len(recs[1])-1], `rm -rf build, \"dist\"`) || recs[1][8] != "ask" {
 			t.Errorf("csv = %q", recs)
 		}
 	})
