@@ -33,7 +33,9 @@ func runPolicy(ctx context.Context, args []string, io stdio) int {
 		}
 		fmt.Fprintln(w, "Usage: warden policy check [flags] < calls.jsonl")
 		fmt.Fprintln(w, "\nReads one tool call per line, {\"tool\": \"shell.exec\", \"args\": {\"command\": \"...\"}},")
-		fmt.Fprintln(w, "and prints what the permission engine decides and why. Run 'warden policy check --help' for flags.")
+		fmt.Fprintln(w, "and prints what the permission engine decides and why: the registered tool states the call's")
+		fmt.Fprintln(w, "effects, exactly as in the gate, so a tool the runtime does not have, or arguments it refuses,")
+		fmt.Fprintln(w, "are errors. MCP tools are those of the configured servers that start. Run 'warden policy check --help' for flags.")
 		return code
 	}
 	if args[0] != "check" {

@@ -226,3 +226,46 @@ func toolExists(p string) bool {
 	_, err := os.Lstat(p)
 	return err == nil
 }
+
+// TestToolProtectsWardensOwnFiles: `warden tool --db` protects what serve
+// and run protect (backend/assemble's one rule): the config folder and the
+// named database's files. Nothing is written there, though the paths lie
+// inside writable roots.
+func TestToolProtectsWardensOwnFiles(t *testing.T) {
+	isolateHome(t)
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgDir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "warden")
+	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(ws, "state", "warden.db")
+	cases := []struct {
+		name, path string
+		extra      []string
+	}{
+		{"the database named by --db, inside the workspace", db, nil},
+		{"its write-ahead log", db + "-wal", nil},
+		{"the config folder, even as a writable root", filepath.Join(cfgDir, "config.toml"), []string{"--writable-root", cfgDir}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"fs.write", "--workspace", ws, "--db", db, "--approval", "never",
+				"--args", `{"path":"` + tc.path + `","content":"pwned"}`}, tc.extra...)
+			r := runToolCLI(t, args...)
+			if r.out.Decision == nil || r.out.Decision.Verdict == "allow" {
+				t.Fatalf("exit %d, decision %+v, stderr %s", r.code, r.out.Decision, r.stderr)
+			}
+			// The database records the refused call's arguments, so the
+			// check is that no file became the tool's content.
+			if after, err := os.ReadFile(tc.path); err == nil && strings.HasPrefix(string(after), "pwned") {
+				t.Fatalf("%s was written", tc.path)
+			}
+			if st, err := os.ReadFile(db); err != nil || !strings.HasPrefix(string(st), "SQLite format 3") {
+				t.Fatalf("the database is no longer SQLite: %v", err)
+			}
+		})
+	}
+}
