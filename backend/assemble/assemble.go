@@ -61,7 +61,10 @@ type Options struct {
 	// run or explain single calls (`warden tool`, `policy check`) need no
 	// model, and a broken [model] section must not stop them.
 	NoModel bool
-	Version string
+	// LeaveSessions: the service does not resume other sessions at start
+	// (runtime.Config.LeaveSessions); for single calls beside a window.
+	LeaveSessions bool
+	Version       string
 }
 
 // ModelError says the model could not be set up (a bad spec, a missing
@@ -163,6 +166,7 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 		Caged: g.Cage.Caged, CageReason: status.Reason,
 		Approval: g.Config.Approval, Sandbox: g.Config.Sandbox,
 		Headless: o.Headless, ApprovalTimeout: g.Config.ApprovalTimeout, Version: o.Version,
+		LeaveSessions: o.LeaveSessions,
 	}
 	if o.Approval != nil {
 		cfg.Approval = *o.Approval

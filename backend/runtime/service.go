@@ -48,6 +48,10 @@ type Config struct {
 	// TrustMcp trusts an MCP server from an answer's trust_server; nil:
 	// such an answer is refused.
 	TrustMcp func(ctx context.Context, sessionID, server string, persistent bool) error
+	// LeaveSessions skips the start-up resume of other sessions (planning
+	// sessions landing in Always): for front ends that run or explain one
+	// call (`warden tool`, `policy check`) beside a window that owns them.
+	LeaveSessions bool
 	// MaxSteps bounds the model turns of one user message (default 50).
 	MaxSteps int
 	Version  string
@@ -111,8 +115,10 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		return nil, err
 	}
 	s.tools = ts
-	if err := s.resumePlanning(ctx); err != nil {
-		return nil, err
+	if !cfg.LeaveSessions {
+		if err := s.resumePlanning(ctx); err != nil {
+			return nil, err
+		}
 	}
 	sub, err := s.st.Subscribe(s.ctx, store.SubscribeFilter{AfterSeq: -1})
 	if err != nil {

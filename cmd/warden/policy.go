@@ -90,7 +90,7 @@ func runPolicyCheck(ctx context.Context, args []string, io stdio) int {
 	// The same graph as `warden tool`, `run` and `serve`: the registered
 	// tools state the effects, the graph's engine decides, so the answer is
 	// the gate's. No model is needed to explain a call.
-	g, err := assemble.Open(ctx, assemble.Options{DBPath: f.db, Workspace: s.Workspace, Headless: true, NoModel: true, Version: version})
+	g, err := assemble.Open(ctx, assemble.Options{DBPath: f.db, Workspace: s.Workspace, Headless: true, NoModel: true, LeaveSessions: true, Version: version})
 	if err != nil {
 		fmt.Fprintf(io.err, "warden policy check: %v\n", err)
 		return 1

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/warden-dev/warden/backend/assemble"
+	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 )
 
@@ -267,5 +269,59 @@ func TestToolProtectsWardensOwnFiles(t *testing.T) {
 				t.Fatalf("the database is no longer SQLite: %v", err)
 			}
 		})
+	}
+}
+
+// TestSingleCallsLeaveOtherSessions: `warden tool` and `policy check` open
+// the full graph, but must not do the start-up resume that belongs to the
+// window (a planning session landing in approval Always) to sessions they
+// do not own — the window may be running them.
+func TestSingleCallsLeaveOtherSessions(t *testing.T) {
+	isolateHome(t)
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "w.db")
+	st, _, err := assemble.OpenStore(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := st.CreateSession(context.Background(), store.NewSession{Workspace: ws, Title: "the window's", Approval: policy.OnRequest, Planning: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	approval := func() policy.ApprovalPolicy {
+		st, _, err := assemble.OpenStore(context.Background(), db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		s, err := st.Session(context.Background(), sess.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Approval
+	}
+	if r := runToolCLI(t, "fs.list", "--workspace", ws, "--db", db, "--args", `{"path":"."}`); r.code != 0 {
+		t.Fatalf("tool: exit %d %s", r.code, r.stderr)
+	}
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"policy", "check", "--workspace", ws, "--db", db},
+		stdio{in: strings.NewReader(`{"tool":"fs.list","args":{"path":"."}}` + "\n"), out: &out, err: &errb}); code != 0 {
+		t.Fatalf("policy check: exit %d %s", code, errb.String())
+	}
+	if got := approval(); got != policy.OnRequest {
+		t.Fatalf("after tool and policy check the planning session's approval is %s, want it left on-request", got)
+	}
+	// The window's own start does resume it (the contract's rule).
+	g, err := assemble.Open(context.Background(), assemble.Options{DBPath: db, NoModel: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Close()
+	if got := approval(); got != policy.Always {
+		t.Fatalf("a full start left approval %s, want always", got)
 	}
 }
