@@ -13,6 +13,7 @@ import (
 
 	"github.com/warden-dev/warden/backend/assemble"
 	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools"
 )
 
@@ -100,7 +101,30 @@ func runPolicyCheck(ctx context.Context, args []string, io stdio) int {
 		fmt.Fprintf(io.err, "warden policy check: %v\n", err)
 		return 2
 	}
+	// A new session of the workspace starts with its persistent grants
+	// (the "always for this workspace" answers), as `warden tool` does.
+	if s.Grants, err = workspaceGrants(ctx, g, s); err != nil {
+		fmt.Fprintf(io.err, "warden policy check: %v\n", err)
+		return 1
+	}
 	return checkLines(io.in, io.out, g, s, f)
+}
+
+// workspaceGrants are the active workspace-scoped grants of s.Workspace;
+// a workspace the store has never seen has none.
+func workspaceGrants(ctx context.Context, g *assemble.Graph, s policy.Session) ([]policy.Grant, error) {
+	ws, err := g.Store.Workspace(ctx, s.Workspace)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	recs, err := g.Store.Grants(ctx, store.GrantFilter{WorkspaceID: ws.ID})
+	if err != nil {
+		return nil, err
+	}
+	return store.PolicyGrants(recs, s.Now), nil
 }
 
 // checkResult is one output line.

@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/warden-dev/warden/backend/assemble"
+	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/store"
 )
 
 func runCheck(t *testing.T, input string, args ...string) (int, string, string) {
@@ -155,4 +159,51 @@ func isolateHome(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
 	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
 	t.Setenv("WARDEN_DB", "")
+}
+
+// TestPolicyCheckAppliesWorkspaceGrants: a persistent "always for this
+// workspace" answer is part of the session a new call starts in, for
+// policy check exactly as for the gate `warden tool` runs.
+func TestPolicyCheckAppliesWorkspaceGrants(t *testing.T) {
+	isolateHome(t)
+	ws := cagedDir(t, "grant-ws-")
+	if err := os.MkdirAll(filepath.Join(ws, "build"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "w.db")
+	const cmd = "ls && rm -rf build"
+	line := `{"tool":"shell.exec","args":{"command":"` + cmd + `"}}`
+	code, before, errOut := runCheck(t, line+"\n", "--workspace", ws, "--db", db)
+	if code != 0 || !strings.Contains(before, `"decision":"ask"`) {
+		t.Fatalf("before the grant: exit %d %s %s", code, before, errOut)
+	}
+	var asked checkResult
+	if err := json.Unmarshal([]byte(before), &asked); err != nil {
+		t.Fatal(err)
+	}
+	st, _, err := assemble.OpenStore(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := st.EnsureWorkspace(context.Background(), ws)
+	if err == nil {
+		_, err = st.AddGrant(context.Background(), store.NewGrant{WorkspaceID: w.ID, Signature: asked.Signature,
+			Scope: policy.ScopeWorkspace, Reasons: asked.Reasons})
+	}
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, after, errOut := runCheck(t, line+"\n", "--workspace", ws, "--db", db)
+	var res checkResult
+	if code != 0 || json.Unmarshal([]byte(after), &res) != nil || res.Decision != policy.VerdictAllow {
+		t.Fatalf("after the grant: exit %d %s %s", code, after, errOut)
+	}
+	r := runToolCLI(t, "shell.exec", "--workspace", ws, "--db", db, "--args", `{"command":"`+cmd+`"}`)
+	if r.out.Decision == nil || r.out.Decision.Verdict != policy.VerdictAllow || r.out.Decision.Source != res.Source {
+		t.Fatalf("the gate: %+v, policy check allow by %s", r.out.Decision, res.Source)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "build")); !os.IsNotExist(err) {
+		t.Fatalf("the granted command did not run: %v", err)
+	}
 }
