@@ -60,16 +60,22 @@ func runMCP(ctx context.Context, args []string, io stdio) int {
 	noStart := fs.Bool("no-start", false, "list: do not start servers (tools of stopped servers are not shown)")
 	tool := fs.String("tool", "", "trust: accept only this tool's current description and schema")
 	startUntrusted := fs.Bool("start-untrusted", false, "list: also start untrusted servers from the workspace .mcp.json")
-	// Flags may come before or after NAME.
-	var name string
-	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
-		name, rest = rest[0], rest[1:]
-	}
-	if err := fs.Parse(rest); err != nil {
+	// Flags may come before or after NAME; every one counts.
+	pos, err := parseInterspersed(fs, rest)
+	if err != nil {
 		return 2
 	}
-	if name == "" && fs.NArg() > 0 {
-		name = fs.Arg(0)
+	var name string
+	switch {
+	case len(pos) > 1:
+		fmt.Fprintf(io.err, "warden mcp %s: one server per call: unexpected argument %q after %q\n", sub, pos[1], pos[0])
+		return 2
+	case len(pos) == 1:
+		name = pos[0]
+	}
+	if sub == "list" && name != "" {
+		fmt.Fprintf(io.err, "warden mcp list: unexpected argument %q (list takes no NAME)\n", name)
+		return 2
 	}
 	switch sub {
 	case "list":
