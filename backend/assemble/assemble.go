@@ -7,8 +7,9 @@
 // It owns the rules that must not differ between front ends: where the
 // database is (ResolveDBPath), which of Warden's own paths no tool may write
 // (protectedData), how the cage is configured and probed (newCage,
-// ProbeCage), and which tools exist. Nothing else in the tree constructs an
-// engine, a cage, a registry or a store; front ends pass Options.
+// ProbeCage), and which tools exist. No other product code constructs an
+// engine, a cage, a registry or a store (tests and the bench/ harnesses,
+// which measure parts alone, do); front ends pass Options.
 package assemble
 
 import (
