@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/warden-dev/warden/backend/config"
 	"github.com/warden-dev/warden/backend/store"
@@ -66,45 +67,55 @@ func openStore(ctx context.Context, path string, opts ...store.Option) (*store.S
 	return st, nil
 }
 
-// protectedData is what no tool may write: Warden's config folder and its
-// data folder — or, with an explicit database path, only the database
-// files, so a database kept inside a workspace does not freeze it.
+// protectedData is what no tool may touch: Warden's config folder and its
+// data folder — and, with an explicit database path, that database's files
+// (not their folder, so a database kept inside a workspace does not freeze
+// it). The default data folder stays protected either way: it holds the
+// user's everyday database even while a run uses another.
 func protectedData(db string, explicit bool, userConfig string) []string {
 	out := []string{filepath.Dir(userConfig)}
-	dir := filepath.Dir(db)
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
+	if def, err := store.DefaultPath(); err == nil {
+		out = append(out, realDir(filepath.Dir(def)))
 	}
+	dir := realDir(filepath.Dir(db))
 	if !explicit {
-		return append(out, dir)
+		if !slices.Contains(out, dir) {
+			out = append(out, dir)
+		}
+		return out
 	}
 	base := filepath.Join(dir, filepath.Base(db))
 	return append(out, base, base+"-wal", base+"-shm", base+"-journal")
 }
 
-// newCage is the one place the OS cage is configured: sandbox.mode from the
-// config ("container" trusts an outer container; anything else is bwrap, so
-// a broken config never runs a command less confined).
-func newCage(cfg config.Config, protected []string) *sandbox.Cage {
-	mode := sandbox.ModeBwrap
-	if cfg.SandboxMode == "container" {
-		mode = sandbox.ModeContainer
+// realDir resolves a folder through symlinks when it exists.
+func realDir(dir string) string {
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		return real
 	}
-	return sandbox.New(sandbox.Config{Mode: mode, Protected: protected})
+	return dir
+}
+
+// newCage is the one place the OS cage is built, from CageConfig (the
+// mode, Warden's own folders, the [sandbox] settings).
+func newCage(cfg config.Config, protected []string) *sandbox.Cage {
+	return sandbox.New(CageConfig(cfg, protected))
 }
 
 // ProbeCage runs the cage's probe for a front end that has no graph (the
 // window when the database would not open): the same configuration as
 // Open's cage, detected once and closed.
 func ProbeCage(ctx context.Context, o Options) sandbox.Status {
-	var cfg config.Config
+	cfg := config.Default()
 	userPath := o.ConfigPath
 	if userPath == "" {
 		userPath, _ = config.UserPath()
 	}
 	if userPath != "" {
 		// An unreadable config probes the default (bwrap) cage.
-		cfg, _ = config.Load(userPath, o.Workspace)
+		if c, err := config.Load(userPath, o.Workspace); err == nil {
+			cfg = c
+		}
 	}
 	c := newCage(cfg, nil)
 	defer c.Close()

@@ -79,7 +79,12 @@ func TestProtectedPathsOfEveryGraph(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer g.Close()
-			want := append([]string{filepath.Dir(userCfg)}, tc.want(realDB(t, g.DBPath))...)
+			def, err := store.DefaultPath()
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The default data folder is protected whichever database runs.
+			want := append([]string{filepath.Dir(userCfg), realDir(filepath.Dir(def))}, tc.want(realDB(t, g.DBPath))...)
 			got := g.Engine.ExtraProtected()
 			for _, w := range want {
 				if !slices.Contains(got, w) {

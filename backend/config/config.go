@@ -43,6 +43,8 @@ type Config struct {
 	// SandboxMode is "bwrap" (default) or "container" (trust an outer
 	// container; never the default).
 	SandboxMode string
+	// Cage is the OS cage's [sandbox] settings beyond the mode.
+	Cage CageSettings
 
 	// Sources lists the files that were read, in order.
 	Sources []string
@@ -83,7 +85,12 @@ type defaultsSection struct {
 }
 
 type sandboxSection struct {
-	Mode string `toml:"mode"`
+	Mode             string   `toml:"mode"`
+	DenyRead         []string `toml:"deny_read"`
+	AllowUnixSockets []string `toml:"allow_unix_sockets"`
+	MaxProcesses     *int64   `toml:"max_processes"`
+	TmpSize          *string  `toml:"tmp_size"`
+	MaxFileSize      *string  `toml:"max_file_size"`
 }
 
 // UserPath is $XDG_CONFIG_HOME/warden/config.toml (~/.config when unset).
@@ -156,7 +163,7 @@ func Parse(data []byte, path string) (file, error) {
 		unknown = append(unknown, k.String())
 	}
 	if len(unknown) > 0 {
-		return f, fmt.Errorf("config: %s: unknown keys %s (valid sections: [model] spec, base_url, api_key; [defaults] approval, sandbox, network, writable_roots, approval_timeout; [sandbox] mode; [mcp.servers.NAME])",
+		return f, fmt.Errorf("config: %s: unknown keys %s (valid sections: [model] spec, base_url, api_key; [defaults] approval, sandbox, network, writable_roots, approval_timeout; [sandbox] mode, deny_read, allow_unix_sockets, max_processes, tmp_size, max_file_size; [mcp.servers.NAME])",
 			path, strings.Join(unknown, ", "))
 	}
 	return f, nil
@@ -165,6 +172,11 @@ func Parse(data []byte, path string) (file, error) {
 func (c *Config) apply(f file, path string) error {
 	if m := f.Model; m != nil {
 		c.Model, c.BaseURL, c.APIKey = m.Spec, m.BaseURL, m.APIKey
+	}
+	if s := f.Sandbox; s != nil {
+		if err := c.Cage.apply(s, path); err != nil {
+			return err
+		}
 	}
 	if s := f.Sandbox; s != nil && s.Mode != "" {
 		switch s.Mode {
