@@ -18,9 +18,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/warden-dev/warden/backend/auditkey"
 	"github.com/warden-dev/warden/backend/config"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
+	"github.com/warden-dev/warden/backend/runtime/imagecap"
 	"github.com/warden-dev/warden/backend/runtime/model"
 	"github.com/warden-dev/warden/backend/runtime/model/anthropic"
 	"github.com/warden-dev/warden/backend/runtime/model/factory"
@@ -99,6 +101,7 @@ type Graph struct {
 	Settings   *settings.Service
 	DBPath     string
 	ConfigPath string // the user's config.toml
+	KeyPath    string // the audit key the store chains with, in ConfigPath's folder
 
 	mcpWarnings []string
 }
@@ -125,7 +128,10 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	if g.DBPath, explicit, err = ResolveDBPath(o.DBPath); err != nil {
 		return nil, err
 	}
-	if g.Store, err = openStore(ctx, g.DBPath); err != nil {
+	// The audit key sits in the config folder, which the engine protects
+	// and the cage hides (protectedData), never next to the database.
+	g.KeyPath = auditkey.PathFor(userPath)
+	if g.Store, _, err = openStore(ctx, g.DBPath, g.KeyPath); err != nil {
 		return nil, err
 	}
 	g.Engine = policy.New(policy.Config{ProtectedPaths: protectedData(g.DBPath, explicit, userPath)})
@@ -169,6 +175,8 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 		Headless: o.Headless, ApprovalTimeout: g.Config.ApprovalTimeout, Version: o.Version,
 		LeaveSessions: o.LeaveSessions,
 	}
+	cfg.Images = runtime.ImageConfig{Limits: imagecap.Limits{MaxEdge: g.Config.Images.MaxEdge, MaxBytes: g.Config.Images.MaxBytes},
+		Keep: g.Config.Images.Keep}
 	if o.Approval != nil {
 		cfg.Approval = *o.Approval
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/warden-dev/warden/backend/auditkey"
 	"github.com/warden-dev/warden/backend/config"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools/sandbox"
@@ -46,25 +47,54 @@ func resolveDBPath(named string, getenv func(string) string) (string, bool, erro
 	return p, explicit, nil
 }
 
-// OpenStore opens the database alone, for front ends that only read or
-// edit the record (`warden audit`, `warden mcp`): the same path rule and
-// the same open as Open.
-func OpenStore(ctx context.Context, named string, opts ...store.Option) (*store.Store, string, error) {
-	path, _, err := ResolveDBPath(named)
-	if err != nil {
-		return nil, "", err
-	}
-	st, err := openStore(ctx, path, opts...)
-	return st, path, err
+// Opened says what OpenStore opened.
+type Opened struct {
+	Path    string // the database
+	KeyPath string // the audit key its hash chains are keyed with
+	// KeyCreated: there was no key, so one was made (older keyed events
+	// then cannot verify).
+	KeyCreated bool
 }
 
-// openStore is the one place a store is opened.
-func openStore(ctx context.Context, path string, opts ...store.Option) (*store.Store, error) {
-	st, err := store.Open(ctx, path, opts...)
-	if err != nil {
-		return nil, fmt.Errorf("database %s: %w", path, err)
+// OpenStore opens the database alone, for front ends that only read or
+// edit the record (`warden audit`, `warden mcp`): the same path rule, the
+// same audit key and the same open as Open.
+func OpenStore(ctx context.Context, named string, opts ...store.Option) (*store.Store, Opened, error) {
+	var o Opened
+	var err error
+	if o.Path, _, err = ResolveDBPath(named); err != nil {
+		return nil, o, err
 	}
-	return st, nil
+	if o.KeyPath, err = AuditKeyPath(); err != nil {
+		return nil, o, err
+	}
+	st, created, err := openStore(ctx, o.Path, o.KeyPath, opts...)
+	o.KeyCreated = created
+	return st, o, err
+}
+
+// AuditKeyPath is the installation's audit key: in Warden's config folder,
+// next to config.toml (which the engine protects and the cage hides).
+func AuditKeyPath() (string, error) {
+	userPath, err := config.UserPath()
+	if err != nil {
+		return "", err
+	}
+	return auditkey.PathFor(userPath), nil
+}
+
+// openStore is the one place a store is opened, chained with the audit key
+// at keyPath (made at first use).
+func openStore(ctx context.Context, path, keyPath string, opts ...store.Option) (*store.Store, bool, error) {
+	key, created, err := auditkey.LoadOrCreate(keyPath)
+	if err != nil {
+		return nil, false, err
+	}
+	st, err := store.Open(ctx, path, key, opts...)
+	if err != nil {
+		return nil, created, fmt.Errorf("database %s: %w", path, err)
+	}
+	return st, created, nil
 }
 
 // protectedData is what no tool may touch: Warden's config folder and its

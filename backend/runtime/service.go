@@ -52,6 +52,8 @@ type Config struct {
 	// sessions landing in Always): for front ends that run or explain one
 	// call (`warden tool`, `policy check`) beside a window that owns them.
 	LeaveSessions bool
+	// Images caps the pictures tool results show the model (screenshots).
+	Images ImageConfig
 	// MaxSteps bounds the model turns of one user message (default 50).
 	MaxSteps int
 	Version  string
@@ -100,6 +102,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if cfg.MaxSteps <= 0 {
 		cfg.MaxSteps = 50
 	}
+	cfg.Images = cfg.Images.withDefaults()
 	if cfg.System == "" {
 		cfg.System = DefaultSystemPrompt
 	}
@@ -110,7 +113,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	s.live = live{provider: cfg.Provider, demo: cfg.Demo, approval: cfg.Approval, sandbox: cfg.Sandbox}
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	s.br = newBroker(s)
-	ts, err := newToolset(cfg.Tools, &writePlan{s: s}, &presentPlan{s: s}, &taskTool{s: s})
+	ts, err := newToolset(cfg.Tools, &writePlan{s: s}, &presentPlan{s: s}, &taskTool{s: s}, &taskResultTool{s: s})
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,7 @@ func addDBFlag(fs *flag.FlagSet) *dbFlag {
 // dbUsage is the --db help of every subcommand.
 const dbUsage = "the database `file` (default $" + assemble.DBEnv + ", else $XDG_DATA_HOME/warden/warden.db)"
 
-// open opens the resolved database.
+// open opens the resolved database with the installation's audit key.
 func (d *dbFlag) open(ctx context.Context, opts ...store.Option) (*store.Store, error) {
 	st, _, err := assemble.OpenStore(ctx, d.path, opts...)
 	return st, err
