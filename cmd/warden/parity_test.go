@@ -132,6 +132,18 @@ func TestPolicyCheckMatchesTheGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = g.Close() })
+	// "Every tool": each tool the runtime has is called at least once.
+	called := map[string]bool{}
+	for _, c := range cases {
+		if t, ok := g.Tool(c.Tool); ok {
+			called[t.Name()] = true
+		}
+	}
+	for _, name := range g.ToolNames() {
+		if !called[name] && !strings.HasPrefix(name, "mcp-tool:") {
+			t.Errorf("no case calls %s", name)
+		}
+	}
 	rec := &recordingApprover{}
 	for i, c := range cases {
 		t.Run(c.Note, func(t *testing.T) {
