@@ -657,6 +657,7 @@ export namespace runtime {
 	    approval: number;
 	    sandbox: Sandbox;
 	    planning: boolean;
+	    archived?: boolean;
 	    created_at: number;
 	    updated_at: number;
 	    busy: boolean;
@@ -675,6 +676,7 @@ export namespace runtime {
 	        this.approval = source["approval"];
 	        this.sandbox = this.convertValues(source["sandbox"], Sandbox);
 	        this.planning = source["planning"];
+	        this.archived = source["archived"];
 	        this.created_at = source["created_at"];
 	        this.updated_at = source["updated_at"];
 	        this.busy = source["busy"];
