@@ -48,6 +48,10 @@ type Config struct {
 	// TrustMcp trusts an MCP server from an answer's trust_server; nil:
 	// such an answer is refused.
 	TrustMcp func(ctx context.Context, sessionID, server string, persistent bool) error
+	// LeaveSessions skips the start-up resume of other sessions (planning
+	// sessions landing in Always): for front ends that run or explain one
+	// call (`warden tool`, `policy check`) beside a window that owns them.
+	LeaveSessions bool
 	// Images caps the pictures tool results show the model (screenshots).
 	Images ImageConfig
 	// MaxSteps bounds the model turns of one user message (default 50).
@@ -69,7 +73,7 @@ var ErrNoModel = errors.New("no model is configured: start with --model PROVIDER
 type Service struct {
 	cfg   Config
 	st    *store.Store
-	tools *tools.Registry // unwrapped, meta tools included
+	tools toolset // unwrapped, meta tools included
 	hub   *hub
 	br    *broker
 
@@ -109,18 +113,15 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	s.live = live{provider: cfg.Provider, demo: cfg.Demo, approval: cfg.Approval, sandbox: cfg.Sandbox}
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	s.br = newBroker(s)
-	reg, err := tools.NewRegistry(cfg.Tools.List()...)
+	ts, err := newToolset(cfg.Tools, &writePlan{s: s}, &presentPlan{s: s}, &taskTool{s: s}, &taskResultTool{s: s})
 	if err != nil {
 		return nil, err
 	}
-	for _, t := range []tools.Tool{&writePlan{s: s}, &presentPlan{s: s}, &taskTool{s: s}, &taskResultTool{s: s}} {
-		if err := reg.Register(t); err != nil {
-			return nil, fmt.Errorf("runtime: %w", err)
+	s.tools = ts
+	if !cfg.LeaveSessions {
+		if err := s.resumePlanning(ctx); err != nil {
+			return nil, err
 		}
-	}
-	s.tools = reg
-	if err := s.resumePlanning(ctx); err != nil {
-		return nil, err
 	}
 	sub, err := s.st.Subscribe(s.ctx, store.SubscribeFilter{AfterSeq: -1})
 	if err != nil {
