@@ -18,6 +18,8 @@ import (
 
 	"github.com/warden-dev/warden/app"
 	"github.com/warden-dev/warden/backend/assemble"
+	"github.com/warden-dev/warden/backend/tools/sandbox"
+	"github.com/warden-dev/warden/desktop"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -33,7 +35,7 @@ var icon []byte
 const readyFileEnv = "WARDEN_READY_FILE"
 
 // releaseDelay is how long after the page is loaded the startup-only
-// pages of the executable are released (releaseStartupPages).
+// pages of the executable are released (desktop.ReleaseStartupPages).
 const releaseDelay = 5 * time.Second
 
 func main() {
@@ -51,13 +53,18 @@ func main() {
 		// vanishing with a message on a terminal the user may not have.
 		fmt.Fprintln(os.Stderr, "warden-desktop:", err)
 		opts.ConnectError = err
+		opts.Sandbox = app.CageProbe(func(ctx context.Context) sandbox.Status {
+			return assemble.ProbeCage(ctx, assemble.Options{})
+		})
 	} else {
 		defer graph.Close()
 		opts.Service = graph.Service
 		opts.Settings = graph.Settings
+		// The indicator re-runs the probe of the cage the engine relies on.
+		opts.Sandbox = app.CageProbe(graph.Cage.Detect)
 	}
 	a := app.New(opts)
-	gpu, err := applyWebviewSettings()
+	gpu, err := desktop.ApplyWebviewSettings()
 	if err != nil {
 		// Only memory is at stake; the window works either way.
 		fmt.Fprintln(os.Stderr, "warden-desktop: webview settings:", err)
@@ -76,7 +83,7 @@ func main() {
 			// Give the frontend time to load its first data, then hand the
 			// startup-only pages of the executable back.
 			time.AfterFunc(releaseDelay, func() {
-				if err := releaseStartupPages(); err != nil {
+				if err := desktop.ReleaseStartupPages(); err != nil {
 					fmt.Fprintln(os.Stderr, "warden-desktop: release startup pages:", err)
 				}
 			})

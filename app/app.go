@@ -60,7 +60,7 @@ type App struct {
 	dialogMu  sync.Mutex
 }
 
-// New returns an App. A nil Sandbox probes `bwrap` on PATH.
+// New returns an App. A nil Sandbox reports the sandbox as not probed.
 func New(opts Options) *App {
 	a := &App{
 		version:   opts.Version,
@@ -77,7 +77,7 @@ func New(opts Options) *App {
 		a.version = "unknown"
 	}
 	if a.sandbox == nil {
-		a.sandbox = BwrapProbe{}
+		a.sandbox = noProbe{}
 	}
 	if a.now == nil {
 		a.now = time.Now

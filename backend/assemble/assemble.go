@@ -1,15 +1,21 @@
-// Package assemble builds the object graph every front end runs on — the
-// store, the policy engine, the OS cage, the tools (built-ins, browser,
-// computer.use, MCP) and the runtime service — so the desktop app,
-// `warden serve` and `warden run` govern tool calls identically.
+// Package assemble is the one composition root: it builds the object graph
+// every front end runs on — the store, the policy engine, the OS cage, the
+// tool registry (built-ins, browser, computer.use, MCP) and the runtime
+// service — so the desktop app, `warden serve`, `warden run`, `warden tool`
+// and `warden policy check` govern and explain tool calls identically.
+//
+// It owns the rules that must not differ between front ends: where the
+// database is (ResolveDBPath), which of Warden's own paths no tool may write
+// (protectedData), how the cage is configured and probed (newCage,
+// ProbeCage), and which tools exist. No other product code constructs an
+// engine, a cage, a registry or a store (tests and the bench/ harnesses,
+// which measure parts alone, do); front ends pass Options.
 package assemble
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sync/atomic"
 	"time"
 
@@ -34,7 +40,8 @@ import (
 // Options choose what to open. Zero values mean "from the config file, or
 // the default".
 type Options struct {
-	// DBPath is the database; "" means store.DefaultPath().
+	// DBPath is the database as the user named it (--db); "" means
+	// $WARDEN_DB, else store.DefaultPath() (see ResolveDBPath).
 	DBPath string
 	// ConfigPath is the user config; "" means config.UserPath().
 	ConfigPath string
@@ -53,7 +60,14 @@ type Options struct {
 	ApprovalTimeout *time.Duration
 	// MCPListTimeout bounds starting MCP servers to learn their tools.
 	MCPListTimeout time.Duration
-	Version        string
+	// NoModel builds the service without a model provider: front ends that
+	// run or explain single calls (`warden tool`, `policy check`) need no
+	// model, and a broken [model] section must not stop them.
+	NoModel bool
+	// LeaveSessions: the service does not resume other sessions at start
+	// (runtime.Config.LeaveSessions); for single calls beside a window.
+	LeaveSessions bool
+	Version       string
 }
 
 // ModelError says the model could not be set up (a bad spec, a missing
@@ -68,10 +82,16 @@ func (e *ModelError) Unwrap() error { return e.Err }
 
 // Graph is a running service with everything it runs on.
 type Graph struct {
-	Config   config.Config
-	Store    *store.Store
-	Engine   *policy.Engine
-	Cage     *sandbox.Cage
+	Config config.Config
+	Store  *store.Store
+	Engine *policy.Engine
+	Cage   *sandbox.Cage
+	// CageStatus is the probe's answer at start: what the engine is told.
+	CageStatus sandbox.Status
+	// Tools is the one registry: built-ins, browser, computer.use and the
+	// started MCP servers' tools. The runtime layers its meta tools on top
+	// (Graph.Tool finds those too).
+	Tools    *tools.Registry
 	Monitors *tools.Monitors
 	Browser  *browser.Manager
 	MCP      *mcp.Manager
@@ -108,28 +128,25 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	if g.Config, err = config.Load(userPath, o.Workspace); err != nil {
 		return nil, err
 	}
-	explicit := o.DBPath != ""
-	if g.DBPath, err = dbPath(o.DBPath); err != nil {
+	var explicit bool
+	if g.DBPath, explicit, err = ResolveDBPath(o.DBPath); err != nil {
 		return nil, err
 	}
 	// The audit key sits in the config folder, which the engine protects
 	// and the cage hides (protectedData), never next to the database.
 	g.KeyPath = auditkey.PathFor(userPath)
-	key, _, err := auditkey.LoadOrCreate(g.KeyPath)
-	if err != nil {
-		return nil, err
-	}
-	if g.Store, err = store.Open(ctx, g.DBPath, key); err != nil {
+	if g.Store, _, err = openStore(ctx, g.DBPath, g.KeyPath); err != nil {
 		return nil, err
 	}
 	g.Engine = policy.New(policy.Config{ProtectedPaths: protectedData(g.DBPath, explicit, userPath)})
-	g.Cage = sandbox.New(CageConfig(g.Config, g.Engine.ExtraProtected()))
-	status := g.Cage.Detect(ctx)
+	g.Cage = newCage(g.Config, g.Engine.ExtraProtected())
+	g.CageStatus = g.Cage.Detect(ctx)
+	status := g.CageStatus
 	g.Monitors = tools.NewMonitors(g.Cage)
-	reg, err := tools.Builtins(g.Cage, g.Monitors, "")
-	if err != nil {
+	if g.Tools, err = tools.Builtins(g.Cage, g.Monitors, ""); err != nil {
 		return nil, err
 	}
+	reg := g.Tools
 	g.Browser = browser.NewManager(browser.Options{})
 	for _, t := range []tools.Tool{browser.NewActionTool(g.Browser), browser.NewBatchTool(g.Browser), computer.New(computer.Options{})} {
 		if err := reg.Register(t); err != nil {
@@ -148,15 +165,19 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	if baseURL == "" {
 		baseURL = g.Config.BaseURL
 	}
-	prov, demo, err := Provider(spec, baseURL, g.Config.APIKey)
-	if err != nil {
-		return nil, &ModelError{Spec: spec, Err: err}
+	var prov model.Provider
+	var demo bool
+	if !o.NoModel {
+		if prov, demo, err = Provider(spec, baseURL, g.Config.APIKey); err != nil {
+			return nil, &ModelError{Spec: spec, Err: err}
+		}
 	}
 	cfg := runtime.Config{
 		Store: g.Store, Engine: g.Engine, Tools: reg, Provider: prov, Demo: demo,
 		Caged: g.Cage.Caged, CageReason: status.Reason,
 		Approval: g.Config.Approval, Sandbox: g.Config.Sandbox,
 		Headless: o.Headless, ApprovalTimeout: g.Config.ApprovalTimeout, Version: o.Version,
+		LeaveSessions: o.LeaveSessions,
 	}
 	cfg.Images = runtime.ImageConfig{Limits: imagecap.Limits{MaxEdge: g.Config.Images.MaxEdge, MaxBytes: g.Config.Images.MaxBytes},
 		Keep: g.Config.Images.Keep}
@@ -209,39 +230,6 @@ func Provider(spec, baseURL, apiKey string) (model.Provider, bool, error) {
 	return p, sp.Provider == model.KindDemo, err
 }
 
-func dbPath(p string) (string, error) {
-	if p == "" {
-		var err error
-		if p, err = store.DefaultPath(); err != nil {
-			return "", err
-		}
-	}
-	p, err := filepath.Abs(p)
-	if err != nil {
-		return "", err
-	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return "", fmt.Errorf("data folder %s: %w", filepath.Dir(p), err)
-	}
-	return p, nil
-}
-
-// protectedData is what no tool may write: Warden's config folder and its
-// data folder — or, with an explicit database path, only the database
-// files, so a database kept inside a workspace does not freeze it.
-func protectedData(db string, explicit bool, userConfig string) []string {
-	out := []string{filepath.Dir(userConfig)}
-	dir := filepath.Dir(db)
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	if !explicit {
-		return append(out, dir)
-	}
-	base := filepath.Join(dir, filepath.Base(db))
-	return append(out, base, base+"-wal", base+"-shm", base+"-journal")
-}
-
 // Close stops everything, the service first.
 func (g *Graph) Close() error {
 	var errs []error
@@ -267,4 +255,28 @@ func (g *Graph) Close() error {
 		errs = append(errs, g.Store.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// Tool finds a tool the way the runtime does — the registry plus the
+// runtime's meta tools — and MCP tools also by the name the model sees
+// (mcp__server__tool).
+func (g *Graph) Tool(name string) (tools.Tool, bool) {
+	if t, ok := g.Service.Tool(name); ok {
+		return t, true
+	}
+	if g.MCP != nil {
+		if a, ok := g.MCP.Lookup(name); ok {
+			return a, true
+		}
+	}
+	return nil, false
+}
+
+// ToolNames lists every tool Tool finds, sorted.
+func (g *Graph) ToolNames() []string {
+	var names []string
+	for _, t := range g.Service.Tools() {
+		names = append(names, t.Name())
+	}
+	return names
 }

@@ -161,9 +161,15 @@ func editProtected(p string) bool {
 	return false
 }
 
-// cageProtected walks the components of p once, without allocating.
+// cageProtected walks the components of p once, without allocating. Inside
+// a .git it matches git's metadata only where git reads it: at a gitdir's
+// top level (the repository's .git, .git/worktrees/<name>, and the
+// submodule gitdirs under .git/modules/, whose names may nest). Once the
+// walk enters git's data areas (objects, refs, logs, lfs) a name is data:
+// a branch called "hooks" (.git/refs/heads/hooks) or .git/objects/info is
+// not configuration and must stay writable for git to work in the cage.
 func cageProtected(p string) bool {
-	inGit := false
+	inGit, inData, nameNext := false, false, false
 	for len(p) > 0 {
 		var c string
 		if i := strings.IndexByte(p, '/'); i >= 0 {
@@ -177,12 +183,27 @@ func cageProtected(p string) bool {
 		case cageBase[c]:
 			return true
 		case c == ".git":
-			inGit = true
-		case inGit && (c == "hooks" || c == "info"):
+			// A nested repository (or a .git file) starts a gitdir anew.
+			inGit, inData, nameNext = true, false, false
+			if p == "" {
+				// The .git itself: a directory is git's own, a file is a
+				// gitdir pointer; CageProtected tells them apart.
+				continue
+			}
+		case !inGit || inData:
+			continue
+		case nameNext:
+			// The name of a worktree or a submodule gitdir, whatever it is.
+			nameNext = false
+		case c == "worktrees" || c == "modules":
+			nameNext = true
+		case c == "objects" || c == "refs" || c == "logs" || c == "lfs" || c == "rr-cache":
+			inData = true
+		case c == "hooks" || c == "info":
 			// .git/hooks, .git/info/attributes, and the same in
 			// .git/worktrees/x/ and .git/modules/**/.
 			return true
-		case inGit && p == "" && (c == "config" || c == "config.worktree" || c == "commondir" || c == "gitdir"):
+		case p == "" && (c == "config" || c == "config.worktree" || c == "commondir" || c == "gitdir"):
 			// Configuration, and the files that point git at another
 			// gitdir, in the repository, its worktrees, its submodules'
 			// gitdirs and every nested repository.

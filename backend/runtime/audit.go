@@ -3,14 +3,11 @@ package runtime
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
-	"time"
 
 	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/store/auditexport"
 )
 
 // PendingApprovals lists the asks waiting for a human ("" for every
@@ -116,55 +113,24 @@ func (s *Service) ExportAudit(ctx context.Context, sessionID, format string) (Ex
 	if err != nil {
 		return Export{}, err
 	}
+	f, err := auditexport.ParseFormat(format)
+	if err != nil {
+		return Export{}, err
+	}
 	var b bytes.Buffer
-	switch format {
-	case "jsonl":
-		for _, e := range evs {
-			line, err := json.Marshal(e)
-			if err != nil {
-				return Export{}, err
-			}
-			b.Write(append(line, '\n'))
-		}
-	case "csv":
-		w := csv.NewWriter(&b)
-		_ = w.Write([]string{"seq", "time", "kind", "tool", "signature", "decision", "source_or_reason", "detail", "data"})
-		for _, e := range evs {
-			var f struct {
-				Tool      string `json:"tool"`
-				Signature string `json:"signature"`
-				Source    string `json:"source"`
-				Reason    string `json:"reason"`
-				Detail    string `json:"detail"`
-			}
-			_ = json.Unmarshal(e.Payload, &f)
-			why := f.Source
-			if why == "" {
-				why = f.Reason
-			}
-			_ = w.Write([]string{strconv.FormatInt(e.Seq, 10), e.Time.UTC().Format(time.RFC3339Nano), string(e.Kind),
-				f.Tool, f.Signature, decisionOf(e.Kind), why, f.Detail, string(e.Payload)})
-		}
-		w.Flush()
-		if err := w.Error(); err != nil {
+	enc, err := auditexport.NewEncoder(&b, f)
+	if err != nil {
+		return Export{}, err
+	}
+	for _, e := range evs {
+		if err := enc.Write(e); err != nil {
 			return Export{}, err
 		}
-	default:
-		return Export{}, fmt.Errorf("format %q is not jsonl or csv", format)
 	}
-	return Export{Filename: fmt.Sprintf("warden-audit-%s.%s", sessionID, format), Content: b.String()}, nil
-}
-
-func decisionOf(k store.Kind) string {
-	switch k {
-	case store.KindPermissionRequested:
-		return "ask"
-	case store.KindPermissionGranted:
-		return "allow"
-	case store.KindPermissionDenied:
-		return "deny"
+	if err := enc.Close(); err != nil {
+		return Export{}, err
 	}
-	return ""
+	return Export{Filename: auditexport.Filename(sessionID, f), Content: b.String()}, nil
 }
 
 // ListGrants lists a session's grants, its workspace's rules and MCP trusts.

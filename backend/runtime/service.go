@@ -52,6 +52,10 @@ type Config struct {
 	// MCP is every workspace's MCP servers (runtime/mcp.go); nil: no MCP.
 	// With it, TrustMcp defaults to trusting in the session's workspace.
 	MCP *mcp.Pool
+	// LeaveSessions skips the start-up resume of other sessions (planning
+	// sessions landing in Always): for front ends that run or explain one
+	// call (`warden tool`, `policy check`) beside a window that owns them.
+	LeaveSessions bool
 	// Images caps the pictures tool results show the model (screenshots).
 	Images ImageConfig
 	// MaxSteps bounds the model turns of one user message (default 50).
@@ -73,7 +77,7 @@ var ErrNoModel = errors.New("no model is configured: start with --model PROVIDER
 type Service struct {
 	cfg   Config
 	st    *store.Store
-	tools *tools.Registry // unwrapped, meta tools included
+	tools toolset // unwrapped, meta tools included
 	hub   *hub
 	br    *broker
 
@@ -116,18 +120,15 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if s.cfg.MCP != nil && s.cfg.TrustMcp == nil {
 		s.cfg.TrustMcp = s.trustFromAnswer
 	}
-	reg, err := tools.NewRegistry(cfg.Tools.List()...)
+	ts, err := newToolset(cfg.Tools, &writePlan{s: s}, &presentPlan{s: s}, &taskTool{s: s}, &taskResultTool{s: s})
 	if err != nil {
 		return nil, err
 	}
-	for _, t := range []tools.Tool{&writePlan{s: s}, &presentPlan{s: s}, &taskTool{s: s}, &taskResultTool{s: s}} {
-		if err := reg.Register(t); err != nil {
-			return nil, fmt.Errorf("runtime: %w", err)
+	s.tools = ts
+	if !cfg.LeaveSessions {
+		if err := s.resumePlanning(ctx); err != nil {
+			return nil, err
 		}
-	}
-	s.tools = reg
-	if err := s.resumePlanning(ctx); err != nil {
-		return nil, err
 	}
 	sub, err := s.st.Subscribe(s.ctx, store.SubscribeFilter{AfterSeq: -1})
 	if err != nil {

@@ -93,7 +93,7 @@ type Approval struct {
 	Trace         []policy.Step   `json:"trace"`
 	Preview       string          `json:"preview,omitempty"`
 	Mcp           *McpInfo        `json:"mcp,omitempty"`
-	CreatedAt int64           `json:"created_at"`
+	CreatedAt     int64           `json:"created_at"`
 	// Live is false for an ask restored after a restart: its turn is gone,
 	// so an answer is recorded (and "always" remembered) but nothing runs.
 	Live bool `json:"live"`

@@ -1,5 +1,7 @@
 // Package tools holds the Tool interface, the registry, the gate that wraps
-// every tool, and one file per built-in tool.
+// every tool, and one file per built-in tool. The graph's one registry is
+// built by backend/assemble (Builtins plus the browser, computer and MCP
+// tools); the runtime layers its meta tools on it.
 //
 // A tool never consults the policy itself: it states its effects from its
 // arguments, and the gate decides before Invoke is ever called.

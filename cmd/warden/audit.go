@@ -2,18 +2,16 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
-	"time"
 
-	"github.com/warden-dev/warden/backend/auditkey"
+	"github.com/warden-dev/warden/backend/assemble"
 	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/store/auditexport"
 )
 
 func auditCommand() command {
@@ -79,26 +77,12 @@ func auditVerify(ctx context.Context, args []string, io stdio) int {
 	if code, ok := parseFlags(fs, args, io); !ok {
 		return code
 	}
-	path, err := db.resolve()
+	s, opened, err := assemble.OpenStore(ctx, db.path, store.MustExist())
 	if err != nil {
 		fmt.Fprintln(io.err, "warden audit verify:", err)
 		return 1
 	}
-	keyPath, err := auditKeyPath()
-	if err != nil {
-		fmt.Fprintln(io.err, "warden audit verify:", err)
-		return 1
-	}
-	key, created, err := auditkey.LoadOrCreate(keyPath)
-	if err != nil {
-		fmt.Fprintln(io.err, "warden audit verify:", err)
-		return 1
-	}
-	s, err := store.Open(ctx, path, key, store.MustExist())
-	if err != nil {
-		fmt.Fprintln(io.err, "warden audit verify:", err)
-		return 1
-	}
+	keyPath, created := opened.KeyPath, opened.KeyCreated
 	defer s.Close()
 	rep, err := s.Verify(ctx)
 	if err != nil {
@@ -164,6 +148,7 @@ func auditExport(ctx context.Context, args []string, io stdio) int {
 	session := fs.String("session", "", "session ID (required)")
 	format := fs.String("format", "jsonl", "jsonl or csv")
 	kinds := fs.String("kinds", "", "comma-separated event kinds to keep (default all)")
+	perms := fs.Bool("permissions", false, "only the permission audit: the events the window's Export button saves (byte for byte the same file)")
 	if code, ok := parseFlags(fs, args, io); !ok {
 		return code
 	}
@@ -171,7 +156,11 @@ func auditExport(ctx context.Context, args []string, io stdio) int {
 		fmt.Fprintln(io.err, "warden audit export: --session is required")
 		return 2
 	}
-	if *format != "jsonl" && *format != "csv" {
+	if *perms && *kinds != "" {
+		fmt.Fprintln(io.err, "warden audit export: --permissions and --kinds both choose the events; give one")
+		return 2
+	}
+	if _, err := auditexport.ParseFormat(*format); err != nil {
 		fmt.Fprintf(io.err, "warden audit export: --format %q: want jsonl or csv\n", *format)
 		return 2
 	}
@@ -190,7 +179,29 @@ func auditExport(ctx context.Context, args []string, io stdio) int {
 		fmt.Fprintln(io.err, "warden audit export:", err)
 		return 1
 	}
-	w := newEventWriter(io.out, *format)
+	w, err := newEventWriter(io.out, *format)
+	if err != nil {
+		fmt.Fprintln(io.err, "warden audit export:", err)
+		return 1
+	}
+	if *perms {
+		evs, err := s.PermissionAudit(ctx, *session)
+		if err == nil {
+			for _, e := range evs {
+				if err = w.write(e); err != nil {
+					break
+				}
+			}
+		}
+		if err == nil {
+			err = w.flush()
+		}
+		if err != nil {
+			fmt.Fprintln(io.err, "warden audit export:", err)
+			return 1
+		}
+		return 0
+	}
 	var after int64
 	for {
 		page, err := s.Events(ctx, store.EventQuery{SessionID: *session, Kinds: ks, AfterSeq: after, Limit: 1000})
@@ -235,36 +246,29 @@ func parseKinds(list string) ([]store.Kind, error) {
 	return out, nil
 }
 
-// eventWriter prints events as jsonl, csv or one readable line each.
+// eventWriter prints events in an export format (auditexport, the one the
+// window and serve write too) or as one readable line each ("text").
 type eventWriter struct {
-	format string
-	out    io.Writer
-	csv    *csv.Writer
+	out io.Writer
+	enc *auditexport.Encoder // nil for text
 }
 
-var csvHeader = []string{"seq", "session_id", "version", "time", "kind", "hash", "data"}
-
-func newEventWriter(out io.Writer, format string) *eventWriter {
-	w := &eventWriter{format: format, out: out}
-	if format == "csv" {
-		w.csv = csv.NewWriter(out)
-		w.csv.Write(csvHeader)
+func newEventWriter(out io.Writer, format string) (*eventWriter, error) {
+	w := &eventWriter{out: out}
+	if format == "text" {
+		return w, nil
 	}
-	return w
+	f, err := auditexport.ParseFormat(format)
+	if err != nil {
+		return nil, err
+	}
+	w.enc, err = auditexport.NewEncoder(out, f)
+	return w, err
 }
 
 func (w *eventWriter) write(e store.StoredEvent) error {
-	switch w.format {
-	case "csv":
-		return w.csv.Write([]string{strconv.FormatInt(e.Seq, 10), e.SessionID, strconv.FormatInt(e.Version, 10),
-			e.Time.UTC().Format(time.RFC3339Nano), string(e.Kind), fmt.Sprintf("%x", e.Hash), string(e.Payload)})
-	case "jsonl":
-		b, err := json.Marshal(e)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w.out, "%s\n", b)
-		return err
+	if w.enc != nil {
+		return w.enc.Write(e)
 	}
 	_, err := fmt.Fprintf(w.out, "%s  %s  v%-4d %-26s %s\n", e.Time.UTC().Format("2006-01-02T15:04:05.000Z"),
 		e.SessionID, e.Version, e.Kind, e.Payload)
@@ -272,9 +276,8 @@ func (w *eventWriter) write(e store.StoredEvent) error {
 }
 
 func (w *eventWriter) flush() error {
-	if w.csv != nil {
-		w.csv.Flush()
-		return w.csv.Error()
+	if w.enc != nil {
+		return w.enc.Close()
 	}
 	return nil
 }
@@ -305,7 +308,11 @@ func auditTail(ctx context.Context, args []string, io stdio) int {
 		return 1
 	}
 	defer s.Close()
-	w := newEventWriter(io.out, *format)
+	w, err := newEventWriter(io.out, *format)
+	if err != nil {
+		fmt.Fprintln(io.err, "warden audit tail:", err)
+		return 1
+	}
 	recent, err := s.Events(ctx, store.EventQuery{SessionID: *session, Kinds: ks, Limit: max(*last, 1), Desc: true})
 	if err != nil {
 		fmt.Fprintln(io.err, "warden audit tail:", err)

@@ -15,8 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/warden-dev/warden/backend/assemble"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/store/auditexport"
 )
 
 // auditDB is a closed database with session "s1" of 5 events.
@@ -146,7 +148,7 @@ func TestAuditVerify(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Setenv(dbEnv, tc.env)
+			t.Setenv(assemble.DBEnv, tc.env)
 			code, out, errs := runCLI(t, context.Background(), append([]string{"audit", "verify"}, tc.args...)...)
 			if code != tc.wantCode || !strings.Contains(out, tc.wantOut) || !strings.Contains(errs, tc.wantErr) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want %d, %q, %q", code, out, errs, tc.wantCode, tc.wantOut, tc.wantErr)
@@ -188,8 +190,8 @@ func TestAuditExport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(recs) != 3 || strings.Join(recs[0], ",") != strings.Join(csvHeader, ",") ||
-			recs[1][4] != "permission_requested" || !strings.Contains(recs[1][6], `rm -rf build, \"dist\"`) {
+		if len(recs) != 3 || strings.Join(recs[0], ",") != strings.Join(auditexport.CSVHeader, ",") ||
+			recs[1][4] != "permission_requested" || !strings.Contains(recs[1][len(recs[1])-1], `rm -rf build, \"dist\"`) || recs[1][8] != "ask" {
 			t.Errorf("csv = %q", recs)
 		}
 	})
@@ -300,31 +302,6 @@ func TestAuditUsage(t *testing.T) {
 			code, out, errs := runCLI(t, context.Background(), tc.args...)
 			if code != tc.wantCode || !strings.Contains(out, tc.wantOut) || !strings.Contains(errs, tc.wantErr) {
 				t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
-			}
-		})
-	}
-}
-
-func TestResolveDBPath(t *testing.T) {
-	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	cases := []struct {
-		name, flag string
-		env        map[string]string
-		want       string
-	}{
-		{"flag wins", "/f.db", map[string]string{dbEnv: "/e.db"}, "/f.db"},
-		{"env next", "", map[string]string{dbEnv: "/e.db"}, "/e.db"},
-		{"default", "", map[string]string{}, ""},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			want := tc.want
-			if want == "" {
-				want, _ = store.DefaultPath()
-			}
-			got, err := resolveDBPath(tc.flag, env(tc.env))
-			if err != nil || got != want {
-				t.Errorf("= %q, %v; want %q", got, err, want)
 			}
 		})
 	}

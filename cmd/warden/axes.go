@@ -3,8 +3,11 @@ package main
 import (
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
+	"github.com/warden-dev/warden/backend/assemble"
 	"github.com/warden-dev/warden/backend/policy"
 )
 
@@ -51,4 +54,51 @@ func (a *axisFlags) session() (policy.Session, error) {
 	s.Planning = a.planning
 	s.Now = time.Now()
 	return s, nil
+}
+
+// caged settles the session's caged fact from --caged against the graph's
+// cage, the same for `policy check` and `tool`: auto is what the cage will
+// really do; true is refused when the cage does not work here (a decision
+// must not stand on a cage that is not there); false can only make the
+// engine more careful.
+func (a *axisFlags) settleCaged(s *policy.Session, g *assemble.Graph) error {
+	switch a.caged {
+	case "auto":
+		s.Caged = g.Cage.Caged(s.Sandbox)
+	case "true", "yes", "1":
+		if !g.CageStatus.Available {
+			return fmt.Errorf("--caged=true, but the cage does not work here: %s", g.CageStatus.Reason)
+		}
+		s.Caged = g.Cage.Caged(s.Sandbox)
+	case "false", "no", "0":
+		s.Caged = false
+	default:
+		return fmt.Errorf("--caged: unknown value %q (valid: auto, true, false)", a.caged)
+	}
+	return nil
+}
+
+// checkCaged rejects a bad --caged before anything is opened.
+func (a *axisFlags) checkCaged() error {
+	switch a.caged {
+	case "auto", "true", "yes", "1", "false", "no", "0":
+		return nil
+	}
+	return fmt.Errorf("--caged: unknown value %q (valid: auto, true, false)", a.caged)
+}
+
+// resolveDir resolves a directory flag, which must exist.
+func resolveDir(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	r, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", err
+	}
+	if fi, err := os.Stat(r); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("%s is not a directory", p)
+	}
+	return r, nil
 }

@@ -1,5 +1,11 @@
 // Command warden is the headless CLI of Warden: the same engine as the
 // desktop app, without a window. It builds with CGO_ENABLED=0.
+//
+// It owns parsing flags and printing results, nothing else: every command
+// that decides or runs a call (policy check, tool, run, serve) opens its
+// graph with backend/assemble, so a decision explained here is the one the
+// window and `warden serve` make; audit and mcp open the store through
+// assemble's one database-path rule.
 package main
 
 import (

@@ -6,11 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/warden-dev/warden/backend/assemble"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools/mcp"
 	"github.com/warden-dev/warden/backend/tools/mcp/mcpstore"
@@ -59,21 +59,27 @@ func runMCP(ctx context.Context, args []string, io stdio) int {
 	fs := flag.NewFlagSet("warden mcp "+sub, flag.ContinueOnError)
 	fs.SetOutput(io.err)
 	workspace := fs.String("workspace", ".", "workspace directory")
-	dbPath := fs.String("db", "", "Warden database (default $XDG_DATA_HOME/warden/warden.db)")
+	dbPath := fs.String("db", "", dbUsage)
 	asJSON := fs.Bool("json", false, "list: print JSON")
 	noStart := fs.Bool("no-start", false, "list: do not start servers (tools of stopped servers are not shown)")
 	tool := fs.String("tool", "", "trust: accept only this tool's current description and schema")
 	startUntrusted := fs.Bool("start-untrusted", false, "list: also start untrusted servers from the workspace .mcp.json")
-	// Flags may come before or after NAME.
-	var name string
-	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
-		name, rest = rest[0], rest[1:]
-	}
-	if err := fs.Parse(rest); err != nil {
+	// Flags may come before or after NAME; every one counts.
+	pos, err := parseInterspersed(fs, rest)
+	if err != nil {
 		return 2
 	}
-	if name == "" && fs.NArg() > 0 {
-		name = fs.Arg(0)
+	var name string
+	switch {
+	case len(pos) > 1:
+		fmt.Fprintf(io.err, "warden mcp %s: one server per call: unexpected argument %q after %q\n", sub, pos[1], pos[0])
+		return 2
+	case len(pos) == 1:
+		name = pos[0]
+	}
+	if sub == "list" && name != "" {
+		fmt.Fprintf(io.err, "warden mcp list: unexpected argument %q (list takes no NAME)\n", name)
+		return 2
 	}
 	switch sub {
 	case "list":
@@ -131,15 +137,7 @@ func openMCPEnv(ctx context.Context, workspace, dbPath string, startUntrusted bo
 	if abs, err = filepath.EvalSymlinks(abs); err != nil {
 		return nil, fmt.Errorf("workspace: %w", err)
 	}
-	if dbPath == "" {
-		if dbPath, err = store.DefaultPath(); err != nil {
-			return nil, err
-		}
-	}
-	if err := os.MkdirAll(filepath.Dir(dbPath), 0o700); err != nil {
-		return nil, fmt.Errorf("database directory: %w", err)
-	}
-	db, err := openStore(ctx, dbPath)
+	db, _, err := assemble.OpenStore(ctx, dbPath)
 	if err != nil {
 		return nil, err
 	}

@@ -111,6 +111,36 @@ func TestMCPCommand(t *testing.T) {
 		}
 	}
 
+	// Flags before NAME count too: --tool after it was silently dropped,
+	// which trusted the whole server instead of one tool.
+	for _, args := range [][]string{
+		{"mcp", "trust", "--workspace", ws, "everything", "--tool", "echo"},
+		{"mcp", "trust", "--tool", "echo", "--workspace", ws, "everything"},
+	} {
+		// One tool's trust needs the server started, so the server is
+		// trusted first; a dropped --tool then prints every tool.
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), []string{"mcp", "trust", "everything", "--workspace", ws}, stdio{in: strings.NewReader(""), out: &out, err: &errb}); code != 0 {
+			t.Fatalf("trust: %s", errb.String())
+		}
+		out.Reset()
+		if code := run(context.Background(), args, stdio{in: strings.NewReader(""), out: &out, err: &errb}); code != 0 {
+			t.Fatalf("%q: exit %d %s", args, code, errb.String())
+		}
+		if !strings.Contains(out.String(), "- echo") || strings.Contains(out.String(), "- get-sum") {
+			t.Errorf("%q trusted more than the one tool:\n%s", args, out.String())
+		}
+	}
+	for _, args := range [][]string{
+		{"mcp", "trust", "everything", "--workspace", ws, "other"},
+		{"mcp", "list", "everything", "--workspace", ws},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), args, stdio{in: strings.NewReader(""), out: &out, err: &errb}); code != 2 || !strings.Contains(errb.String(), "unexpected argument") {
+			t.Errorf("%q: exit %d %q, want 2 and a clear refusal", args, code, errb.String())
+		}
+	}
+
 	// JSON listing: one server, its tools with hashes, nothing secret.
 	var out, errb bytes.Buffer
 	if code := run(context.Background(), []string{"mcp", "list", "--json", "--start-untrusted", "--workspace", ws}, stdio{in: strings.NewReader(""), out: &out, err: &errb}); code != 0 {

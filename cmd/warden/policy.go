@@ -9,10 +9,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
+	"github.com/warden-dev/warden/backend/assemble"
 	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/tools"
 )
 
 func policyCommand() command {
@@ -32,7 +34,9 @@ func runPolicy(ctx context.Context, args []string, io stdio) int {
 		}
 		fmt.Fprintln(w, "Usage: warden policy check [flags] < calls.jsonl")
 		fmt.Fprintln(w, "\nReads one tool call per line, {\"tool\": \"shell.exec\", \"args\": {\"command\": \"...\"}},")
-		fmt.Fprintln(w, "and prints what the permission engine decides and why. Run 'warden policy check --help' for flags.")
+		fmt.Fprintln(w, "and prints what the permission engine decides and why: the registered tool states the call's")
+		fmt.Fprintln(w, "effects, exactly as in the gate, so a tool the runtime does not have, or arguments it refuses,")
+		fmt.Fprintln(w, "are errors. MCP tools are those of the configured servers that start. Run 'warden policy check --help' for flags.")
 		return code
 	}
 	if args[0] != "check" {
@@ -45,8 +49,8 @@ func runPolicy(ctx context.Context, args []string, io stdio) int {
 // checkFlags are the axes and facts `policy check` decides under.
 type checkFlags struct {
 	axisFlags
-	format  string
-	trusted multiFlag
+	format, db string
+	trusted    multiFlag
 }
 
 type multiFlag []string
@@ -61,6 +65,7 @@ func runPolicyCheck(ctx context.Context, args []string, io stdio) int {
 	f.register(fs, "decide as if the session were in the planning freeze")
 	fs.Var(&f.trusted, "trust-mcp", "treat MCP `server` as trusted (repeatable)")
 	fs.StringVar(&f.format, "format", "json", "output: json (one object per line) or text")
+	fs.StringVar(&f.db, "db", "", "the store `file` whose MCP trust applies (default $WARDEN_DB, else $XDG_DATA_HOME/warden/warden.db)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -71,7 +76,10 @@ func runPolicyCheck(ctx context.Context, args []string, io stdio) int {
 		fmt.Fprintf(io.err, "warden policy check: unexpected argument %q (calls are read from stdin)\n", fs.Arg(0))
 		return 2
 	}
-	s, err := f.session(ctx)
+	s, err := f.axisFlags.session()
+	if err == nil {
+		err = f.checkCaged()
+	}
 	if err != nil {
 		fmt.Fprintf(io.err, "warden policy check: %v\n", err)
 		return 2
@@ -80,45 +88,43 @@ func runPolicyCheck(ctx context.Context, args []string, io stdio) int {
 		fmt.Fprintf(io.err, "warden policy check: unknown format %q (valid: json, text)\n", f.format)
 		return 2
 	}
-	engine := policy.New(policy.Config{ProtectedPaths: wardenFolders()})
-	return checkLines(io.in, io.out, engine, s, f)
-}
-
-func (f *checkFlags) session(ctx context.Context) (policy.Session, error) {
-	s, err := f.axisFlags.session()
+	// The same graph as `warden tool`, `run` and `serve`: the registered
+	// tools state the effects, the graph's engine decides, so the answer is
+	// the gate's. No model is needed to explain a call.
+	g, err := assemble.Open(ctx, assemble.Options{DBPath: f.db, Workspace: s.Workspace, Headless: true, NoModel: true, LeaveSessions: true, Version: version})
 	if err != nil {
-		return s, err
+		fmt.Fprintf(io.err, "warden policy check: %v\n", err)
+		return 1
 	}
-	switch f.caged {
-	case "auto":
-		s.Caged = cageAvailable(ctx)
-	case "true", "yes", "1":
-		s.Caged = true
-	case "false", "no", "0":
-		s.Caged = false
-	default:
-		return s, fmt.Errorf("--caged: unknown value %q (valid: auto, true, false)", f.caged)
+	defer g.Close()
+	if err := f.settleCaged(&s, g); err != nil {
+		fmt.Fprintf(io.err, "warden policy check: %v\n", err)
+		return 2
 	}
-	return s, nil
+	// A new session of the workspace starts with its persistent grants
+	// (the "always for this workspace" answers), as `warden tool` does.
+	if s.Grants, err = workspaceGrants(ctx, g, s); err != nil {
+		fmt.Fprintf(io.err, "warden policy check: %v\n", err)
+		return 1
+	}
+	return checkLines(io.in, io.out, g, s, f)
 }
 
-// wardenFolders are Warden's own config and data folders, protected in every
-// workspace.
-func wardenFolders() []string {
-	var out []string
-	if d, err := os.UserConfigDir(); err == nil {
-		out = append(out, d+"/warden")
+// workspaceGrants are the active workspace-scoped grants of s.Workspace;
+// a workspace the store has never seen has none.
+func workspaceGrants(ctx context.Context, g *assemble.Graph, s policy.Session) ([]policy.Grant, error) {
+	ws, err := g.Store.Workspace(ctx, s.Workspace)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
 	}
-	data := os.Getenv("XDG_DATA_HOME")
-	if data == "" {
-		if h, err := os.UserHomeDir(); err == nil {
-			data = h + "/.local/share"
-		}
+	if err != nil {
+		return nil, err
 	}
-	if data != "" {
-		out = append(out, data+"/warden")
+	recs, err := g.Store.Grants(ctx, store.GrantFilter{WorkspaceID: ws.ID})
+	if err != nil {
+		return nil, err
 	}
-	return out
+	return store.PolicyGrants(recs, s.Now), nil
 }
 
 // checkResult is one output line.
@@ -139,7 +145,7 @@ type shellClassJSON struct {
 	policy.Classification
 }
 
-func checkLines(in io.Reader, out io.Writer, engine *policy.Engine, s policy.Session, f checkFlags) int {
+func checkLines(in io.Reader, out io.Writer, g *assemble.Graph, s policy.Session, f checkFlags) int {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64*1024), 8<<20)
 	enc := json.NewEncoder(out)
@@ -152,7 +158,7 @@ func checkLines(in io.Reader, out io.Writer, engine *policy.Engine, s policy.Ses
 		if line == "" {
 			continue
 		}
-		res, raw, err := checkOne(line, engine, s, f)
+		res, raw, err := checkOne(line, g, s, f)
 		if err != nil {
 			status = 2
 			if f.format == "text" {
@@ -180,7 +186,10 @@ type callLine struct {
 	Args json.RawMessage `json:"args"`
 }
 
-func checkOne(line string, engine *policy.Engine, s policy.Session, f checkFlags) (checkResult, callLine, error) {
+// checkOne decides one line the way the gate decides a call (tools.Gate.Call):
+// the registered tool states the effects of the arguments against the
+// session's workspace and sandbox, and the graph's engine decides.
+func checkOne(line string, g *assemble.Graph, s policy.Session, f checkFlags) (checkResult, callLine, error) {
 	var c callLine
 	dec := json.NewDecoder(strings.NewReader(line))
 	dec.DisallowUnknownFields()
@@ -190,9 +199,17 @@ func checkOne(line string, engine *policy.Engine, s policy.Session, f checkFlags
 	if c.Tool == "" {
 		return checkResult{}, c, errors.New(`missing "tool"`)
 	}
-	effects, err := callEffects(c.Tool, c.Args, s.Workspace)
+	t, ok := g.Tool(c.Tool)
+	if !ok {
+		return checkResult{}, c, fmt.Errorf("unknown tool %q: the gate refuses it before any decision (known: %s)", c.Tool, strings.Join(g.ToolNames(), ", "))
+	}
+	args := c.Args
+	if len(args) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	effects, err := t.Effects(args, tools.Env{Workspace: s.Workspace, Sandbox: s.Sandbox})
 	if err != nil {
-		return checkResult{}, c, err
+		return checkResult{}, c, fmt.Errorf("%s: invalid arguments: %w", t.Name(), err)
 	}
 	for i := range effects {
 		if effects[i].Kind == policy.EffectMcp {
@@ -201,8 +218,8 @@ func checkOne(line string, engine *policy.Engine, s policy.Session, f checkFlags
 			}
 		}
 	}
-	call := policy.Call{Tool: c.Tool, Effects: effects}
-	d := engine.Decide(call, s)
+	call := policy.Call{Tool: t.Name(), Effects: effects}
+	d := g.Engine.Decide(call, s)
 	res := checkResult{Decision: d.Verdict, Reasons: d.Reasons, Signature: d.Signature, Source: d.Source,
 		Detail: d.Detail, Remedy: d.Remedy, Effects: effects, Trace: d.Trace}
 	if d.Verdict == policy.VerdictDeny {

@@ -8,10 +8,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/warden-dev/warden/backend/assemble"
+	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/store"
 )
 
 func runCheck(t *testing.T, input string, args ...string) (int, string, string) {
 	t.Helper()
+	isolateHome(t)
 	var out, errb bytes.Buffer
 	code := run(context.Background(), append([]string{"policy", "check"}, args...), stdio{in: strings.NewReader(input), out: &out, err: &errb})
 	return code, out.String(), errb.String()
@@ -32,18 +37,15 @@ func TestPolicyCheckDecisions(t *testing.T) {
 		{"home rm is outside", `{"tool":"shell.exec","args":{"command":"ls && rm -rf ~"}}`, nil, "deny", "sandbox-rejected", ""},
 		{"network off", `{"tool":"shell.exec","args":{"command":"curl https://example.com"}}`, nil, "deny", "sandbox-rejected", ""},
 		{"network on", `{"tool":"shell.exec","args":{"command":"curl https://example.com"}}`, []string{"--network"}, "ask", "network-request", ""},
-		{"read-only sandbox", `{"tool":"fs.write","args":{"path":"a.go"}}`, []string{"--sandbox", "read-only"}, "deny", "sandbox-rejected", ""},
+		{"read-only sandbox", `{"tool":"fs.write","args":{"path":"a.go","content":""}}`, []string{"--sandbox", "read-only"}, "deny", "sandbox-rejected", ""},
 		{"always", `{"tool":"fs.read","args":{"path":"a.go"}}`, []string{"--approval", "always"}, "ask", "policy-always", ""},
-		{"planning", `{"tool":"fs.write","args":{"path":"a.go"}}`, []string{"--planning"}, "deny", "planning-freeze", ""},
+		{"planning", `{"tool":"fs.write","args":{"path":"a.go","content":""}}`, []string{"--planning"}, "deny", "planning-freeze", ""},
 		{"uncaged unknown", `{"tool":"shell.exec","args":{"command":"make"}}`, []string{"--caged", "false"}, "ask", "unknown-command", "shell:make"},
 		{"caged unknown", `{"tool":"shell.exec","args":{"command":"make"}}`, []string{"--caged", "true"}, "allow", "", "shell:make"},
-		{"mcp untrusted", `{"tool":"mcp-tool:gh/create_issue","args":{}}`, nil, "ask", "untrusted-mcp-server", "mcp-tool:gh/create_issue"},
-		{"mcp trusted", `{"tool":"mcp-tool:gh/create_issue","args":{}}`, []string{"--trust-mcp", "gh"}, "allow", "", ""},
 		{"protected patch", `{"tool":"patch.apply","args":{"patch":"--- a/go.sum\n+++ b/go.sum\n"}}`, nil, "ask", "protected-path", "patch.apply"},
 		{"browser remote", `{"tool":"browser.action","args":{"action":"navigate","url":"https://example.com/x"}}`, []string{"--network"}, "ask", "network-request", "browser:navigate:https://example.com:443"},
 		{"desktop", `{"tool":"computer.use","args":{"action":"click"}}`, nil, "ask", "desktop-control", "computer.use"},
-		{"writable root", `{"tool":"fs.write","args":{"path":"` + os.TempDir() + `/x"}}`, []string{"--writable-root", os.TempDir()}, "allow", "", ""},
-		{"unknown tool", `{"tool":"teleport","args":{}}`, nil, "ask", "unknown-command", "teleport"},
+		{"writable root", `{"tool":"fs.write","args":{"path":"` + os.TempDir() + `/x","content":""}}`, []string{"--writable-root", os.TempDir()}, "allow", "", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -86,7 +88,7 @@ func TestPolicyCheckMalformedLinesContinue(t *testing.T) {
 	if len(lines) != 6 {
 		t.Fatalf("%d output lines, want 6:\n%s", len(lines), out)
 	}
-	for i, want := range []string{`"decision":"allow"`, `"error":"line 2`, `missing \"command\"`, `unknown field`, `missing \"tool\"`, `"decision":"allow"`} {
+	for i, want := range []string{`"decision":"allow"`, `"error":"line 2`, `argument \"command\"`, `unknown field`, `missing \"tool\"`, `"decision":"allow"`} {
 		if !strings.Contains(lines[i], want) {
 			t.Errorf("line %d: %s, want it to contain %s", i+1, lines[i], want)
 		}
@@ -133,80 +135,75 @@ func TestPolicyCheckText(t *testing.T) {
 	}
 }
 
-func TestCallEffectsResolvesSymlinks(t *testing.T) {
+// The registered fs.write resolves the path through the workspace's
+// symlinks, so the engine sees the write for what it is: outside.
+func TestPolicyCheckResolvesSymlinks(t *testing.T) {
 	ws := t.TempDir()
 	outside := t.TempDir()
 	if err := os.Symlink(outside, filepath.Join(ws, "link")); err != nil {
 		t.Fatal(err)
 	}
-	wsReal, _ := filepath.EvalSymlinks(ws)
 	outReal, _ := filepath.EvalSymlinks(outside)
-	effects, err := callEffects("fs.write", json.RawMessage(`{"path":"link/new/file.txt"}`), wsReal)
+	code, out, errOut := runCheck(t, `{"tool":"fs.write","args":{"path":"link/new/x","content":"x"}}`+"\n", "--workspace", ws)
+	if code != 0 || !strings.Contains(out, `"decision":"deny"`) || !strings.Contains(out, filepath.Join(outReal, "new/x")) {
+		t.Errorf("write through a symlink out of the workspace: exit %d %s %s", code, out, errOut)
+	}
+}
+
+// isolateHome points Warden's config and data folders at a fresh folder,
+// so a test opens its own database.
+func isolateHome(t *testing.T) {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
+	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
+	t.Setenv("WARDEN_DB", "")
+}
+
+// TestPolicyCheckAppliesWorkspaceGrants: a persistent "always for this
+// workspace" answer is part of the session a new call starts in, for
+// policy check exactly as for the gate `warden tool` runs.
+func TestPolicyCheckAppliesWorkspaceGrants(t *testing.T) {
+	isolateHome(t)
+	ws := cagedDir(t, "grant-ws-")
+	if err := os.MkdirAll(filepath.Join(ws, "build"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "w.db")
+	const cmd = "ls && rm -rf build"
+	line := `{"tool":"shell.exec","args":{"command":"` + cmd + `"}}`
+	code, before, errOut := runCheck(t, line+"\n", "--workspace", ws, "--db", db)
+	if code != 0 || !strings.Contains(before, `"decision":"ask"`) {
+		t.Fatalf("before the grant: exit %d %s %s", code, before, errOut)
+	}
+	var asked checkResult
+	if err := json.Unmarshal([]byte(before), &asked); err != nil {
+		t.Fatal(err)
+	}
+	st, _, err := assemble.OpenStore(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := effects[0].Paths[0], filepath.Join(outReal, "new/file.txt"); got != want {
-		t.Errorf("path %s, want %s", got, want)
+	w, err := st.EnsureWorkspace(context.Background(), ws)
+	if err == nil {
+		_, err = st.AddGrant(context.Background(), store.NewGrant{WorkspaceID: w.ID, Signature: asked.Signature,
+			Scope: policy.ScopeWorkspace, Reasons: asked.Reasons})
 	}
-	// The engine then sees the write for what it is: outside the workspace.
-	code, out, _ := runCheck(t, `{"tool":"fs.write","args":{"path":"link/x"}}`+"\n", "--workspace", ws)
-	if code != 0 || !strings.Contains(out, `"decision":"deny"`) {
-		t.Errorf("write through a symlink out of the workspace: %s", out)
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
 	}
-}
-
-func TestCallEffects(t *testing.T) {
-	ws := t.TempDir()
-	cases := []struct {
-		tool, args string
-		kinds      string
-		err        string
-	}{
-		{"shell.exec", `{"command":"ls","cwd":"sub"}`, "exec", ""},
-		{"shell.exec", `{"cwd":"sub"}`, "", "missing \"command\""},
-		{"fs.list", `{"path":"."}`, "read", ""},
-		{"fs.read", `{}`, "", "missing \"path\""},
-		{"search.ripgrep", `{"pattern":"x"}`, "read", ""},
-		{"patch.apply", `{"patch":"*** Begin Patch\n*** Update File: a.go\n*** Delete File: b.go\n*** End Patch"}`, "write,destructive", ""},
-		{"patch.apply", `{"patch":"hello"}`, "", "no file names"},
-		{"monitor.start", `{"command":"npm run dev"}`, "exec", ""},
-		{"monitor.start", `{"watch_path":"src"}`, "read", ""},
-		{"monitor.start", `{}`, "", "needs"},
-		{"browser.action", `{"action":"click"}`, "browser", ""},
-		{"browser.action", `{"action":"navigate","url":"nota url"}`, "", "scheme://host"},
-		{"computer.use", `{"action":"screenshot"}`, "desktop", ""},
-		{"mcp-tool:srv/tool", `{}`, "mcp", ""},
-		{"mcp-tool:broken", `{}`, "", "mcp-tool:<server>/<tool>"},
-		{"write_plan", `{}`, "meta", ""},
-		{"fs.write", `[1,2]`, "", "arguments"},
+	code, after, errOut := runCheck(t, line+"\n", "--workspace", ws, "--db", db)
+	var res checkResult
+	if code != 0 || json.Unmarshal([]byte(after), &res) != nil || res.Decision != policy.VerdictAllow {
+		t.Fatalf("after the grant: exit %d %s %s", code, after, errOut)
 	}
-	for _, c := range cases {
-		t.Run(c.tool+c.args, func(t *testing.T) {
-			effects, err := callEffects(c.tool, json.RawMessage(c.args), ws)
-			if c.err != "" {
-				if err == nil || !strings.Contains(err.Error(), c.err) {
-					t.Errorf("error %v, want %q", err, c.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			var kinds []string
-			for _, e := range effects {
-				kinds = append(kinds, string(e.Kind))
-			}
-			if strings.Join(kinds, ",") != c.kinds {
-				t.Errorf("kinds %v, want %s", kinds, c.kinds)
-			}
-		})
+	r := runToolCLI(t, "shell.exec", "--workspace", ws, "--db", db, "--args", `{"command":"`+cmd+`"}`)
+	if r.out.Decision == nil || r.out.Decision.Verdict != policy.VerdictAllow || r.out.Decision.Source != res.Source {
+		t.Fatalf("the gate: %+v, policy check allow by %s", r.out.Decision, res.Source)
 	}
-}
-
-func TestCageAvailableMatchesBwrap(t *testing.T) {
-	// bwrap is installed on this machine and user namespaces work
-	// (architecture.md); the probe must find it.
-	if !cageAvailable(context.Background()) {
-		t.Error("bwrap probe failed on a machine where the cage works")
+	if _, err := os.Stat(filepath.Join(ws, "build")); !os.IsNotExist(err) {
+		t.Fatalf("the granted command did not run: %v", err)
 	}
 }

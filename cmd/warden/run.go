@@ -44,13 +44,16 @@ func runMain(ctx context.Context, args []string, io stdio) int {
 		fmt.Fprintln(io.err, `Usage: warden run [flags] "prompt"   (a prompt starting with ! runs that shell command through the gate)`)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	// Flags count after the prompt too ("fix it" --model x); a prompt word
+	// that starts with "-" goes after "--" or inside the quotes.
+	words, err := parseInterspersed(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
 		return 2
 	}
-	prompt := strings.TrimSpace(strings.Join(fs.Args(), " "))
+	prompt := strings.TrimSpace(strings.Join(words, " "))
 	if prompt == "" {
 		fmt.Fprintln(io.err, "warden run: no prompt given")
 		fs.Usage()
@@ -67,7 +70,7 @@ func runMain(ctx context.Context, args []string, io stdio) int {
 		return 2
 	}
 	timeout := f.timeout
-	g, err := assemble.Open(ctx, assemble.Options{DBPath: explicitDB(f.db), Workspace: ws, Model: f.model, BaseURL: f.baseURL,
+	g, err := assemble.Open(ctx, assemble.Options{DBPath: f.db, Workspace: ws, Model: f.model, BaseURL: f.baseURL,
 		Approval: axes.approval, Sandbox: axes.sandbox, Headless: true, ApprovalTimeout: &timeout, Version: version})
 	if err != nil {
 		fmt.Fprintln(io.err, "warden run:", err)

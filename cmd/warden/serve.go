@@ -50,7 +50,7 @@ func serveMain(ctx context.Context, args []string, io stdio) int {
 		return 2
 	}
 	defer ln.Close()
-	g, err := assemble.Open(ctx, assemble.Options{DBPath: explicitDB(*db), Model: *modelSpec, BaseURL: *baseURL,
+	g, err := assemble.Open(ctx, assemble.Options{DBPath: *db, Model: *modelSpec, BaseURL: *baseURL,
 		Approval: ax.approval, Sandbox: ax.sandbox, Version: version})
 	if err != nil {
 		fmt.Fprintln(io.err, "warden serve:", err)

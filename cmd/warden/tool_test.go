@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/warden-dev/warden/backend/assemble"
+	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 )
 
@@ -138,6 +140,7 @@ func TestToolCommand(t *testing.T) {
 }
 
 func TestToolCommandUsage(t *testing.T) {
+	isolateHome(t)
 	ws := t.TempDir()
 	db := filepath.Join(t.TempDir(), "w.db")
 	tests := []struct {
@@ -146,12 +149,15 @@ func TestToolCommandUsage(t *testing.T) {
 		want string
 	}{
 		{"no tool name", []string{"--workspace", ws}, "Usage: warden tool NAME"},
-		{"unknown tool", []string{"fs.delete", "--workspace", ws, "--db", db}, `unknown tool "fs.delete" (known: fs.list, fs.read`},
+		{"unknown tool", []string{"fs.delete", "--workspace", ws, "--db", db}, `unknown tool "fs.delete" (known: browser.action, browser.batch, computer.use, fs.list`},
 		{"args not JSON", []string{"fs.read", "--args", "{path", "--db", db}, "--args is not valid JSON"},
 		{"bad approval", []string{"fs.read", "--approval", "sometimes", "--db", db}, "unknown approval policy"},
 		{"bad caged", []string{"fs.read", "--caged", "maybe", "--workspace", ws, "--db", db}, "--caged: unknown value"},
 		{"missing workspace", []string{"fs.read", "--workspace", filepath.Join(ws, "nope"), "--db", db}, "--workspace"},
 		{"two names", []string{"fs.read", "fs.list", "--db", db}, `unexpected argument "fs.list"`},
+		{"two names around a flag", []string{"--db", db, "fs.read", "--workspace", ws, "fs.list"}, `unexpected argument "fs.list" after "fs.read"`},
+		{"unknown flag before the name", []string{"--frob", "fs.read"}, "flag provided but not defined: -frob"},
+		{"unknown flag after the name", []string{"fs.read", "--frob"}, "flag provided but not defined: -frob"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -179,7 +185,143 @@ func TestToolCommandUsesWardenDB(t *testing.T) {
 	}
 }
 
+// TestToolFlagOrder: every flag counts wherever it stands, before or after
+// the tool name (--args was dropped when a flag came first).
+func TestToolFlagOrder(t *testing.T) {
+	isolateHome(t)
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("alpha\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "w.db")
+	args := `{"path":"a.txt"}`
+	cases := []struct {
+		name string
+		argv []string
+	}{
+		{"flags after the name", []string{"fs.read", "--workspace", ws, "--db", db, "--args", args}},
+		{"flags before the name", []string{"--workspace", ws, "--db", db, "--args", args, "fs.read"}},
+		{"flags on both sides", []string{"--workspace", ws, "fs.read", "--args", args, "--db", db}},
+		{"= spelling before the name", []string{"--workspace=" + ws, "--args=" + args, "--db=" + db, "fs.read"}},
+		{"single dash before the name", []string{"-workspace", ws, "-db", db, "-args", args, "fs.read"}},
+		{"a bool flag before the name", []string{"--planning", "--workspace", ws, "--db", db, "--args", args, "fs.read"}},
+		{"name after the terminator", []string{"--workspace", ws, "--db", db, "--args", args, "--", "fs.read"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runToolCLI(t, tc.argv...)
+			if r.code != 0 || r.out.Decision == nil || r.out.Decision.Verdict != "allow" {
+				t.Fatalf("exit %d, stderr %q, out %+v", r.code, r.stderr, r.out)
+			}
+			// The read found the file, so --args and --workspace both arrived.
+			if len(r.out.Result.Content) == 0 || !strings.Contains(r.out.Result.Content[0].Text, "alpha") {
+				t.Fatalf("result %+v: --args or --workspace was dropped", r.out.Result)
+			}
+		})
+	}
+}
+
 func toolExists(p string) bool {
 	_, err := os.Lstat(p)
 	return err == nil
+}
+
+// TestToolProtectsWardensOwnFiles: `warden tool --db` protects what serve
+// and run protect (backend/assemble's one rule): the config folder and the
+// named database's files. Nothing is written there, though the paths lie
+// inside writable roots.
+func TestToolProtectsWardensOwnFiles(t *testing.T) {
+	isolateHome(t)
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgDir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "warden")
+	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(ws, "state", "warden.db")
+	cases := []struct {
+		name, path string
+		extra      []string
+	}{
+		{"the database named by --db, inside the workspace", db, nil},
+		{"its write-ahead log", db + "-wal", nil},
+		{"the config folder, even as a writable root", filepath.Join(cfgDir, "config.toml"), []string{"--writable-root", cfgDir}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"fs.write", "--workspace", ws, "--db", db, "--approval", "never",
+				"--args", `{"path":"` + tc.path + `","content":"pwned"}`}, tc.extra...)
+			r := runToolCLI(t, args...)
+			if r.out.Decision == nil || r.out.Decision.Verdict == "allow" {
+				t.Fatalf("exit %d, decision %+v, stderr %s", r.code, r.out.Decision, r.stderr)
+			}
+			// The database records the refused call's arguments, so the
+			// check is that no file became the tool's content.
+			if after, err := os.ReadFile(tc.path); err == nil && strings.HasPrefix(string(after), "pwned") {
+				t.Fatalf("%s was written", tc.path)
+			}
+			if st, err := os.ReadFile(db); err != nil || !strings.HasPrefix(string(st), "SQLite format 3") {
+				t.Fatalf("the database is no longer SQLite: %v", err)
+			}
+		})
+	}
+}
+
+// TestSingleCallsLeaveOtherSessions: `warden tool` and `policy check` open
+// the full graph, but must not do the start-up resume that belongs to the
+// window (a planning session landing in approval Always) to sessions they
+// do not own — the window may be running them.
+func TestSingleCallsLeaveOtherSessions(t *testing.T) {
+	isolateHome(t)
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "w.db")
+	st, _, err := assemble.OpenStore(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := st.CreateSession(context.Background(), store.NewSession{Workspace: ws, Title: "the window's", Approval: policy.OnRequest, Planning: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	approval := func() policy.ApprovalPolicy {
+		st, _, err := assemble.OpenStore(context.Background(), db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		s, err := st.Session(context.Background(), sess.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Approval
+	}
+	if r := runToolCLI(t, "fs.list", "--workspace", ws, "--db", db, "--args", `{"path":"."}`); r.code != 0 {
+		t.Fatalf("tool: exit %d %s", r.code, r.stderr)
+	}
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"policy", "check", "--workspace", ws, "--db", db},
+		stdio{in: strings.NewReader(`{"tool":"fs.list","args":{"path":"."}}` + "\n"), out: &out, err: &errb}); code != 0 {
+		t.Fatalf("policy check: exit %d %s", code, errb.String())
+	}
+	if got := approval(); got != policy.OnRequest {
+		t.Fatalf("after tool and policy check the planning session's approval is %s, want it left on-request", got)
+	}
+	// The window's own start does resume it (the contract's rule).
+	g, err := assemble.Open(context.Background(), assemble.Options{DBPath: db, NoModel: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Close()
+	if got := approval(); got != policy.Always {
+		t.Fatalf("a full start left approval %s, want always", got)
+	}
 }

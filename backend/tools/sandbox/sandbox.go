@@ -88,6 +88,8 @@ type Config struct {
 	// database given by --db/WARDEN_DB, its files): hidden from the cage,
 	// neither readable nor writable, wherever they are.
 	Protected []string
+	// ProbeTimeout bounds each bwrap run of Detect; 0 means 10s.
+	ProbeTimeout time.Duration
 	// DenyRead adds hidden paths ([sandbox] deny_read): absolute or "~/...".
 	DenyRead []string
 	// AllowUnixSockets lists host unix sockets a caged process may connect
@@ -100,11 +102,21 @@ type Config struct {
 	Home string
 }
 
-// Status says whether the cage works on this machine, and why not.
+// Status says whether the cage works on this machine, and why not. It is
+// the one probe of the OS sandbox: the engine's caged, the window's
+// sandbox indicator and `warden policy check --caged auto` all read it.
 type Status struct {
 	Available bool   `json:"available"`
 	Reason    string `json:"reason"`
+	// Mechanism names the confinement ("bubblewrap", "container").
+	Mechanism string `json:"mechanism"`
+	// Version is what the sandbox binary says about itself, if it ran.
+	Version string `json:"version,omitempty"`
 }
+
+// probeTimeout bounds each bwrap run of Detect: a hung bwrap must not hold
+// the start of the app.
+const probeTimeout = 10 * time.Second
 
 // Cage prepares confined commands. It is safe for concurrent use.
 type Cage struct {
@@ -166,23 +178,25 @@ func (c *Cage) Detect(ctx context.Context) Status {
 
 func (c *Cage) detect(ctx context.Context) Status {
 	if c.cfg.Mode == ModeContainer {
-		return Status{Available: true, Reason: "container mode: the outer container is the boundary"}
+		return Status{Available: true, Mechanism: "container", Reason: "container mode: the outer container is the boundary"}
 	}
 	if c.cfg.Mode != ModeBwrap {
 		return Status{Reason: fmt.Sprintf("unknown sandbox mode %q", c.cfg.Mode)}
 	}
+	st := Status{Mechanism: "bubblewrap"}
 	path, err := exec.LookPath(c.cfg.Bwrap)
 	if err != nil {
-		return Status{Reason: "bwrap not found (install the bubblewrap package)"}
+		st.Reason = fmt.Sprintf("%s not found: install the bubblewrap package", c.cfg.Bwrap)
+		return st
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
+	if st.Version, err = c.probeRun(ctx, path, "--version"); err != nil {
+		st.Reason = fmt.Sprintf("%s --version failed: %v", path, err)
+		return st
+	}
 	args := append(baseArgs(), "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--", "true")
-	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return Status{Reason: fmt.Sprintf("bwrap cannot start a cage (user namespaces?): %v: %s", err, strings.TrimSpace(stderr.String()))}
+	if _, err := c.probeRun(ctx, path, args...); err != nil {
+		st.Reason = fmt.Sprintf("bwrap cannot start a cage (user namespaces?): %v", err)
+		return st
 	}
 	var pool *cgroupPool
 	if cg := pidsCgroupParent(); cg != "" && c.limits.Processes > 0 {
@@ -195,7 +209,40 @@ func (c *Cage) detect(ctx context.Context) Status {
 	c.mu.Lock()
 	c.bwrapPath, c.cgroups = path, pool
 	c.mu.Unlock()
-	return Status{Available: true, Reason: "bwrap " + path}
+	st.Available, st.Reason = true, "bwrap "+path+": a user namespace with a read-only root works"
+	return st
+}
+
+// probeRun runs bin and returns the first line of its stdout. A failure
+// carries the first line of stderr, which is where bwrap says why.
+func (c *Cage) probeRun(ctx context.Context, bin string, args ...string) (string, error) {
+	timeout := c.cfg.ProbeTimeout
+	if timeout <= 0 {
+		timeout = probeTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	// A child that ignores the kill must not hold the probe past its timeout.
+	cmd.WaitDelay = time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		return "", fmt.Errorf("no answer within %s", timeout)
+	}
+	if err != nil {
+		if msg := firstLine(stderr.String()); msg != "" {
+			return "", fmt.Errorf("%s (%w)", msg, err)
+		}
+		return "", err
+	}
+	return firstLine(stdout.String()), nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(s)
 }
 
 // Status is the result of the last Detect; before Detect, unavailable.

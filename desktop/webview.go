@@ -1,4 +1,4 @@
-package main
+package desktop
 
 import (
 	"fmt"
@@ -42,9 +42,9 @@ func webviewSettings(lookup func(string) (string, bool)) (linux.WebviewGpuPolicy
 	return linux.WebviewGpuPolicyNever, set
 }
 
-// applyWebviewSettings sets the environment webviewSettings chose and returns
+// ApplyWebviewSettings sets the environment webviewSettings chose and returns
 // the GPU policy for the Wails options.
-func applyWebviewSettings() (linux.WebviewGpuPolicy, error) {
+func ApplyWebviewSettings() (linux.WebviewGpuPolicy, error) {
 	policy, env := webviewSettings(os.LookupEnv)
 	for k, v := range env {
 		if err := os.Setenv(k, v); err != nil {

@@ -1,4 +1,4 @@
-package main
+package desktop
 
 import (
 	"os"
@@ -81,7 +81,7 @@ func imageRSS(t *testing.T) int {
 // afterwards, and the test goes on running from the pages it faults back.
 func TestReleaseStartupPages(t *testing.T) {
 	before := imageRSS(t)
-	if err := releaseStartupPages(); err != nil {
+	if err := ReleaseStartupPages(); err != nil {
 		t.Fatal(err)
 	}
 	if after := imageRSS(t); after >= before {
