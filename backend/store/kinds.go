@@ -38,6 +38,7 @@ var (
 	KindMonitorStopped          = register[MonitorStopped]("monitor_stopped")
 	KindSubagentStarted         = register[SubagentStarted]("subagent_started")
 	KindSubagentFinished        = register[SubagentFinished]("subagent_finished")
+	KindWorkspaceChanged        = register[WorkspaceChanged]("workspace_changed")
 )
 
 // SessionCreated is always version 1 of a session; CreateSession writes it.

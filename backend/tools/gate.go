@@ -155,6 +155,7 @@ func (g *Gate) Call(ctx context.Context, t Tool, args json.RawMessage, env Env) 
 		s.Now = g.cfg.Now()
 	}
 	env.Workspace, env.Sandbox = s.Workspace, s.Sandbox
+	env.CallID = out.CallID
 	effects, err := t.Effects(args, env)
 	if err != nil {
 		out.Result = ErrorResult(fmt.Sprintf("%s: invalid arguments: %v", t.Name(), err))

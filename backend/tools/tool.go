@@ -15,6 +15,9 @@ import (
 // Env is what a tool knows about the session it runs in.
 type Env struct {
 	SessionID string
+	// CallID is the gate's id of the call being invoked (set by the gate),
+	// so a decorator such as the checkpoint hook can name the call.
+	CallID    string
 	Workspace string // absolute, symlink-resolved
 	Sandbox   policy.SandboxPolicy
 	// Output receives streamed output (stdout/stderr chunks, monitor lines)
