@@ -245,7 +245,19 @@ func (r *Repo) snapshot(ctx context.Context) (string, error) {
 		case <-time.After(25 * time.Millisecond):
 		}
 	}
+	r.dropTemp()
 	return "", fmt.Errorf("checkpoint: snapshot of %s: %w", r.work, err)
+}
+
+// dropTemp removes the half-written objects a failed git run leaves (on a
+// full disk they would keep it full and fail every later snapshot).
+func (r *Repo) dropTemp() {
+	for _, pat := range []string{"objects/*/tmp_obj_*", "objects/pack/tmp_*", "objects/incoming-*"} {
+		ms, _ := filepath.Glob(filepath.Join(r.gitDir, pat))
+		for _, m := range ms {
+			_ = os.RemoveAll(m)
+		}
+	}
 }
 
 // HasTree reports whether the store still holds tree id.

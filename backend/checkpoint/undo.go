@@ -228,9 +228,19 @@ func (t *Tracker) apply(ctx context.Context, r *Repo, sessionID string, seq int6
 	if err != nil {
 		return Outcome{}, err
 	}
+	// A path already back at its target is no conflict: there is nothing
+	// to overwrite.
+	pending, err := r.ChangedPaths(ctx, target, now)
+	if err != nil {
+		return Outcome{}, err
+	}
+	differs := map[string]bool{}
+	for _, p := range pending {
+		differs[p] = true
+	}
 	var conflicts []string
 	for _, p := range moved {
-		if want[p] {
+		if want[p] && differs[p] {
 			conflicts = append(conflicts, p)
 		}
 	}
@@ -255,6 +265,9 @@ func (t *Tracker) apply(ctx context.Context, r *Repo, sessionID string, seq int6
 		}
 	}
 	out := Outcome{ID: full.CallID, Restored: restored, Event: full}
+	if len(full.Files)+full.Omitted == 0 {
+		out.ID = "" // nothing changed, nothing recorded
+	}
 	if force {
 		out.Forced = conflicts
 	}

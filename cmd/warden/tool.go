@@ -161,6 +161,11 @@ func callTool(ctx context.Context, name string, f toolFlags) (toolOutput, int, e
 		}
 		return out, 2, fmt.Errorf("unknown tool %q (known: %s, and mcp-tool:<server>/<tool> of a started MCP server: see warden mcp list)", name, strings.Join(names, ", "))
 	}
+	// The checkpoint hook under the gate: every state-changing call can be
+	// listed by `warden changes` and undone by `warden undo`.
+	if tr, err := newTracker(st, path, cage); err == nil {
+		tool = tr.Wrap(tool)
+	}
 	sess, err := st.CreateSession(ctx, store.NewSession{Workspace: s.Workspace, Title: "warden tool " + name,
 		Approval: s.Approval, Sandbox: s.Sandbox, Planning: s.Planning})
 	if err != nil {
