@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/warden-dev/warden/backend/checkpoint"
 	"github.com/warden-dev/warden/backend/config"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
@@ -81,6 +82,10 @@ type Graph struct {
 	ConfigPath string // the user's config.toml
 
 	mcpWarnings []string
+
+	// Checkpoints records every state-changing call's change set and
+	// undoes it.
+	Checkpoints *checkpoint.Tracker
 }
 
 // Open builds the graph. On error nothing is left open.
@@ -129,6 +134,16 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	if err := g.openMCP(ctx, o, userPath, reg); err != nil {
 		return nil, err
 	}
+	// Checkpoints: the hook under the gate around every tool, so each
+	// state-changing call's change set is recorded and can be undone.
+	dbp := g.DBPath
+	if g.Checkpoints, err = checkpoint.New(checkpoint.Config{Store: g.Store, Caged: g.Cage.Caged,
+		Root: func(ws string) string { return checkpoint.RootFor(dbp, ws) }}); err != nil {
+		return nil, err
+	}
+	if reg, err = g.Checkpoints.WrapAll(reg); err != nil {
+		return nil, err
+	}
 
 	spec := o.Model
 	if spec == "" {
@@ -148,6 +163,7 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 		Approval: g.Config.Approval, Sandbox: g.Config.Sandbox,
 		Headless: o.Headless, ApprovalTimeout: g.Config.ApprovalTimeout, Version: o.Version,
 	}
+	cfg.Checkpoints = g.Checkpoints
 	if o.Approval != nil {
 		cfg.Approval = *o.Approval
 	}
@@ -272,7 +288,7 @@ func protectedData(db string, explicit bool, userConfig string) []string {
 		return append(out, dir)
 	}
 	base := filepath.Join(dir, filepath.Base(db))
-	return append(out, base, base+"-wal", base+"-shm", base+"-journal")
+	return append(out, base, base+"-wal", base+"-shm", base+"-journal", filepath.Join(dir, "checkpoints"))
 }
 
 // Close stops everything, the service first.

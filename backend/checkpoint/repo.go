@@ -121,33 +121,50 @@ func (r *Repo) ensure(ctx context.Context) error {
 	if _, err := r.run(ctx, nil, "init", "-q", "--template="); err != nil {
 		return fmt.Errorf("checkpoint: create the snapshot store %s: %w", r.dir, err)
 	}
-	for _, kv := range [][2]string{
-		{"core.bare", "false"}, {"core.symlinks", "true"}, {"core.fileMode", "true"},
-		{"core.autocrlf", "false"}, {"core.safecrlf", "false"}, {"core.untrackedCache", "true"},
-		{"core.preloadIndex", "true"}, {"core.quotePath", "false"}, {"index.version", "4"},
-		{"gc.auto", "0"}, {"gc.pruneExpire", "never"}, {"core.logAllRefUpdates", "false"},
-		{"advice.addEmbeddedRepo", "false"}, {"advice.addIgnoredFile", "false"},
-	} {
-		if _, err := r.run(ctx, nil, "config", kv[0], kv[1]); err != nil {
-			return fmt.Errorf("checkpoint: configure the snapshot store: %w", err)
-		}
-	}
 	return r.writeInfo()
 }
 
-// writeInfo writes Warden's excludes and the attributes that keep every
-// path byte-exact.
+// shadowConfig is the whole configuration of a shadow repository. It is
+// rewritten before every snapshot, so an edit to it (by a tool, if the store
+// lies somewhere the policy does not protect) cannot turn on an fsmonitor
+// command, a filter or a conversion.
+const shadowConfig = `[core]
+	repositoryformatversion = 0
+	bare = false
+	symlinks = true
+	fileMode = true
+	autocrlf = false
+	safecrlf = false
+	untrackedCache = true
+	preloadIndex = true
+	quotePath = false
+	logAllRefUpdates = false
+	hooksPath = /dev/null
+	fsmonitor = false
+[index]
+	version = 4
+[gc]
+	auto = 0
+	pruneExpire = never
+[advice]
+	addEmbeddedRepo = false
+	addIgnoredFile = false
+`
+
+// writeInfo writes the configuration, Warden's excludes and the attributes
+// that keep every path byte-exact, where they differ from what they must be.
 func (r *Repo) writeInfo() error {
 	info := filepath.Join(r.gitDir, "info")
 	if err := os.MkdirAll(info, 0o700); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	want := map[string]string{
-		"exclude":    "# Warden's own excludes (the workspace's .gitignore files apply too)\n" + strings.Join(r.excludes, "\n") + "\n",
-		"attributes": "* -text !eol -filter -ident -working-tree-encoding\n",
+		"info/exclude":    "# Warden's own excludes (the workspace's .gitignore files apply too)\n" + strings.Join(r.excludes, "\n") + "\n",
+		"info/attributes": "* -text !eol -filter -ident -working-tree-encoding\n",
+		"config":          shadowConfig,
 	}
 	for name, text := range want {
-		p := filepath.Join(info, name)
+		p := filepath.Join(r.gitDir, name)
 		if old, err := os.ReadFile(p); err == nil && string(old) == text {
 			continue
 		}
@@ -226,6 +243,8 @@ func (r *Repo) snapshot(ctx context.Context) (string, error) {
 		if err := r.ensure(ctx); err != nil {
 			return "", err
 		}
+	} else if err := r.writeInfo(); err != nil {
+		return "", err
 	}
 	var err error
 	for attempt := 0; attempt < 20; attempt++ {

@@ -345,3 +345,35 @@ func TestUndoNotFound(t *testing.T) {
 	}
 	_ = policy.OnRequest
 }
+
+// An edited shadow configuration (an fsmonitor command, a hooks folder)
+// runs nothing: the configuration is rewritten before every snapshot and
+// the security settings are repeated on git's command line.
+func TestTamperedShadowRepoRunsNothing(t *testing.T) {
+	w := newWorld(t)
+	w.call(t, "fs.write", map[string]string{"path": "a.txt", "content": "a\n"}, nil)
+	r, _ := w.tr.Repo(context.Background(), w.ws)
+	marker := filepath.Join(w.outside, "ran")
+	hooks := filepath.Join(r.dir, "hooks")
+	if err := os.MkdirAll(hooks, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := "#!/bin/sh\necho ran >> " + marker + "\n"
+	for _, h := range []string{"post-index-change", "post-checkout", "fsmonitor"} {
+		if err := os.WriteFile(filepath.Join(hooks, h), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	evil := fmt.Sprintf("[core]\n\tfsmonitor = %s\n\thooksPath = %s\n[filter \"x\"]\n\tclean = %s\n", filepath.Join(hooks, "fsmonitor"), hooks, filepath.Join(hooks, "fsmonitor"))
+	if err := os.WriteFile(filepath.Join(r.gitDir, "config"), []byte(evil), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, w.ws, map[string]string{".gitattributes": "* filter=x\n"})
+	out := w.call(t, "fs.write", map[string]string{"path": "b.txt", "content": "b\n"}, nil)
+	if _, err := w.tr.Undo(context.Background(), out.CallID, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Fatal("a command planted in the shadow repository ran")
+	}
+}

@@ -48,6 +48,9 @@ type Config struct {
 	// TrustMcp trusts an MCP server from an answer's trust_server; nil:
 	// such an answer is refused.
 	TrustMcp func(ctx context.Context, sessionID, server string, persistent bool) error
+	// Checkpoints undoes calls' changes to the workspace (UndoCall,
+	// RestoreTo); nil: those methods fail with ErrNoCheckpoints.
+	Checkpoints Checkpoints
 	// MaxSteps bounds the model turns of one user message (default 50).
 	MaxSteps int
 	Version  string
