@@ -14,6 +14,10 @@ export function Cancel(arg1) {
   return window['go']['app']['App']['Cancel'](arg1);
 }
 
+export function ChangeSets(arg1) {
+  return window['go']['app']['App']['ChangeSets'](arg1);
+}
+
 export function CreateSession(arg1) {
   return window['go']['app']['App']['CreateSession'](arg1);
 }
@@ -74,6 +78,10 @@ export function RenameSession(arg1) {
   return window['go']['app']['App']['RenameSession'](arg1);
 }
 
+export function RestoreTo(arg1) {
+  return window['go']['app']['App']['RestoreTo'](arg1);
+}
+
 export function RevokeGrant(arg1) {
   return window['go']['app']['App']['RevokeGrant'](arg1);
 }
@@ -116,4 +124,8 @@ export function SetSandboxPolicy(arg1) {
 
 export function TestConnection(arg1) {
   return window['go']['app']['App']['TestConnection'](arg1);
+}
+
+export function UndoCall(arg1) {
+  return window['go']['app']['App']['UndoCall'](arg1);
 }
