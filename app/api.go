@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/warden-dev/warden/backend/checkpoint"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
 )
@@ -298,11 +297,3 @@ func (a *App) RestoreTo(args runtime.RestoreToArgs) (runtime.UndoResult, error) 
 	return svc.RestoreTo(a.ctx(), args)
 }
 
-// ChangeSets lists a session's change sets.
-func (a *App) ChangeSets(args SessionArgs) ([]checkpoint.Change, error) {
-	svc, err := a.service()
-	if err != nil {
-		return nil, err
-	}
-	return svc.ChangeSets(a.ctx(), args.SessionID)
-}

@@ -10,15 +10,17 @@ export function humanSize(n: number): string {
   return `${n} B`
 }
 
-// fileStat is "+12 −3", "deleted, −40", "new, binary 2.0 MB", "symlink"...
-export function fileStat(f: FileChange): string {
+// fileStat is "+12 −3", "deleted, −40", "new, binary 2.0 MB", "symlink"...;
+// withChange false leaves out "new, " and "deleted, " (a row that names the
+// change already).
+export function fileStat(f: FileChange, withChange = true): string {
   let s: string
   if (isLink(f.mode) || (!f.mode && isLink(f.old_mode))) s = 'symlink'
   else if (f.binary) s = `binary ${humanSize(f.change === 'deleted' ? f.old_size : f.size)}`
   else if (f.diff_omitted && !f.diff && !f.added && !f.removed) s = humanSize(f.change === 'deleted' ? f.old_size : f.size)
   else s = `+${f.added} −${f.removed}`
-  if (f.change === 'created') return `new, ${s}`
-  if (f.change === 'deleted') return `deleted, ${s}`
+  if (f.change === 'created') return withChange ? `new, ${s}` : s
+  if (f.change === 'deleted') return withChange ? `deleted, ${s}` : s
   if (f.old_mode && f.mode && f.old_mode !== f.mode) s += `, mode ${f.old_mode}→${f.mode}`
   return s
 }

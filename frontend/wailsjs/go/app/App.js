@@ -14,10 +14,6 @@ export function Cancel(arg1) {
   return window['go']['app']['App']['Cancel'](arg1);
 }
 
-export function ChangeSets(arg1) {
-  return window['go']['app']['App']['ChangeSets'](arg1);
-}
-
 export function CreateSession(arg1) {
   return window['go']['app']['App']['CreateSession'](arg1);
 }
