@@ -55,3 +55,18 @@ describe('workspace_changed in the transcript', () => {
     expect(undo).toMatchObject({ type: 'change', change: { cause: 'undo', undo_of: 'c1' } })
   })
 })
+
+describe('workspace_changed in the audit trail', () => {
+  it('is an audit kind with its summary, the warning and who allowed it', async () => {
+    const { auditKinds, auditRow } = await import('./audit')
+    expect(auditKinds).toContain('workspace_changed')
+    const row = auditRow({
+      seq: 9, session_id: 's1', version: 9, kind: 'workspace_changed', at: 1,
+      data: { call_id: 'c1', tool: 'shell.exec', cause: 'call', workspace: '/w', allowed_by: 'sandbox+policy',
+        warning: { deleted: 6, truncated: 0, paths: [], threshold: 't' },
+        files: [{ path: 'src/a.go', change: 'deleted', size: 0, old_size: 3, added: 0, removed: 1 }] },
+    })
+    expect(row).toMatchObject({ tool: 'shell.exec', source: 'sandbox+policy', summary: 'WARNING destructive: 1 file changed: src/a.go (deleted, +0 −1)' })
+    expect(row.hay).toContain('c1')
+  })
+})
