@@ -122,23 +122,16 @@ func (r *Repo) Diff(ctx context.Context, from, to string, lim Limits) (ChangeSet
 			}
 		}
 	}
-	sizes, err := r.sizes(ctx, ids)
-	if err != nil {
-		return cs, err
-	}
-	// Text bodies for the listed files whose both sides are small.
-	want := map[string]bool{}
+	// One git process for both: every size, then the bodies of the
+	// listed files whose sides are small enough to diff.
+	listed := map[string]bool{}
 	for i, e := range raw {
 		if i >= lim.Files {
 			break
 		}
-		for _, id := range []string{e.oldID, e.newID} {
-			if id != zeroID && sizes[id] <= lim.TextBytes {
-				want[id] = true
-			}
-		}
+		listed[e.oldID], listed[e.newID] = true, true
 	}
-	bodies, err := r.bodies(ctx, want)
+	sizes, bodies, err := r.blobs(ctx, ids, func(id string, size int64) bool { return listed[id] && size <= lim.TextBytes })
 	if err != nil {
 		return cs, err
 	}
@@ -273,75 +266,97 @@ func cutLines(d string, n int) string {
 	return d
 }
 
-// sizes asks git for the size of each blob.
-func (r *Repo) sizes(ctx context.Context, ids map[string]bool) (map[string]int64, error) {
-	out := map[string]int64{}
+// blobs reads, through one `git cat-file --batch-command`, the size of
+// every blob in ids and the contents of those want accepts. A goroutine
+// feeds git while this one reads, so neither side waits on a full pipe.
+func (r *Repo) blobs(ctx context.Context, ids map[string]bool, want func(id string, size int64) bool) (map[string]int64, map[string][]byte, error) {
+	sizes, bodies := map[string]int64{}, map[string][]byte{}
 	if len(ids) == 0 {
-		return out, nil
-	}
-	var in bytes.Buffer
-	for id := range ids {
-		in.WriteString(id + "\n")
-	}
-	res, err := r.run(ctx, in.Bytes(), "cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)")
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint: read snapshot sizes: %w", err)
-	}
-	for _, l := range strings.Split(string(res), "\n") {
-		f := strings.Fields(l)
-		if len(f) == 3 {
-			n, _ := strconv.ParseInt(f[2], 10, 64)
-			out[f[0]] = n
-		}
-	}
-	return out, nil
-}
-
-// bodies reads the contents of blobs through one `git cat-file --batch`.
-func (r *Repo) bodies(ctx context.Context, ids map[string]bool) (map[string][]byte, error) {
-	out := map[string][]byte{}
-	if len(ids) == 0 {
-		return out, nil
+		return sizes, bodies, nil
 	}
 	list := make([]string, 0, len(ids))
 	for id := range ids {
 		list = append(list, id)
 	}
 	sort.Strings(list)
-	cmd := exec.CommandContext(ctx, r.git, "cat-file", "--batch")
+	cmd := exec.CommandContext(ctx, r.git, "-c", "core.hooksPath=/dev/null", "cat-file", "--batch-command")
 	cmd.Env, cmd.Dir = r.env(), r.work
-	cmd.Stdin = strings.NewReader(strings.Join(list, "\n") + "\n")
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
-	pipe, err := cmd.StdoutPipe()
+	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	br := bufio.NewReaderSize(pipe, 64<<10)
+	second := make(chan []string, 1)
+	go func() {
+		defer stdin.Close()
+		w := bufio.NewWriter(stdin)
+		for _, id := range list {
+			fmt.Fprintf(w, "info %s\n", id)
+		}
+		if w.Flush() != nil {
+			return
+		}
+		for _, id := range <-second {
+			fmt.Fprintf(w, "contents %s\n", id)
+		}
+		_ = w.Flush()
+	}()
+	br := bufio.NewReaderSize(stdout, 64<<10)
+	fail := func(err error) (map[string]int64, map[string][]byte, error) {
+		select {
+		case second <- nil:
+		default:
+		}
+		_, _ = io.Copy(io.Discard, br)
+		_ = cmd.Wait()
+		return nil, nil, fmt.Errorf("checkpoint: read the snapshot's files: %w (%s)", err, strings.TrimSpace(errb.String()))
+	}
+	var fetch []string
 	for range list {
 		hdr, err := br.ReadString('\n')
 		if err != nil {
-			break
+			return fail(err)
 		}
 		f := strings.Fields(hdr)
 		if len(f) != 3 {
 			continue // "<id> missing"
 		}
 		n, _ := strconv.ParseInt(f[2], 10, 64)
-		body := make([]byte, n+1) // content and its trailing newline
-		if _, err := io.ReadFull(br, body); err != nil {
-			break
+		sizes[f[0]] = n
+		if want(f[0], n) {
+			fetch = append(fetch, f[0])
 		}
-		out[f[0]] = body[:n]
+	}
+	second <- fetch
+	for range fetch {
+		hdr, err := br.ReadString('\n')
+		if err != nil {
+			return fail(err)
+		}
+		f := strings.Fields(hdr)
+		if len(f) != 3 {
+			continue
+		}
+		n, _ := strconv.ParseInt(f[2], 10, 64)
+		body := make([]byte, n+1) // the content and its trailing newline
+		if _, err := io.ReadFull(br, body); err != nil {
+			return fail(err)
+		}
+		bodies[f[0]] = body[:n]
 	}
 	_, _ = io.Copy(io.Discard, br)
 	if err := cmd.Wait(); err != nil {
-		return nil, &GitError{Args: []string{"cat-file"}, Stderr: errb.String(), Err: err}
+		return nil, nil, &GitError{Args: []string{"cat-file"}, Stderr: errb.String(), Err: err}
 	}
-	return out, nil
+	return sizes, bodies, nil
 }
 
 // Skipped lists the excluded folders present at the workspace root, so a
