@@ -84,10 +84,8 @@ func (r *Repo) removeFile(rel string) error {
 	return nil
 }
 
-// clearWay removes what stands where rel's parents must be folders, and a
-// folder where rel must be a file. Only things the workspace holds now
-// that the target snapshot does not are removed, and a folder only when it
-// is empty.
+// clearWay refuses a file or symlink where rel's parents must be folders,
+// and removes an empty folder where rel must be a file.
 func (r *Repo) clearWay(rel string) error {
 	parts := strings.Split(rel, "/")
 	cur := r.work
@@ -103,12 +101,11 @@ func (r *Repo) clearWay(rel string) error {
 		last := i == len(parts)-1
 		switch {
 		case !last && !st.IsDir():
-			// A file or symlink where a folder must be: git would refuse,
-			// or worse, write through the symlink.
-			if err := os.Remove(cur); err != nil {
-				return fmt.Errorf("checkpoint: make way for %s: %w", rel, err)
-			}
-			return nil
+			// A file or symlink where a folder must be, that the undo did
+			// not put there: writing through a symlink could land outside
+			// the workspace, and removing it would lose what someone made.
+			rel, _ := filepath.Rel(r.work, cur)
+			return fmt.Errorf("checkpoint: %s is not a folder now (a file or a symlink made after the call); move it away and undo again", filepath.ToSlash(rel))
 		case last && st.IsDir():
 			if err := os.Remove(cur); err != nil {
 				return fmt.Errorf("checkpoint: %s is a folder that is not empty now; move it away and undo again: %w", rel, err)

@@ -377,3 +377,25 @@ func TestTamperedShadowRepoRunsNothing(t *testing.T) {
 		t.Fatal("a command planted in the shadow repository ran")
 	}
 }
+
+// An undo never writes through a symlink made after the call: a folder
+// replaced by a link out of the workspace stops it, in words, and nothing
+// lands outside.
+func TestUndoNeverWritesThroughALaterSymlink(t *testing.T) {
+	w := newWorld(t)
+	writeTree(t, w.ws, map[string]string{"src/x.txt": "x\n"})
+	out := w.shell(t, "rm -rf src", human{yes: true})
+	if err := os.Symlink(w.outside, filepath.Join(w.ws, "src")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := w.tr.Undo(context.Background(), out.CallID, true)
+	if err == nil || !strings.Contains(err.Error(), "src is not a folder now") {
+		t.Fatalf("undo through a symlink: %v", err)
+	}
+	if ents, _ := os.ReadDir(w.outside); len(ents) != 0 {
+		t.Fatalf("the undo wrote outside the workspace: %v", ents)
+	}
+	if l, err := os.Readlink(filepath.Join(w.ws, "src")); err != nil || l != w.outside {
+		t.Fatalf("the symlink was touched: %q %v", l, err)
+	}
+}
