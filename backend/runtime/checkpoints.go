@@ -3,8 +3,11 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/warden-dev/warden/backend/checkpoint"
+	"github.com/warden-dev/warden/backend/store"
 )
 
 // Checkpoints undoes what calls changed in the workspace;
@@ -70,7 +73,9 @@ func (s *Service) UndoCall(ctx context.Context, a UndoCallArgs) (UndoResult, err
 	if !found {
 		return UndoResult{}, errors.New("call " + a.CallID + " changed no file of this session's workspace: nothing to undo")
 	}
-	return undoResult(cp.Undo(ctx, a.CallID, a.Force))
+	r, err := undoResult(cp.Undo(ctx, a.CallID, a.Force))
+	s.tellModel(ctx, a.SessionID, r, "The user undid call "+a.CallID)
+	return r, err
 }
 
 // RestoreTo restores the workspace to its state at a message.
@@ -79,7 +84,27 @@ func (s *Service) RestoreTo(ctx context.Context, a RestoreToArgs) (UndoResult, e
 	if err != nil {
 		return UndoResult{}, err
 	}
-	return undoResult(cp.RestoreTo(ctx, a.SessionID, a.MessageID, a.Force))
+	r, err := undoResult(cp.RestoreTo(ctx, a.SessionID, a.MessageID, a.Force))
+	s.tellModel(ctx, a.SessionID, r, "The user restored the workspace to its state at an earlier message")
+	return r, err
+}
+
+// tellModel records what an undo or restore did as the output of a command
+// the user ran, which is how the model's history reads it: the files it
+// edited are not what it last saw, and it should re-read before going on.
+func (s *Service) tellModel(ctx context.Context, sessionID string, r UndoResult, what string) {
+	if !r.Done || r.ID == "" {
+		return
+	}
+	files := r.Restored
+	more := ""
+	if len(files) > 50 {
+		files, more = files[:50], fmt.Sprintf(" and %d more", len(r.Restored)-50)
+	}
+	text := what + "; these files are back to how they were then: " + strings.Join(files, ", ") + more +
+		". Re-read them before relying on what you last saw."
+	_, _ = s.st.Append(context.WithoutCancel(ctx), sessionID, store.AnyVersion, store.MessageAppended{
+		MessageID: s.newID(), Role: "tool", ToolCallID: r.ID, Text: text})
 }
 
 // ChangeSets lists the session's change sets, oldest first.
