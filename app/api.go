@@ -296,4 +296,3 @@ func (a *App) RestoreTo(args runtime.RestoreToArgs) (runtime.UndoResult, error) 
 	}
 	return svc.RestoreTo(a.ctx(), args)
 }
-
