@@ -279,13 +279,24 @@ func (r *Repo) dropTemp() {
 	}
 }
 
-// HasTree reports whether the store still holds tree id.
-func (r *Repo) HasTree(ctx context.Context, id string) bool {
-	if id == emptyTree {
+// HasTree reports whether the store still holds every tree of ids.
+func (r *Repo) HasTree(ctx context.Context, ids ...string) bool {
+	var in strings.Builder
+	n := 0
+	for _, id := range ids {
+		if id == "" {
+			return false
+		}
+		if id != emptyTree {
+			in.WriteString(id + "\n")
+			n++
+		}
+	}
+	if n == 0 {
 		return true
 	}
-	out, err := r.run(ctx, nil, "cat-file", "-t", id)
-	return err == nil && strings.TrimSpace(string(out)) == "tree"
+	out, err := r.run(ctx, []byte(in.String()), "cat-file", "--batch-check=%(objecttype)")
+	return err == nil && strings.Count(string(out), "tree\n") == n
 }
 
 // lastFile remembers the tree the last recorded call left, so a change made

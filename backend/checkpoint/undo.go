@@ -140,10 +140,8 @@ func (t *Tracker) Undo(ctx context.Context, callID string, force bool) (Outcome,
 	if err != nil {
 		return Outcome{}, err
 	}
-	for _, id := range []string{c.Before, c.After} {
-		if !r.HasTree(ctx, id) {
-			return Outcome{}, fmt.Errorf("checkpoint: the checkpoint of %s is gone: the snapshot store %s was deleted or damaged since; nothing was restored", callID, r.Dir())
-		}
+	if !r.HasTree(ctx, c.Before, c.After) {
+		return Outcome{}, fmt.Errorf("checkpoint: the checkpoint of %s is gone: the snapshot store %s was deleted or damaged since; nothing was restored", callID, r.Dir())
 	}
 	paths, err := r.ChangedPaths(ctx, c.Before, c.After)
 	if err != nil {
@@ -224,24 +222,26 @@ func (t *Tracker) apply(ctx context.Context, r *Repo, sessionID string, seq int6
 	for _, p := range paths {
 		want[p] = true
 	}
-	moved, err := r.ChangedPaths(ctx, expected, now)
-	if err != nil {
-		return Outcome{}, err
-	}
-	// A path already back at its target is no conflict: there is nothing
-	// to overwrite.
-	pending, err := r.ChangedPaths(ctx, target, now)
-	if err != nil {
-		return Outcome{}, err
-	}
-	differs := map[string]bool{}
-	for _, p := range pending {
-		differs[p] = true
-	}
 	var conflicts []string
-	for _, p := range moved {
-		if want[p] && differs[p] {
-			conflicts = append(conflicts, p)
+	if now != expected { // the usual case, nothing changed since, needs no comparison
+		moved, err := r.ChangedPaths(ctx, expected, now)
+		if err != nil {
+			return Outcome{}, err
+		}
+		// A path already back at its target is no conflict: there is
+		// nothing to overwrite.
+		pending, err := r.ChangedPaths(ctx, target, now)
+		if err != nil {
+			return Outcome{}, err
+		}
+		differs := map[string]bool{}
+		for _, p := range pending {
+			differs[p] = true
+		}
+		for _, p := range moved {
+			if want[p] && differs[p] {
+				conflicts = append(conflicts, p)
+			}
 		}
 	}
 	sort.Strings(conflicts)
