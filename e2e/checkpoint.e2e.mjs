@@ -107,6 +107,20 @@ try {
     for (let i = 0; i < 7; i++) assert.equal(readFileSync(join(workspace, 'data', `row${i}.csv`), 'utf8'), files[`data/row${i}.csv`])
   })
 
+  await step('"Restore to here" on the first message puts the workspace back as it was then', async () => {
+    const sets = await page.getByTestId('change-set').count()
+    await send(`!python3 -c "open('README.md','w').write('rewritten\\n'); open('notes.txt','w').write('new\\n')"`)
+    await page.getByTestId('change-set').nth(sets).waitFor({ timeout: 20000 })
+    await waitFor('README.md rewritten', () => readFileSync(join(workspace, 'README.md'), 'utf8') === 'rewritten\n')
+    await page.getByTestId('restore-here').first().click()
+    await page.getByRole('alertdialog', { name: 'Confirm' }).getByRole('button', { name: 'Restore' }).click()
+    await waitFor('README.md restored', () => readFileSync(join(workspace, 'README.md'), 'utf8') === files['README.md'])
+    assert.ok(!existsSync(join(workspace, 'notes.txt')), 'a file made after the message is gone')
+    for (const [p, body] of Object.entries(files)) assert.equal(readFileSync(join(workspace, p), 'utf8'), body, p)
+    await page.getByText('Restore:').first().waitFor()
+    await page.screenshot({ path: join(out, 'checkpoint-4-restored.png') })
+  })
+
   assert.deepEqual(errors, [], 'no page errors')
   console.log(`checkpoint e2e: ${results.length} steps passed`)
 } catch (e) {
