@@ -11,6 +11,7 @@ import (
 
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/store/storetest"
 	"github.com/warden-dev/warden/backend/tools"
 	"github.com/warden-dev/warden/backend/tools/sandbox"
 	"github.com/warden-dev/warden/backend/tools/storejournal"
@@ -42,7 +43,8 @@ func newWorld(t *testing.T) *world {
 		t.Fatal(err)
 	}
 	w := &world{ws: ws, root: filepath.Join(t.TempDir(), "checkpoints"), outside: t.TempDir(), approval: policy.OnRequest}
-	if w.st, err = store.Open(ctx, filepath.Join(t.TempDir(), "warden.db")); err != nil {
+	dbp := filepath.Join(t.TempDir(), "warden.db")
+	if w.st, err = store.Open(ctx, dbp, storetest.KeyFor(dbp)); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = w.st.Close() })

@@ -43,11 +43,26 @@ type Config struct {
 	// SandboxMode is "bwrap" (default) or "container" (trust an outer
 	// container; never the default).
 	SandboxMode string
+	// Cage is the OS cage's [sandbox] settings beyond the mode.
+	Cage CageSettings
+
+	// Images caps the pictures (screenshots) sent to the model; zero
+	// fields take the runtime's defaults.
+	Images Images
 
 	// Sources lists the files that were read, in order.
 	Sources []string
 	// Warnings are settings that were ignored, each naming its file.
 	Warnings []string
+}
+
+// Images is the [images] section: MaxEdge (pixels of the longest side),
+// MaxBytes (encoded size of one picture) and Keep (how many of the newest
+// pictures a request carries; -1 sends none).
+type Images struct {
+	MaxEdge  int
+	MaxBytes int
+	Keep     int
 }
 
 // Default is the configuration with nothing configured.
@@ -64,6 +79,7 @@ type file struct {
 	Model    *modelSection    `toml:"model"`
 	Defaults *defaultsSection `toml:"defaults"`
 	Sandbox  *sandboxSection  `toml:"sandbox"`
+	Images   *imagesSection   `toml:"images"`
 	// MCP belongs to backend/tools/mcp; declared so it is not "unknown".
 	MCP toml.Primitive `toml:"mcp"`
 }
@@ -83,7 +99,47 @@ type defaultsSection struct {
 }
 
 type sandboxSection struct {
-	Mode string `toml:"mode"`
+	Mode             string   `toml:"mode"`
+	DenyRead         []string `toml:"deny_read"`
+	AllowUnixSockets []string `toml:"allow_unix_sockets"`
+	MaxProcesses     *int64   `toml:"max_processes"`
+	TmpSize          *string  `toml:"tmp_size"`
+	MaxFileSize      *string  `toml:"max_file_size"`
+}
+
+type imagesSection struct {
+	MaxEdge  *int `toml:"max_edge"`
+	MaxBytes *int `toml:"max_bytes"`
+	Keep     *int `toml:"keep"`
+}
+
+// applyImages reads [images]; in a workspace file (narrow) a value only
+// ever lowers what is sent.
+func (c *Config) applyImages(s *imagesSection, path string, narrow bool) error {
+	if s == nil {
+		return nil
+	}
+	set := func(dst *int, v *int, name string, min int) error {
+		if v == nil {
+			return nil
+		}
+		if *v < min {
+			return fmt.Errorf("config: %s: images.%s %d is below %d", path, name, *v, min)
+		}
+		if narrow && *dst != 0 && *v > *dst {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: images.%s %d is larger than %d and is ignored", path, name, *v, *dst))
+			return nil
+		}
+		*dst = *v
+		return nil
+	}
+	if err := set(&c.Images.MaxEdge, s.MaxEdge, "max_edge", 16); err != nil {
+		return err
+	}
+	if err := set(&c.Images.MaxBytes, s.MaxBytes, "max_bytes", 1024); err != nil {
+		return err
+	}
+	return set(&c.Images.Keep, s.Keep, "keep", -1)
 }
 
 // UserPath is $XDG_CONFIG_HOME/warden/config.toml (~/.config when unset).
@@ -156,7 +212,7 @@ func Parse(data []byte, path string) (file, error) {
 		unknown = append(unknown, k.String())
 	}
 	if len(unknown) > 0 {
-		return f, fmt.Errorf("config: %s: unknown keys %s (valid sections: [model] spec, base_url, api_key; [defaults] approval, sandbox, network, writable_roots, approval_timeout; [sandbox] mode; [mcp.servers.NAME])",
+		return f, fmt.Errorf("config: %s: unknown keys %s (valid sections: [model] spec, base_url, api_key; [defaults] approval, sandbox, network, writable_roots, approval_timeout; [sandbox] mode, deny_read, allow_unix_sockets, max_processes, tmp_size, max_file_size; [images] max_edge, max_bytes, keep; [mcp.servers.NAME])",
 			path, strings.Join(unknown, ", "))
 	}
 	return f, nil
@@ -166,6 +222,11 @@ func (c *Config) apply(f file, path string) error {
 	if m := f.Model; m != nil {
 		c.Model, c.BaseURL, c.APIKey = m.Spec, m.BaseURL, m.APIKey
 	}
+	if s := f.Sandbox; s != nil {
+		if err := c.Cage.apply(s, path); err != nil {
+			return err
+		}
+	}
 	if s := f.Sandbox; s != nil && s.Mode != "" {
 		switch s.Mode {
 		case "bwrap", "container":
@@ -173,6 +234,9 @@ func (c *Config) apply(f file, path string) error {
 		default:
 			return fmt.Errorf("config: %s: sandbox.mode %q is not valid (valid: bwrap, container)", path, s.Mode)
 		}
+	}
+	if err := c.applyImages(f.Images, path, false); err != nil {
+		return err
 	}
 	d, err := parseDefaults(f.Defaults, path)
 	if err != nil {
@@ -203,6 +267,9 @@ func (c *Config) narrow(f file, path string) error {
 	}
 	if f.Sandbox != nil {
 		c.Warnings = append(c.Warnings, path+": [sandbox] is ignored in a workspace file (it would turn the OS cage off)")
+	}
+	if err := c.applyImages(f.Images, path, true); err != nil {
+		return err
 	}
 	d, err := parseDefaults(f.Defaults, path)
 	if err != nil {

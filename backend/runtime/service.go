@@ -51,6 +51,8 @@ type Config struct {
 	// Checkpoints undoes calls' changes to the workspace (UndoCall,
 	// RestoreTo); nil: those methods fail with ErrNoCheckpoints.
 	Checkpoints Checkpoints
+	// Images caps the pictures tool results show the model (screenshots).
+	Images ImageConfig
 	// MaxSteps bounds the model turns of one user message (default 50).
 	MaxSteps int
 	Version  string
@@ -99,6 +101,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if cfg.MaxSteps <= 0 {
 		cfg.MaxSteps = 50
 	}
+	cfg.Images = cfg.Images.withDefaults()
 	if cfg.System == "" {
 		cfg.System = DefaultSystemPrompt
 	}
@@ -113,7 +116,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, t := range []tools.Tool{&writePlan{s: s}, &presentPlan{s: s}, &taskTool{s: s}} {
+	for _, t := range []tools.Tool{&writePlan{s: s}, &presentPlan{s: s}, &taskTool{s: s}, &taskResultTool{s: s}} {
 		if err := reg.Register(t); err != nil {
 			return nil, fmt.Errorf("runtime: %w", err)
 		}

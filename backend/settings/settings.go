@@ -21,6 +21,7 @@ import (
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/runtime/model"
 	"github.com/warden-dev/warden/backend/tools/mcp"
+	"github.com/warden-dev/warden/backend/tools/sandbox"
 )
 
 // DefaultProbeTimeout bounds one ListModels or TestConnection.
@@ -50,6 +51,8 @@ type Options struct {
 	ProbeTimeout time.Duration
 	// HTTPClient carries the probes; nil uses the SDKs' default.
 	HTTPClient *http.Client
+	// Cage is the OS cage, for the Sandbox card; nil shows nothing.
+	Cage *sandbox.Cage
 }
 
 // Service is the Settings API.
@@ -77,6 +80,8 @@ type Settings struct {
 	Defaults    Defaults       `json:"defaults"`
 	Providers   []ProviderInfo `json:"providers"`
 	Warnings    []string       `json:"warnings"`
+	// Cage is what the OS cage hides and lets through; absent without one.
+	Cage *CageView `json:"cage,omitempty"`
 }
 
 // ModelSettings is the configured model; the key itself is never included.
@@ -138,6 +143,7 @@ func (s *Service) GetSettings(ctx context.Context) (Settings, error) {
 	}
 	out.Model = s.modelView(uf.Model, &out.Warnings)
 	out.Defaults = Defaults{Approval: cfg.Approval, Sandbox: sandboxView(cfg.Sandbox)}
+	out.Cage = cageView(s.opts.Cage)
 	info, err := s.opts.Runtime.Info(ctx)
 	if err != nil {
 		return Settings{}, err

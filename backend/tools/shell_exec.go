@@ -143,7 +143,10 @@ type shellRun struct {
 	Truncated  bool                `json:"truncated,omitempty"`
 	Confined   bool                `json:"confined"`
 	Violations []sandbox.Violation `json:"violations,omitempty"`
-	timeout    time.Duration
+	// Hidden are the hidden paths a failed command named: it needed a
+	// secret the cage keeps out.
+	Hidden  []string `json:"hidden,omitempty"`
+	timeout time.Duration
 }
 
 func runShell(ctx context.Context, cage *sandbox.Cage, env Env, command, cwd string, extra map[string]string, timeout time.Duration) (*shellRun, error) {
@@ -161,6 +164,9 @@ func runShell(ctx context.Context, cage *sandbox.Cage, env Env, command, cwd str
 	r.Violations = prep.Finish()
 	r.Stdout, r.Stderr = stdout.String(), stderr.String()
 	r.Truncated = stdout.truncated() || stderr.truncated()
+	if err != nil { // a failed command: did it need a hidden path?
+		r.Hidden = sandbox.HiddenMentions(prep.Hidden, r.Stdout+r.Stderr)
+	}
 	r.TimedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
 	var ee *exec.ExitError
 	switch {
@@ -243,6 +249,9 @@ func (r *shellRun) result() Result {
 	}
 	for _, v := range r.Violations {
 		fmt.Fprintf(&b, "sandbox violation: %s: %s\n", v.Path, v.Detail)
+	}
+	for _, h := range r.Hidden {
+		fmt.Fprintf(&b, "sandbox: %s is hidden from the cage (a secret, Warden's own data, or [sandbox] deny_read)\n", h)
 	}
 	if r.Stdout != "" {
 		b.WriteString("stdout:\n" + r.Stdout)

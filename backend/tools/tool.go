@@ -10,19 +10,29 @@ import (
 	"encoding/json"
 
 	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/store"
 )
 
 // Env is what a tool knows about the session it runs in.
 type Env struct {
 	SessionID string
-	// CallID is the gate's id of the call being invoked (set by the gate),
-	// so a decorator such as the checkpoint hook can name the call.
+	// CallID names the call being run; the gate sets it to the call's id
+	// before Invoke, so a tool that records events about its call (a
+	// subagent, a monitor, a plan) names the same call the log does.
 	CallID    string
 	Workspace string // absolute, symlink-resolved
 	Sandbox   policy.SandboxPolicy
 	// Output receives streamed output (stdout/stderr chunks, monitor lines)
 	// while a tool runs. It may be nil.
 	Output func(stream string, chunk []byte)
+	// Log appends a typed event to the session's log for what a tool
+	// starts that outlives its call (a monitor's start and end). It may be
+	// nil; it is safe to call after the call returned.
+	Log func(store.Event)
+	// Ask puts a question to the human from inside a running call (the
+	// gate sets it): recorded and answered like any ask, it returns the
+	// outcome — allow, or deny with who decided and why.
+	Ask func(ctx context.Context, q Question) (policy.Decision, error)
 }
 
 // Content is one part of a tool result.

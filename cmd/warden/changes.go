@@ -59,7 +59,7 @@ func runChanges(ctx context.Context, args []string, io stdio) int {
 		fmt.Fprintf(io.err, "warden changes: %v\n", err)
 		return 1
 	}
-	st, err := store.Open(ctx, path, store.MustExist())
+	st, err := openStore(ctx, path, store.MustExist())
 	if err != nil {
 		fmt.Fprintf(io.err, "warden changes: %v\n", err)
 		return 1

@@ -69,7 +69,7 @@ func runUndo(ctx context.Context, argv []string, io stdio) int {
 		fmt.Fprintf(io.err, "warden undo: %v\n", err)
 		return 1
 	}
-	st, err := store.Open(ctx, path, store.MustExist())
+	st, err := openStore(ctx, path, store.MustExist())
 	if err != nil {
 		fmt.Fprintf(io.err, "warden undo: %v\n", err)
 		return 1

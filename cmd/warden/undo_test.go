@@ -61,6 +61,8 @@ func treeState(t *testing.T, root string, skipGit bool) string {
 
 func cliWorkspace(t *testing.T) (ws, db string) {
 	t.Helper()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // the audit key, the user config
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	ws, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

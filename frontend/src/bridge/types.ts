@@ -137,6 +137,15 @@ export interface Settings {
   defaults: Defaults
   providers: ProviderInfo[]
   warnings: string[] | null
+  cage?: CageView
+}
+
+// What the OS cage hides from commands and lets through (Settings card).
+export interface CageView {
+  hidden: string[]
+  allow_unix_sockets: string[]
+  docker_socket: boolean
+  limits: { processes: number; tmp_bytes: number; file_bytes: number }
 }
 
 // api_key absent = keep the stored key; clear_api_key removes it from the file.
