@@ -27,6 +27,7 @@ type Session struct {
 	Approval  policy.ApprovalPolicy `json:"approval"`
 	Sandbox   Sandbox               `json:"sandbox"`
 	Planning  bool                  `json:"planning"`
+	Archived  bool                  `json:"archived,omitempty"`
 	CreatedAt int64                 `json:"created_at"`
 	UpdatedAt int64                 `json:"updated_at"`
 	Busy      bool                  `json:"busy"`

@@ -35,9 +35,12 @@ type ApprovalRequest struct {
 	Risk      policy.Risk     `json:"risk"`
 	Reasons   []policy.Reason `json:"reasons"`
 	// Signature is exactly what "always" would remember.
-	Signature string        `json:"signature"`
-	Preview   string        `json:"preview,omitempty"`
-	Trace     []policy.Step `json:"trace"`
+	Signature string `json:"signature"`
+	// AlwaysRefused says why "always" is not offered (a protected path is
+	// approved one write at a time); empty when it is.
+	AlwaysRefused string        `json:"always_refused,omitempty"`
+	Preview       string        `json:"preview,omitempty"`
+	Trace         []policy.Step `json:"trace"`
 	// Direct marks an ask the tool raised itself (Env.Ask: present_plan),
 	// not the engine: an axis change never re-decides it.
 	Direct bool `json:"direct,omitempty"`
@@ -279,7 +282,7 @@ func (g *Gate) ask(ctx context.Context, t Tool, args json.RawMessage, env Env, e
 
 func (g *Gate) askAs(ctx context.Context, t Tool, args json.RawMessage, env Env, effects []policy.Effect, d policy.Decision, base Event, direct bool) (policy.Decision, error) {
 	req := ApprovalRequest{SessionID: env.SessionID, CallID: base.CallID, Tool: t.Name(), Args: args, Effects: effects,
-		Risk: t.Risk(), Reasons: d.Reasons, Signature: d.Signature, Trace: d.Trace, Direct: direct}
+		Risk: t.Risk(), Reasons: d.Reasons, Signature: d.Signature, Trace: d.Trace, AlwaysRefused: d.AlwaysRefused, Direct: direct}
 	if pv, ok := t.(Previewer); ok && !direct {
 		if p, err := pv.Preview(args, env); err == nil {
 			req.Preview = p
@@ -312,7 +315,7 @@ func (g *Gate) askAs(ctx context.Context, t Tool, args json.RawMessage, env Env,
 	final.Reasons = nil
 	if why == "" && ans.Approved {
 		final.Verdict, final.Source = policy.VerdictAllow, "human:once"
-		if ans.Always {
+		if ans.Always && d.AlwaysRefused == "" {
 			final.Source = "human:always"
 		}
 		final.Trace = append(append([]policy.Step(nil), d.Trace...), policy.Step{Step: "approval", Saw: "asked a human: " + reasonList(d.Reasons), Concluded: "allow (" + final.Source + ")"})

@@ -30,6 +30,7 @@ export interface Session {
   approval: ApprovalPolicy
   sandbox: Sandbox
   planning: boolean
+  archived?: boolean
   created_at: number
   updated_at: number
   busy: boolean
@@ -289,10 +290,13 @@ export interface Methods {
   ListSessions: [undefined, Session[]]
   CreateSession: [CreateSessionArgs, Session]
   RenameSession: [{ session_id: string; title: string }, Session]
+  ArchiveSession: [{ session_id: string }, Session]
+  RestoreSession: [{ session_id: string }, Session]
   DeleteSession: [{ session_id: string }, null]
   SessionEvents: [{ session_id: string; after_seq?: number; before_seq?: number; tail?: boolean; limit?: number }, WardenEvent[]]
   SendMessage: [{ session_id: string; text: string }, null]
   Cancel: [{ session_id: string }, null]
+  Retry: [{ session_id: string }, null]
   PendingApprovals: [{ session_id?: string }, Approval[]]
   Answer: [AnswerArgs, null]
   SetApprovalPolicy: [{ session_id: string; approval: ApprovalPolicy }, Session]

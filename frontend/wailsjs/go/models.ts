@@ -673,6 +673,7 @@ export namespace runtime {
 	    approval: number;
 	    sandbox: Sandbox;
 	    planning: boolean;
+	    archived?: boolean;
 	    created_at: number;
 	    updated_at: number;
 	    busy: boolean;
@@ -691,6 +692,7 @@ export namespace runtime {
 	        this.approval = source["approval"];
 	        this.sandbox = this.convertValues(source["sandbox"], Sandbox);
 	        this.planning = source["planning"];
+	        this.archived = source["archived"];
 	        this.created_at = source["created_at"];
 	        this.updated_at = source["updated_at"];
 	        this.busy = source["busy"];
@@ -788,8 +790,65 @@ export namespace runtime {
 
 }
 
+export namespace sandbox {
+	
+	export class Limits {
+	    processes: number;
+	    tmp_bytes: number;
+	    file_bytes: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Limits(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.processes = source["processes"];
+	        this.tmp_bytes = source["tmp_bytes"];
+	        this.file_bytes = source["file_bytes"];
+	    }
+	}
+
+}
+
 export namespace settings {
 	
+	export class CageView {
+	    hidden: string[];
+	    allow_unix_sockets: string[];
+	    docker_socket: boolean;
+	    limits: sandbox.Limits;
+	
+	    static createFrom(source: any = {}) {
+	        return new CageView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.hidden = source["hidden"];
+	        this.allow_unix_sockets = source["allow_unix_sockets"];
+	        this.docker_socket = source["docker_socket"];
+	        this.limits = this.convertValues(source["limits"], sandbox.Limits);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ConnectionResult {
 	    ok: boolean;
 	    latency_ms: number;
@@ -975,6 +1034,7 @@ export namespace settings {
 	    defaults: Defaults;
 	    providers: ProviderInfo[];
 	    warnings: string[];
+	    cage?: CageView;
 	
 	    static createFrom(source: any = {}) {
 	        return new Settings(source);
@@ -988,6 +1048,7 @@ export namespace settings {
 	        this.defaults = this.convertValues(source["defaults"], Defaults);
 	        this.providers = this.convertValues(source["providers"], ProviderInfo);
 	        this.warnings = source["warnings"];
+	        this.cage = this.convertValues(source["cage"], CageView);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -1,4 +1,4 @@
-package policy
+package shell
 
 import "strings"
 
@@ -15,19 +15,19 @@ type pkgRules struct {
 
 var pkgTable = map[string]pkgRules{
 	"npm": {network: []string{"install", "i", "in", "ci", "add", "update", "up", "upgrade", "publish", "unpublish",
-		"login", "adduser", "view", "info", "show", "v", "outdated", "search", "s", "audit", "exec", "x", "create",
-		"init", "dist-tag", "deprecate", "owner", "access", "team", "token", "install-test", "it", "install-ci-test", "cit", "fetch", "pack", "doctor", "ping"}},
-	"yarn":     {network: []string{"install", "add", "upgrade", "up", "dlx", "publish", "create", "info", "npm", "outdated", "why-remote", "audit"}, bareNetwork: true},
-	"pnpm":     {network: []string{"install", "i", "add", "update", "up", "dlx", "publish", "create", "fetch", "outdated", "audit", "exec"}},
-	"bun":      {network: []string{"install", "i", "add", "a", "update", "x", "create", "c", "publish", "upgrade", "pm", "outdated"}},
-	"pip":      {network: []string{"install", "download", "wheel", "search", "index", "uninstall"}, readOnly: []string{"list", "show", "freeze", "check"}},
-	"pip3":     {network: []string{"install", "download", "wheel", "search", "index", "uninstall"}, readOnly: []string{"list", "show", "freeze", "check"}},
-	"pipx":     {network: []string{"install", "run", "upgrade", "upgrade-all", "inject", "reinstall"}},
-	"uv":       {network: []string{"add", "sync", "lock", "pip", "tool", "run", "python", "venv", "init", "publish", "self", "export", "tree"}},
+		"login", "adduser", "view", "info", "show", "v", "outdated", "search", "s", "audit", "create",
+		"init", "dist-tag", "deprecate", "owner", "access", "team", "token", "whoami", "star", "stars", "repo", "docs", "bugs", "install-test", "it", "install-ci-test", "cit", "fetch", "pack", "doctor", "ping"}},
+	"yarn":     {network: []string{"install", "add", "upgrade", "up", "publish", "create", "info", "npm", "outdated", "why-remote", "audit"}, bareNetwork: true},
+	"pnpm":     {network: []string{"install", "i", "add", "update", "up", "publish", "create", "fetch", "outdated", "audit", "view", "info", "search"}},
+	"bun":      {network: []string{"install", "i", "add", "a", "update", "create", "c", "publish", "upgrade", "pm", "outdated"}},
+	"pip":      {network: []string{"install", "download", "wheel", "search", "index", "uninstall"}, readOnly: []string{"show", "freeze", "check"}},
+	"pip3":     {network: []string{"install", "download", "wheel", "search", "index", "uninstall"}, readOnly: []string{"show", "freeze", "check"}},
+	"pipx":     {network: []string{"install", "upgrade", "upgrade-all", "inject", "reinstall"}},
+	"uv":       {network: []string{"add", "sync", "lock", "pip", "tool", "python", "venv", "init", "publish", "self", "export", "tree"}},
 	"poetry":   {network: []string{"install", "add", "update", "lock", "publish", "search", "self", "source", "export", "show"}},
-	"cargo":    {network: []string{"install", "fetch", "update", "publish", "add", "search", "login", "yank", "owner", "generate-lockfile", "vendor"}},
+	"cargo":    {network: []string{"install", "fetch", "update", "publish", "add", "search", "login", "yank", "owner", "generate-lockfile", "vendor", "outdated", "info"}},
 	"go":       {network: []string{"get", "install", "mod", "work"}, readOnly: []string{"version", "env", "doc", "help"}},
-	"gem":      {network: []string{"install", "update", "push", "fetch", "search", "sources", "uninstall"}, readOnly: []string{"list", "env", "which", "contents"}},
+	"gem":      {network: []string{"install", "update", "push", "fetch", "search", "sources", "uninstall", "outdated", "info"}, readOnly: []string{"list", "env", "which", "contents"}},
 	"bundle":   {network: []string{"install", "update", "add", "outdated", "lock", "cache", "package"}, bareNetwork: true},
 	"composer": {network: []string{"install", "update", "require", "create-project", "outdated", "self-update", "global"}},
 	"apt":      {network: []string{"install", "update", "upgrade", "full-upgrade", "dist-upgrade", "download", "source", "build-dep"}, destructive: []string{"remove", "purge", "autoremove"}, readOnly: []string{"list", "show", "search", "policy", "depends", "rdepends"}},
@@ -40,9 +40,9 @@ var pkgTable = map[string]pkgRules{
 	"conda":    {network: []string{"install", "create", "update", "upgrade", "search", "env"}, destructive: []string{"remove", "uninstall"}},
 	"mamba":    {network: []string{"install", "create", "update", "upgrade", "search", "env"}, destructive: []string{"remove", "uninstall"}},
 	"dotnet":   {network: []string{"add", "restore", "tool", "new", "nuget", "workload"}},
-	"deno":     {network: []string{"install", "add", "cache", "upgrade", "compile", "run"}},
-	"mvn":      {network: []string{"install", "deploy", "dependency:resolve", "dependency:get"}},
-	"gradle":   {network: []string{"dependencies", "publish", "build"}},
+	"deno":     {network: []string{"install", "add", "cache", "upgrade"}},
+	"mvn":      {network: []string{"deploy", "dependency:resolve", "dependency:get"}},
+	"gradle":   {network: []string{"dependencies", "publish"}},
 	"rustup":   {network: []string{"install", "update", "toolchain", "target", "component", "self"}},
 	"nix":      {network: []string{"build", "develop", "shell", "run", "profile", "flake"}},
 	"snap":     {network: []string{"install", "refresh", "download"}, destructive: []string{"remove"}},
@@ -88,6 +88,13 @@ func hPkg(w *walker, inv *invocation) {
 			sub = "--version"
 		}
 	}
+	// Asking the index which versions exist is a remote query whatever the
+	// subcommand is called (dotnet list package --outdated, deno outdated).
+	for _, a := range inv.args {
+		if n, _, _ := strings.Cut(a.val, "="); len(n) >= 6 && strings.HasPrefix("--outdated", n) {
+			w.network()
+		}
+	}
 	switch {
 	case contains(rules.destructive, sub):
 		w.network()
@@ -95,10 +102,31 @@ func hPkg(w *walker, inv *invocation) {
 	case contains(rules.network, sub) || sub == "" && rules.bareNetwork:
 		w.network(pkgHosts(inv)...)
 		w.unknown(inv.name + " " + sub + " runs package scripts")
-	case inv.name == "go" && sub == "env" && hasAnyArg(inv.args, "-w", "-u"):
-		w.unknown("go env -w changes the Go configuration")
+	case inv.name == "go" && (sub == "env" || sub == "version" || sub == "doc"):
+		// go env -w / --w changes the Go configuration; go doc -http serves.
+		i := indexOf(inv.args, sub)
+		w.tableOpts(inv, "go "+sub, inv.args[i+1:])
+	case inv.name == "gem" && sub == "list":
+		i := indexOf(inv.args, "list")
+		w.tableOpts(inv, "gem list", inv.args[i+1:])
+	case (inv.name == "pip" || inv.name == "pip3") && sub == "list":
+		// pip list -o/-u asks the index which versions exist.
+		i := indexOf(inv.args, "list")
+		w.tableOpts(inv, "pip list", inv.args[i+1:])
+	case inv.name == "go" && sub == "list":
+		i := indexOf(inv.args, "list")
+		opts, ops, ok := w.tableOpts(inv, "go list", inv.args[i+1:])
+		if ok && isOpt(opts, "-m") && len(ops) > 0 {
+			// Module queries other than the main module can download.
+			for _, a := range ops {
+				if a.val != "." && !strings.HasPrefix(a.val, "./") {
+					w.unknown("go list -m " + a.val + " can download modules")
+					break
+				}
+			}
+		}
 	case contains(rules.readOnly, sub) && !inv.dynamic():
-	case inv.name == "go" && (sub == "run" || sub == "test" || sub == "build" || sub == "generate" || sub == "vet" || sub == "list"):
+	case inv.name == "go" && (sub == "run" || sub == "test" || sub == "build" || sub == "generate" || sub == "vet"):
 		w.unknown("go " + sub + " builds and may run project code or download modules")
 	default:
 		if sub == "" {
@@ -122,9 +150,20 @@ func hBuild(w *walker, inv *invocation) {
 	w.unknown(inv.name + " runs project-defined code")
 }
 
+// hDlRunner: npx and the like run a package, downloading it when it is not
+// installed. Running code is their purpose, not the network: in the cage
+// with network off they run what is installed or fail with their own error.
 func hDlRunner(w *walker, inv *invocation) {
-	w.network()
-	w.unknown(inv.name + " downloads and runs a package")
+	w.unknown(inv.name + " runs a package, downloading it if it is not installed")
+}
+
+func indexOf(args []arg, v string) int {
+	for i, a := range args {
+		if a.val == v {
+			return i
+		}
+	}
+	return len(args) - 1
 }
 
 func contains(list []string, s string) bool {
@@ -167,7 +206,12 @@ var dockerRead = map[string]bool{"ps": true, "images": true, "version": true, "i
 var dockerNet = map[string]bool{"pull": true, "push": true, "login": true, "logout": true, "search": true}
 
 func hDocker(w *walker, inv *invocation) {
-	_, ops := parseOpts(inv.args, optSpec{short: "cHl", long: []string{"context", "host", "log-level", "config"}})
+	opts, ops, _ := w.tableOpts(inv, inv.name, inv.args)
+	for _, o := range tagged(opts, "dockerhost") {
+		// A daemon named on the command line is reached over the network
+		// (or a socket of the host): never the sandbox's own.
+		w.network(nonEmptyHost(hostOf(o.val)))
+	}
 	sub := first(ops)
 	switch {
 	case inv.dynamic():

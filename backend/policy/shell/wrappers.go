@@ -1,4 +1,4 @@
-package policy
+package shell
 
 import (
 	"strings"
@@ -25,38 +25,6 @@ func hCd(w *walker, inv *invocation) {
 }
 
 func hPopd(_ *walker, inv *invocation) { inv.sc.known = false }
-
-func hPrintf(w *walker, inv *invocation) {
-	if len(inv.args) >= 2 && inv.args[0].val == "-v" {
-		w.assignName(inv.args[1].val)
-	}
-}
-
-func hRead(w *walker, inv *invocation) {
-	opts, ops := parseOpts(inv.args, optSpec{short: "adinNptu"})
-	for _, n := range values(opts, "-a") {
-		w.assignName(n)
-	}
-	for _, a := range ops {
-		w.assignName(a.val)
-	}
-}
-
-func hMapfile(w *walker, inv *invocation) {
-	opts, ops := parseOpts(inv.args, optSpec{short: "dnOsuCc"})
-	if has(opts, "-C") {
-		w.unknown(inv.name + " -C runs a callback")
-	}
-	for _, a := range ops {
-		w.assignName(a.val)
-	}
-}
-
-func hGetopts(w *walker, inv *invocation) {
-	if len(inv.args) >= 2 {
-		w.assignName(inv.args[1].val)
-	}
-}
 
 func hAlias(w *walker, inv *invocation) {
 	for _, a := range inv.args {
@@ -237,46 +205,34 @@ func hWatch(w *walker, inv *invocation) {
 	w.script(strings.Join(parts, " "), inv.sc, syntax.LangBash)
 }
 
+// hEnv: env's own options (with getopt_long prefixes: --ch is --chdir), then
+// NAME=value pairs, then the command, run in the -C directory.
 func hEnv(w *walker, inv *invocation) {
 	w.flagged = true
+	opts, ops, ok := w.tableOpts(inv, "env", inv.args)
+	if !ok {
+		return
+	}
 	sc := inv.sc
+	for _, o := range tagged(opts, "chdir") {
+		sc = sc.copy()
+		hCd(w, &invocation{args: []arg{{val: o.val, static: !o.dynamic}}, sc: sc})
+	}
 	i := 0
-	for i < len(inv.args) {
-		a := inv.args[i]
+	for ; i < len(ops); i++ {
+		a := ops[i]
 		if !a.static {
 			w.unknown("env: arguments computed at run time")
 			return
 		}
-		v := a.val
-		switch {
-		case v == "--":
-			i++
-		case v == "-S" || strings.HasPrefix(v, "--split-string") || strings.HasPrefix(v, "-S") || strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && strings.Contains(v, "S"):
-			w.unknown("env -S splits a string into a command")
-			return
-		case v == "-C" || v == "--chdir":
-			if i+1 < len(inv.args) {
-				sc = sc.copy()
-				hCd(w, &invocation{args: inv.args[i+1 : i+2], sc: sc})
-			}
-			i += 2
-			continue
-		case v == "-u" || v == "--unset":
-			i += 2
-			continue
-		case strings.HasPrefix(v, "-") && len(v) > 1:
-			i++
-			continue
-		case strings.Contains(v, "="):
-			name, _, _ := strings.Cut(v, "=")
-			w.assignName(name)
-			i++
-			continue
+		name, _, isAssign := strings.Cut(a.val, "=")
+		if !isAssign {
+			break
 		}
-		break
+		w.assignName(name)
 	}
-	if i < len(inv.args) {
-		w.nested(inv.args[i:], sc, inv.tail)
+	if i < len(ops) {
+		w.nested(ops[i:], sc, inv.tail)
 	}
 }
 
@@ -381,4 +337,82 @@ func hShell(w *walker, inv *invocation) {
 		}
 	}
 	w.unknown(inv.name + " runs a script file or reads commands from stdin")
+}
+
+// More wrappers: each runs the command that follows its own options (and,
+// for some, one leading operand such as a lock file, CPU mask, priority or
+// fake time). The wrapped command is classified, so `flock l rm -rf x` is rm.
+var moreWrappers = map[string]struct {
+	spec optSpec
+	skip int
+}{
+	"flock":            {optSpec{short: "wEc", long: []string{"timeout", "conflict-exit-code", "command"}}, 1},
+	"taskset":          {optSpec{}, 1},
+	"chrt":             {optSpec{short: "T", long: []string{"sched-runtime", "sched-period", "sched-deadline"}}, 1},
+	"numactl":          {optSpec{short: "CimNpP", long: []string{"physcpubind", "interleave", "membind", "cpunodebind", "preferred", "preferred-many"}}, 0},
+	"prlimit":          {optSpec{short: "op", long: []string{"output", "pid"}}, 0},
+	"nocache":          {optSpec{}, 0},
+	"eatmydata":        {optSpec{}, 0},
+	"fakeroot":         {optSpec{short: "lsi", long: []string{"lib", "faked"}}, 0},
+	"faketime":         {optSpec{short: "m", long: []string{}}, 1},
+	"xvfb-run":         {optSpec{short: "efnspw", long: []string{"error-file", "xauth-protocol", "server-num", "server-args", "wait", "xauth-file"}}, 0},
+	"dbus-run-session": {optSpec{long: []string{"config-file", "dbus-daemon"}}, 0},
+	"systemd-inhibit":  {optSpec{long: []string{"what", "who", "why", "mode"}}, 0},
+	"strace":           {optSpec{short: "abeEIoOpPsSuUX", long: []string{"output", "trace", "signal", "status", "user", "attach", "trace-path", "string-limit"}}, 0},
+	"ltrace":           {optSpec{short: "aeAfnopsuwxDFlL", long: []string{"output", "library", "align", "indent", "user"}}, 0},
+	"catchsegv":        {optSpec{}, 0},
+	"proxychains":      {optSpec{short: "f"}, 0},
+	"proxychains4":     {optSpec{short: "f"}, 0},
+	"torsocks":         {optSpec{short: "uapP", long: []string{"user", "pass", "address", "port"}}, 0},
+	"tsocks":           {optSpec{}, 0},
+	"busybox":          {optSpec{}, 0},
+	"toybox":           {optSpec{}, 0},
+}
+
+func hMoreWrapper(w *walker, inv *invocation) {
+	d := moreWrappers[inv.name]
+	switch inv.name {
+	case "proxychains", "proxychains4", "torsocks", "tsocks":
+		w.network("(proxy)")
+	case "flock":
+		// flock stops reading options at the lock file ("+" getopt), and
+		// takes -c COMMAND before it or right after it.
+		i := 0
+		for i < len(inv.args) && strings.HasPrefix(inv.args[i].val, "-") && inv.args[i].static {
+			v := inv.args[i].val
+			if v == "-c" || v == "--command" || strings.HasPrefix(v, "--com") && strings.HasPrefix("--command", v) {
+				w.flockScript(inv, i+1)
+				return
+			}
+			if strings.HasPrefix(v, "-c") && !strings.HasPrefix(v, "--") {
+				w.flockScript(inv, -1)
+				return
+			}
+			if (v == "-w" || v == "-E" || d.spec.longTakes(strings.TrimPrefix(v, "--"))) && !strings.Contains(v, "=") {
+				i++
+			}
+			i++
+		}
+		if i+1 < len(inv.args) && (inv.args[i+1].val == "-c" || inv.args[i+1].val == "--command") {
+			w.flockScript(inv, i+2)
+			return
+		}
+	}
+	opts := w.wrapped(inv, d.spec, d.skip)
+	for _, o := range opts {
+		if o.name == "-o" || strings.HasPrefix(o.name, "--o") && strings.HasPrefix("--output", o.name) {
+			w.writeTo(inv.sc, arg{val: o.val, static: true}, inv.name+" -o")
+		}
+	}
+}
+
+// flockScript classifies flock's -c command line at args[i]; i < 0 means
+// it is attached and not followed.
+func (w *walker) flockScript(inv *invocation, i int) {
+	w.flagged = true
+	if i < 0 || i >= len(inv.args) || !inv.args[i].static {
+		w.unknown("flock -c runs a command the classifier cannot read")
+		return
+	}
+	w.script(inv.args[i].val, inv.sc, syntax.LangBash)
 }

@@ -1,4 +1,4 @@
-package policy
+package shell
 
 import (
 	"strings"
@@ -25,7 +25,7 @@ func TestLargeInputs(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := ClassifyShell(c.cmd, ws).Class; got != c.want {
+			if got := Classify(c.cmd, testCwd).Class; got != c.want {
 				t.Errorf("%s, want %s", got, c.want)
 			}
 		})

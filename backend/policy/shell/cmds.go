@@ -1,4 +1,4 @@
-package policy
+package shell
 
 import (
 	"path/filepath"
@@ -45,20 +45,20 @@ func register(h handler, names ...string) {
 // readOnlyNames have no option that writes, executes or connects.
 var readOnlyNames = []string{
 	"ls", "dir", "vdir", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "zgrep", "pwd", "echo",
-	"which", "whereis", "type", "stat", "du", "df", "cut", "tr", "file", "basename", "dirname",
+	"which", "whereis", "type", "stat", "du", "df", "cut", "tr", "basename", "dirname",
 	"realpath", "readlink", "uname", "printenv", "id", "whoami", "groups", "logname", "true", "false",
-	"test", "[", "seq", "nl", "od", "hexdump", "strings", "cmp", "diff", "diff3", "comm", "paste", "join",
+	"seq", "nl", "od", "hexdump", "strings", "cmp", "diff", "comm", "paste", "join",
 	"column", "fold", "fmt", "expand", "unexpand", "rev", "tac", "md5sum", "sha1sum", "sha224sum",
 	"sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "base32", "basenc", "nproc", "arch", "tty",
 	"sleep", "lscpu", "lsblk", "lsusb", "lspci", "free", "uptime", "ps", "pgrep", "pidof", "who", "w", "users",
 	"locale", "getconf", "jq", "gojq", "numfmt", "factor", "expr", "yes", ":", "exit", "return",
-	"break", "continue", "shift", "wait", "jobs", "dirs", "times", "caller", "set", "shopt", "unset",
+	"break", "continue", "shift", "jobs", "dirs", "times", "caller", "set", "shopt",
 	"unalias", "ulimit", "umask", "disown", "fg", "bg", "help", "tsort",
-	"look", "cal", "ncal", "lsof", "vmstat", "iostat", "mpstat", "ss", "netstat",
-	"zcat", "bzcat", "xzcat", "zstdcat", "lz4cat", "sha1", "shasum", "md5", "getent", "nm", "objdump", "readelf", "size", "tput", "mountpoint", "findmnt",
+	"look", "cal", "ncal", "lsof", "vmstat", "iostat", "mpstat", "netstat",
+	"zcat", "bzcat", "xzcat", "zstdcat", "lz4cat", "sha1", "shasum", "md5", "objdump", "readelf", "size", "tput", "mountpoint", "findmnt",
 	"systemd-detect-virt", "lsmod", "whatis", "apropos",
 	"tokei", "scc", "exa", "eza", "lsd",
-	"apt-cache", "dpkg-query", "lsb_release", "sw_vers", "last", "lastlog", "pstree", "locate", "plocate", "bc",
+	"apt-cache", "dpkg-query", "lsb_release", "sw_vers", "last", "pstree", "locate", "plocate", "bc",
 }
 
 func init() {
@@ -69,6 +69,11 @@ func init() {
 	register(hRead, "read")
 	register(hMapfile, "mapfile", "readarray")
 	register(hGetopts, "getopts")
+	register(hUnset, "unset")
+	register(hWait, "wait")
+	register(hTest, "test", "[")
+	register(hGetent, "getent")
+	register(hSs, "ss")
 	register(hAlias, "alias")
 	register(hHash, "hash")
 	register(hTrap, "trap")
@@ -79,6 +84,9 @@ func init() {
 	register(hBuiltin, "builtin")
 	register(hNohup, "nohup", "setsid", "unbuffer", "caffeinate", "chronic", "ts-exec")
 	register(hNice, "nice")
+	for name := range moreWrappers {
+		register(hMoreWrapper, name)
+	}
 	register(hTimeout, "timeout", "gtimeout")
 	register(hTimeBin, "time")
 	register(hStdbuf, "stdbuf")
@@ -118,13 +126,14 @@ func init() {
 		"mkfs.ext3", "mkfs.xfs", "mkfs.vfat", "mkfs.btrfs", "losetup", "mount", "umount", "swapon", "swapoff")
 	register(hKill, "kill", "pkill", "killall", "xkill", "shutdown", "reboot", "halt", "poweroff", "init", "telinit")
 	register(hSystemctl, "systemctl", "service")
-	register(hCrontab, "crontab", "at", "batch")
+	register(hCrontab, "crontab", "at", "batch", "atq", "atrm", "systemd-run", "launchctl", "anacron", "fcrontab", "incrontab", "schtasks")
 	register(hDocker, "docker", "podman", "nerdctl")
 	register(hKubectl, "kubectl", "oc", "helm")
 	register(hArchive, "tar", "unzip", "zip", "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "7z")
 	register(hPatch, "patch")
 	register(hMktemp, "mktemp")
 	register(hBat, "bat", "batcat")
+	register(hTabled, "file", "diff3", "nm")
 	registerNetwork()
 	registerPackages()
 	register(hGit, "git")
@@ -183,6 +192,7 @@ func (w *walker) call(ce *syntax.CallExpr, sc *scope) {
 	w.res.Segments++
 	for _, a := range ce.Assigns {
 		w.flagged = true
+		w.assignedValue(a)
 		// IFS= before a command only changes how that command splits
 		// (`IFS= read -r line`); a bare IFS= changes every later expansion.
 		if a.Name != nil && !(a.Name.Value == "IFS" && len(ce.Args) > 0) {
@@ -200,6 +210,9 @@ func (w *walker) call(ce *syntax.CallExpr, sc *scope) {
 	}
 	if !w.headSeen {
 		w.head, w.headSeen = args, true
+		if sc.known {
+			w.headCwd = sc.cwd
+		}
 	}
 	w.invoke(args, sc, false)
 }

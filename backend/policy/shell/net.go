@@ -1,4 +1,4 @@
-package policy
+package shell
 
 import (
 	"net"
@@ -16,7 +16,7 @@ func registerNetwork() {
 	register(hScp, "scp", "sftp")
 	register(hRsync, "rsync")
 	register(hNetGeneric, "ftp", "tftp", "telnet", "ping", "ping6", "traceroute", "tracepath", "mtr", "dig",
-		"nslookup", "host", "whois", "http", "https", "xh", "httpie", "aria2c", "lynx", "w3m", "links", "elinks",
+		"nslookup", "host", "whois", "drill", "kdig", "delv", "resolvectl", "avahi-resolve", "arping", "curlie", "http", "https", "xh", "httpie", "aria2c", "lynx", "w3m", "links", "elinks",
 		"nmap", "ssh-keyscan", "ssh-copy-id", "gh", "glab", "hub", "aws", "gcloud", "gsutil", "az", "doctl",
 		"flyctl", "heroku", "vercel", "netlify", "wrangler", "terraform", "tofu", "pulumi", "ansible",
 		"ansible-playbook", "s3cmd", "rclone", "youtube-dl", "yt-dlp", "ngrok", "cloudflared", "tailscale")
@@ -85,59 +85,76 @@ func remoteHost(s string) string {
 	return h
 }
 
-var curlSpec = optSpec{short: "AbcCdDeEFHKmoQrTuUwXxYyztP", long: []string{
-	"output", "url", "data", "data-raw", "data-binary", "data-urlencode", "data-ascii", "header", "user-agent",
-	"referer", "cookie", "cookie-jar", "request", "user", "proxy", "form", "form-string", "upload-file", "config",
-	"max-time", "connect-timeout", "retry", "retry-delay", "retry-max-time", "dump-header", "cacert", "capath",
-	"cert", "key", "write-out", "range", "trace", "trace-ascii", "stderr", "libcurl", "resolve", "connect-to",
-	"interface", "limit-rate", "output-dir", "json", "oauth2-bearer", "unix-socket", "abstract-unix-socket",
-	"proxy-user", "max-filesize", "etag-save", "etag-compare", "hsts", "alt-svc", "time-cond", "quote",
-	"continue-at", "aws-sigv4", "cert-type", "key-type", "pass", "variable", "expand-url", "dns-servers"}}
-
+// curl accepts unambiguous prefixes of its long options, like getopt_long.
 func hCurl(w *walker, inv *invocation) {
-	if w.refuseDynamic(inv) {
-		w.network()
-		return
-	}
-	opts, ops := parseOpts(inv.args, curlSpec)
-	urls := values(opts, "--url")
+	opts, ops, ok := w.tableOpts(inv, "curl", inv.args)
+	urls := optVals(opts, "--url")
 	for _, a := range ops {
 		urls = append(urls, a.val)
 	}
-	local := true
+	local := ok && len(urls) > 0
 	for _, u := range urls {
 		if !strings.HasPrefix(strings.ToLower(u), "file:") {
 			local = false
 			w.network(hostOf(u))
 		}
 	}
-	if local && len(urls) > 0 {
-		// file:// only: a local read.
-	} else {
+	if !local {
+		// file:// URLs only are a local read; anything else (or a
+		// command line the table could not follow) reaches the network.
 		w.network()
 	}
-	if has(opts, "-K", "--config") {
-		w.unknown("curl --config reads more options from a file")
-	}
 	for _, o := range opts {
-		switch o.name {
-		case "-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii",
-			"--stderr", "--libcurl", "--etag-save", "--hsts", "--alt-svc":
-			if o.val != "-" && o.val != "%" {
-				w.writeTo(inv.sc, arg{val: o.val, static: true}, "curl "+o.name)
+		switch o.def.tag {
+		case "connectto":
+			// HOST1:PORT1:HOST2:PORT2 — the connection goes to HOST2.
+			parts := strings.Split(o.val, ":")
+			if len(parts) >= 3 {
+				w.network(nonEmptyHost(strings.Trim(parts[2], "[]")))
+			} else {
+				w.network("(connect-to)")
 			}
-		case "-O", "--remote-name", "--remote-name-all", "-J", "--remote-header-name":
+		case "resolve":
+			// [+]HOST:PORT:ADDR[,ADDR]... — the connection goes to ADDR.
+			parts := strings.SplitN(o.val, ":", 3)
+			if len(parts) == 3 {
+				for _, ad := range strings.Split(parts[2], ",") {
+					w.network(nonEmptyHost(strings.Trim(ad, "[]")))
+				}
+			} else {
+				w.network("(resolve)")
+			}
+		case "unixsocket":
+			// A host socket (a container daemon, a database) is not loopback.
+			w.network("unix:" + o.val)
+		case "remotename":
 			dir := "."
-			if d := values(opts, "--output-dir"); len(d) > 0 {
-				dir = d[0]
+			if d := tagged(opts, "outdir"); len(d) > 0 {
+				dir = d[0].val
 			}
 			name := dir
-			if len(urls) > 0 && o.name != "-J" && o.name != "--remote-header-name" {
+			if len(urls) > 0 && !strings.Contains(o.def.canonical(), "header") {
 				name = dir + "/" + urlFileName(urls[len(urls)-1])
+			} else {
+				w.res.Unresolved = true
+				w.unknown("curl " + o.as + ": the file name comes from the server")
 			}
-			w.writeTo(inv.sc, arg{val: name, static: true}, "curl "+o.name)
+			w.writeTo(inv.sc, arg{val: name, static: true}, "curl "+o.as)
+		case "upload":
+			// -T reads a local file and sends it.
+		case "writeout":
+			if strings.Contains(o.val, "%output") || strings.HasPrefix(o.val, "@") {
+				w.unknown("curl --write-out can write files or read a format file")
+			}
 		}
 	}
+}
+
+func nonEmptyHost(h string) string {
+	if h == "" {
+		return "(unnamed host)"
+	}
+	return h
 }
 
 func urlFileName(u string) string {
@@ -197,107 +214,25 @@ func hWget(w *walker, inv *invocation) {
 	}
 }
 
-var sshSpec = optSpec{short: "BbcDEeFIiJLlmOopQRSWw", long: nil}
-
-// sshTarget parses ssh's command line: options, destination, command.
-func sshTarget(args []arg) (user, host, port string, cmd []string, opts []opt) {
-	port = "22"
-	i := 0
-	for i < len(args) {
-		v := args[i].val
-		if v == "--" {
-			i++
-			break
-		}
-		if !strings.HasPrefix(v, "-") || v == "-" {
-			break
-		}
-		o, _ := parseOpts(args[i:i+1], sshSpec)
-		if len(o) > 0 && o[len(o)-1].val == "" && strings.IndexByte(sshSpec.short, o[len(o)-1].name[1]) >= 0 && i+1 < len(args) {
-			i++
-			o[len(o)-1].val = args[i].val
-		}
-		opts = append(opts, o...)
-		i++
-	}
-	for _, o := range opts {
-		switch o.name {
-		case "-p":
-			port = o.val
-		case "-l":
-			user = o.val
-		case "-o":
-			k, v, _ := strings.Cut(strings.Replace(o.val, " ", "=", 1), "=")
-			switch strings.ToLower(k) {
-			case "port":
-				port = v
-			case "user":
-				user = v
-			}
-		}
-	}
-	if i < len(args) {
-		dest := args[i].val
-		if strings.HasPrefix(dest, "ssh://") {
-			if u, err := url.Parse(dest); err == nil {
-				host = u.Hostname()
-				if u.Port() != "" {
-					port = u.Port()
-				}
-				if u.User != nil {
-					user = u.User.Username()
-				}
-			}
-		} else {
-			if j := strings.LastIndexByte(dest, '@'); j >= 0 {
-				user, dest = dest[:j], dest[j+1:]
-			}
-			host = dest
-		}
-		for _, a := range args[i+1:] {
-			cmd = append(cmd, a.val)
-		}
-	}
-	return user, host, port, cmd, opts
-}
-
-func sshOptionRunsCode(opts []opt) bool {
-	for _, o := range opts {
-		switch o.name {
-		case "-F", "-S":
-			return true
-		case "-o":
-			k, _, _ := strings.Cut(strings.Replace(o.val, " ", "=", 1), "=")
-			switch strings.ToLower(k) {
-			case "proxycommand", "localcommand", "permitlocalcommand", "knownhostscommand", "match", "include",
-				"controlpath", "controlmaster", "remotecommand", "identityagent", "pkcs11provider", "securitykeyprovider":
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func hSSH(w *walker, inv *invocation) {
-	w.network()
-	if w.refuseDynamic(inv) {
-		return
-	}
-	_, host, _, _, opts := sshTarget(inv.args)
-	w.network(host)
-	if sshOptionRunsCode(opts) {
-		w.unknown(inv.name + " option runs a local command or reads another config")
-	}
-}
-
 func hScp(w *walker, inv *invocation) {
 	w.network()
 	if w.refuseDynamic(inv) {
 		return
 	}
 	opts, ops := parseOpts(inv.args, optSpec{short: "cFiJlopPSDX"})
-	if sshOptionRunsCode(opts) {
-		w.unknown(inv.name + " option runs a local command or reads another config")
+	for _, o := range opts {
+		switch o.name {
+		case "-F", "-S":
+			w.unknown(inv.name + " " + o.name + " runs a program or reads another config")
+		case "-J":
+			w.network(sshHops([]popt{{def: &optDef{tag: "jump"}, val: o.val}})...)
+		case "-o":
+			p := popt{def: &optDef{tag: "sshopt"}, val: o.val}
+			if sshOptionRunsCode([]popt{p}) {
+				w.unknown(inv.name + " -o " + o.val + " runs a local command or reads another config")
+			}
+			w.network(sshHops([]popt{p})...)
+		}
 	}
 	for _, a := range ops {
 		w.network(remoteHost(a.val))
@@ -310,34 +245,62 @@ func hScp(w *walker, inv *invocation) {
 }
 
 func hRsync(w *walker, inv *invocation) {
-	if w.refuseDynamic(inv) {
-		return
-	}
-	opts, ops := parseOpts(inv.args, optSpec{short: "efBTM", long: []string{"rsh", "rsync-path", "filter",
-		"exclude", "include", "exclude-from", "include-from", "files-from", "temp-dir", "partial-dir",
-		"backup-dir", "suffix", "chmod", "chown", "log-file", "password-file", "port", "timeout", "bwlimit",
-		"compare-dest", "copy-dest", "link-dest", "max-size", "min-size", "info", "debug", "out-format"}})
-	remote := false
+	opts, ops, _ := w.tableOpts(inv, "rsync", inv.args)
 	for _, a := range ops {
 		if h := remoteHost(a.val); h != "" {
-			remote = true
 			w.network(h)
 		}
 	}
-	for _, o := range opts {
-		if o.name == "-e" || o.name == "--rsh" {
-			if f := strings.Fields(o.val); len(f) == 0 || f[0] != "ssh" || strings.Contains(o.val, "roxy") {
-				w.unknown("rsync -e runs another program")
-			}
+	for _, o := range tagged(opts, "rsh") {
+		f := strings.Fields(o.val)
+		if len(f) == 0 || f[0] != "ssh" {
+			w.unknown("rsync -e runs another program")
+			continue
 		}
-		if strings.HasPrefix(o.name, "--delete") || o.name == "--remove-source-files" {
-			w.destroy("rsync " + o.name + ": removes files")
+		sub := &walker{}
+		_, _, _, _, sopts, bad := sshTarget(staticArgs(append(f[1:], "host")...))
+		if bad != "" || sshOptionRunsCode(sopts) {
+			w.unknown("rsync -e: the ssh options run a command or read another config")
 		}
+		w.network(sshHops(sopts)...)
+		_ = sub
 	}
-	_ = remote
 	if len(ops) >= 2 {
 		if last := ops[len(ops)-1]; remoteHost(last.val) == "" {
 			w.writeTo(inv.sc, last, "rsync destination")
+		}
+	}
+}
+
+// hGetent: the hosts, networks and services databases are resolved through
+// DNS or NIS, which is network; the local files databases are reads.
+func hGetent(w *walker, inv *invocation) {
+	_, ops := parseOpts(inv.args, optSpec{short: "s", long: []string{"service"}})
+	switch first(ops) {
+	case "hosts", "ahosts", "ahostsv4", "ahostsv6", "networks", "netgroup", "rpc", "services", "protocols", "ethers", "initgroups":
+		w.network(argValsAll(ops[1:])...)
+		if len(ops) < 2 {
+			w.network("(name service)")
+		}
+	case "passwd", "group", "shadow", "gshadow", "aliases":
+	default:
+		w.network("(name service)")
+	}
+}
+
+func argValsAll(args []arg) []string {
+	out := make([]string, 0, len(args))
+	for _, a := range args {
+		out = append(out, a.val)
+	}
+	return out
+}
+
+// hSs: ss -K kills the sockets it lists.
+func hSs(w *walker, inv *invocation) {
+	for _, a := range inv.args {
+		if a.val == "--kill" || strings.HasPrefix(a.val, "-") && !strings.HasPrefix(a.val, "--") && strings.Contains(a.val, "K") {
+			w.destroy("ss -K: closes sockets")
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package policy
+package shell
 
 import (
 	"strconv"
@@ -271,7 +271,7 @@ func devNetHost(p string) (string, bool) {
 
 func (w *walker) redirect(r *syntax.Redirect, sc *scope) {
 	if r.N != nil && strings.HasPrefix(r.N.Value, "{") {
-		w.assignName(strings.Trim(r.N.Value, "{}"))
+		w.nameRef(arg{val: strings.Trim(r.N.Value, "{}"), static: true}, "exec {fd}>", true)
 	}
 	switch r.Op {
 	case syntax.Hdoc, syntax.DashHdoc:
@@ -334,4 +334,32 @@ func isDigits(s string) bool {
 		}
 	}
 	return true
+}
+
+func lastComponent(p string) string {
+	p = strings.TrimRight(p, "/")
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// normName lower-cases and turns CamelCase, '_' and ' ' into kebab-case.
+func normName(s string) string {
+	s = strings.TrimSpace(s)
+	var b strings.Builder
+	for i, c := range s {
+		switch {
+		case c >= 'A' && c <= 'Z':
+			if i > 0 && s[i-1] >= 'a' && s[i-1] <= 'z' {
+				b.WriteByte('-')
+			}
+			b.WriteRune(c + ('a' - 'A'))
+		case c == '_' || c == ' ':
+			b.WriteByte('-')
+		default:
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
 }

@@ -1,4 +1,4 @@
-package policy
+package shell
 
 import (
 	"fmt"
@@ -21,12 +21,115 @@ func (w *walker) stmt(st *syntax.Stmt, sc *scope) {
 	if st.Negated || st.Background || st.Coprocess || st.Disown {
 		w.flagged = true
 	}
+	outer := w.stdin
+	defer func() { w.stdin = outer }()
+	outerNull := w.stdinNull
+	defer func() { w.stdinNull = outerNull }()
+	for _, r := range st.Redirs {
+		switch r.Op {
+		case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			w.stdin = true
+			w.stdinNull = false
+			if r.Op == syntax.RdrIn && r.Word != nil {
+				if a := argOf(r.Word); a.static && a.val == "/dev/null" {
+					w.stdinNull = true
+				}
+			}
+		}
+	}
+	empty := false
+	for _, r := range st.Redirs {
+		if r.Op == syntax.RdrOut || r.Op == syntax.ClbOut || r.Op == syntax.RdrAll {
+			empty = w.emptyOutput(st.Cmd)
+			break
+		}
+	}
 	for _, r := range st.Redirs {
 		w.redirect(r, sc)
+		if empty {
+			w.truncation(r)
+		}
 	}
 	if st.Cmd != nil {
 		w.command(st.Cmd, sc)
 	}
+}
+
+// emptyOutput reports a command that writes nothing to stdout: `> f` alone,
+// `: > f`, `true > f`, `cat /dev/null > f`, `echo -n > f`. Redirecting it
+// truncates the target, which destroys what the file held.
+func (w *walker) emptyOutput(c syntax.Command) bool {
+	if c == nil {
+		return true
+	}
+	ce, ok := c.(*syntax.CallExpr)
+	if !ok {
+		return false
+	}
+	if len(ce.Args) == 0 {
+		return true
+	}
+	if len(ce.Args) > 8 {
+		return false
+	}
+	var buf [8]arg
+	args := buf[:0]
+	for _, wd := range ce.Args {
+		a := argOf(wd)
+		if !a.static {
+			return false
+		}
+		args = append(args, a)
+	}
+	rest := args[1:]
+	switch args[0].val {
+	case ":", "true", "false":
+		return true
+	case "exec":
+		// exec > f sends the rest of the script to f, emptied first.
+		return len(rest) == 0
+	case "cat", "head", "tail", "tac":
+		if len(rest) == 0 {
+			return w.noInput()
+		}
+		for _, a := range rest {
+			if a.val != "/dev/null" {
+				return false
+			}
+		}
+		return true
+	case "echo":
+		for _, a := range rest {
+			if a.val != "-n" && a.val != "-ne" && a.val != "-en" && a.val != "" {
+				return false
+			}
+		}
+		return len(rest) > 0
+	case "printf":
+		return len(rest) == 1 && rest[0].val == ""
+	}
+	return false
+}
+
+// noInput reports a command whose stdin is empty: the session's own input
+// (there is none), or /dev/null.
+func (w *walker) noInput() bool { return !w.stdin || w.stdinNull }
+
+// truncation marks an overwriting redirection of an empty command.
+func (w *walker) truncation(r *syntax.Redirect) {
+	switch r.Op {
+	case syntax.RdrOut, syntax.ClbOut, syntax.RdrAll:
+	default:
+		return
+	}
+	if r.Word == nil {
+		return
+	}
+	a := argOf(r.Word)
+	if a.static && (isDevSink(a.val) || strings.HasPrefix(a.val, "/dev/")) {
+		return
+	}
+	w.destroy("truncates " + a.val + " to nothing")
 }
 
 func (w *walker) command(c syntax.Command, sc *scope) {
@@ -38,7 +141,10 @@ func (w *walker) command(c syntax.Command, sc *scope) {
 		if x.Op == syntax.Pipe || x.Op == syntax.PipeAll {
 			// Each side of a pipe runs in its own subshell.
 			w.stmt(x.X, sc.copy())
+			in := w.stdin
+			w.stdin = true
 			w.stmt(x.Y, sc.copy())
+			w.stdin = in
 			return
 		}
 		w.stmt(x.X, sc)
@@ -64,6 +170,7 @@ func (w *walker) command(c syntax.Command, sc *scope) {
 		switch l := x.Loop.(type) {
 		case *syntax.WordIter:
 			w.assignName(l.Name.Value)
+			w.assigned = append(w.assigned, l.Name.Value)
 			for _, it := range l.Items {
 				w.scan(it, sc)
 			}
@@ -128,6 +235,11 @@ func (w *walker) test(x syntax.TestExpr, sc *scope) {
 		w.test(t.X, sc)
 		w.test(t.Y, sc)
 	case *syntax.UnaryTest:
+		if t.Op == syntax.TsVarSet || t.Op == syntax.TsRefVar {
+			if wd, ok := t.X.(*syntax.Word); ok {
+				w.nameRef(argOf(wd), "[[ "+t.Op.String(), false)
+			}
+		}
 		w.test(t.X, sc)
 	case *syntax.ParenTest:
 		w.test(t.X, sc)
@@ -157,14 +269,24 @@ func (w *walker) decl(d *syntax.DeclClause, sc *scope) {
 	if d.Variant.Value == "nameref" {
 		w.unknown("nameref makes later assignments write another variable")
 	}
+	integer := false
 	for _, a := range d.Args {
 		if a.Name == nil && a.Value != nil {
 			if v, static, _ := wordValue(a.Value); static && strings.HasPrefix(v, "-") && strings.Contains(v, "n") {
 				w.unknown(d.Variant.Value + " -n makes later assignments write another variable")
+			} else if static && strings.HasPrefix(v, "-") && strings.Contains(v, "i") {
+				integer = true
 			}
 		}
 		if a.Name != nil {
 			w.assignName(a.Name.Value)
+			if integer {
+				if w.ints == nil {
+					w.ints = map[string]bool{}
+				}
+				w.ints[a.Name.Value] = true
+			}
+			w.assignedValue(a)
 		} else if a.Value != nil {
 			if v, static, _ := wordValue(a.Value); !static || !strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "+") {
 				w.unknown(d.Variant.Value + ": the variable name is computed at run time")
@@ -172,6 +294,58 @@ func (w *walker) decl(d *syntax.DeclClause, sc *scope) {
 		}
 		w.scanAssign(a, sc)
 	}
+}
+
+// assignedValue records a variable given a value that is not a plain
+// number, for the integer-variable check at the end of the walk.
+func (w *walker) assignedValue(a *syntax.Assign) {
+	if a.Name == nil || a.Naked && a.Value == nil {
+		return
+	}
+	if a.Value != nil {
+		if v, static, _ := wordValue(a.Value); static && (isDigits(v) || v == "") {
+			return
+		}
+	} else if a.Array == nil {
+		return
+	}
+	w.assigned = append(w.assigned, a.Name.Value)
+}
+
+// nameRef checks a word bash reads as a variable name (test -v, printf -v,
+// read, unset, wait -p, mapfile, getopts, exec {fd}>). A subscript in it is
+// evaluated as arithmetic, and arithmetic runs $(...) written in the text or
+// hidden in a variable's value: only NAME and NAME[digits] are data.
+func (w *walker) nameRef(a arg, what string, assign bool) {
+	if !a.static {
+		w.unknown(what + ": the variable name is computed at run time, and a subscript in it runs code")
+		return
+	}
+	name, sub, hasSub := strings.Cut(a.val, "[")
+	if hasSub && !(strings.HasSuffix(sub, "]") && isDigits(strings.TrimSuffix(sub, "]"))) {
+		w.unknown(what + ": the subscript in " + a.val + " is evaluated as arithmetic and can run code")
+		return
+	}
+	if !validIdent(name) {
+		w.unknown(what + ": " + a.val + " is not a plain variable name")
+		return
+	}
+	if assign {
+		w.assignName(name)
+		w.assigned = append(w.assigned, name)
+	}
+}
+
+func validIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 func (w *walker) scanAssign(a *syntax.Assign, sc *scope) {
@@ -213,6 +387,7 @@ func (w *walker) scan(n syntax.Node, sc *scope) {
 			}
 			if x.Exp != nil && (x.Exp.Op == syntax.AssignUnset || x.Exp.Op == syntax.AssignUnsetOrNull) && x.Param != nil {
 				w.assignName(x.Param.Value)
+				w.assigned = append(w.assigned, x.Param.Value)
 			}
 			if x.Index != nil && arithHasVars(x.Index) || x.Slice != nil {
 				w.unknown("array subscripts evaluate variable contents as code")
@@ -221,6 +396,10 @@ func (w *walker) scan(n syntax.Node, sc *scope) {
 			w.flagged = true
 			if arithHasVars(x.X) {
 				w.unknown("arithmetic evaluates variable contents as code")
+			}
+		case *syntax.ArrayElem:
+			if x.Index != nil && arithHasVars(x.Index) {
+				w.unknown("array subscripts evaluate variable contents as code")
 			}
 		}
 		return true

@@ -1,4 +1,4 @@
-package policy
+package shell
 
 import (
 	"bufio"
@@ -77,7 +77,7 @@ func TestClassifyCases(t *testing.T) {
 			t.Errorf("line %d: %v", c.line, err)
 			continue
 		}
-		got := ClassifyShell(c.Cmd, testCwd)
+		got := Classify(c.Cmd, testCwd)
 		if got.Class != want {
 			t.Errorf("line %d: %q = %s, want %s (%s)\n  unknown=%q destructive=%q writes=%q network=%v",
 				c.line, c.Cmd, got.Class, want, c.Note, got.Unknown, got.Destructive, got.Writes, got.Network)

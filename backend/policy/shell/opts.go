@@ -1,4 +1,4 @@
-package policy
+package shell
 
 import "strings"
 
@@ -17,13 +17,22 @@ type optSpec struct {
 	long     []string
 }
 
+// longTakes reports a long option that takes the next word, spelled in
+// full or as a prefix getopt_long would accept for one value-taking option.
 func (s optSpec) longTakes(name string) bool {
+	if name == "" {
+		return false
+	}
+	n := 0
 	for _, l := range s.long {
 		if l == name {
 			return true
 		}
+		if strings.HasPrefix(l, name) {
+			n++
+		}
 	}
-	return false
+	return n == 1
 }
 
 // parseOpts splits args the way getopt_long does: options anywhere, operands
