@@ -34,6 +34,7 @@ const bin = process.env.WARDEN_BIN ?? join(root, 'bin', 'warden')
 const server = await serve(bin, ['serve', '--addr', '127.0.0.1:0', '--db', join(tmp, 'warden.db'), '--static', join(root, 'frontend', 'dist')], {
   ...process.env,
   XDG_DATA_HOME: join(tmp, 'data-home'),
+  XDG_CONFIG_HOME: join(tmp, 'config'),
 })
 const { ctx, userData } = await launch(chromium, { width: 1280, height: 860 })
 const page = ctx.pages()[0] ?? (await ctx.newPage())
