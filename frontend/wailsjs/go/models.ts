@@ -811,27 +811,6 @@ export namespace sandbox {
 
 }
 
-export namespace sandbox {
-	
-	export class Limits {
-	    processes: number;
-	    tmp_bytes: number;
-	    file_bytes: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new Limits(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.processes = source["processes"];
-	        this.tmp_bytes = source["tmp_bytes"];
-	        this.file_bytes = source["file_bytes"];
-	    }
-	}
-
-}
-
 export namespace settings {
 	
 	export class CageView {
