@@ -3,6 +3,7 @@ package runtime
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/warden-dev/warden/backend/store"
@@ -89,4 +90,36 @@ func TestArchiveKeepsTheAuditTrail(t *testing.T) {
 	if err := r.svc.Run(ctx, s.ID, "!ls"); err != nil {
 		t.Errorf("a restored session runs again: %v", err)
 	}
+}
+
+// "Always" on a protected-path write is refused at the prompt with the
+// reason (the engine would never use such a grant); "once" still works.
+func TestAlwaysRefusedForAProtectedPath(t *testing.T) {
+	r := newRig(t, anthropicProvider(t, newSSEServer(t).URL), nil)
+	s := r.session(nil)
+	ctx := context.Background()
+	if err := r.svc.SendMessage(ctx, s.ID, "!echo 'eval evil' > .envrc"); err != nil {
+		t.Fatal(err)
+	}
+	ps := r.waitPending(s.ID, 1)
+	if ps[0].AlwaysRefused == "" {
+		t.Fatalf("the ask does not say always is refused: %+v", ps[0])
+	}
+	err := r.svc.Answer(ctx, AnswerArgs{RequestID: ps[0].RequestID, Answer: AnswerAlways})
+	if err == nil || !strings.Contains(err.Error(), "always is not offered") {
+		t.Fatalf("always on a protected path: %v, want a refusal with the reason", err)
+	}
+	gs, err := r.svc.ListGrants(ctx, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range gs {
+		if g.Kind == "grant" || g.Kind == "rule" {
+			t.Errorf("a grant was stored anyway: %+v", g)
+		}
+	}
+	if err := r.svc.Answer(ctx, AnswerArgs{RequestID: ps[0].RequestID, Answer: AnswerOnce}); err != nil {
+		t.Fatalf("once after a refused always: %v", err)
+	}
+	r.waitIdle(s.ID)
 }

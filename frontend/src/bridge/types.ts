@@ -61,6 +61,8 @@ export interface Approval {
   risk: Risk
   reasons: string[]
   signature: string
+  // Why "always" is not offered for this ask (a protected path), if so.
+  always_refused?: string
   effects: unknown[]
   trace: TraceStep[]
   preview?: string

@@ -10,6 +10,7 @@ export const reasonWords: Record<string, string> = {
   'untrusted-mcp-server': 'Untrusted MCP server: its tools are not trusted yet',
   'protected-path': 'Protected path: writes where code or config runs later (git hooks, .warden, rc files, lockfiles, .env)',
   'desktop-control': 'Desktop control: moves the mouse or types on your desktop',
+  'outside-workspace': 'Outside the workspace: writes outside the workspace, its writable roots and /tmp (Full access)',
   'planning-freeze': 'Planning freeze: actions are paused while a plan is drafted',
   'no-approver': 'No approver: nobody was there to answer',
   'user-denied': 'Denied by you',
