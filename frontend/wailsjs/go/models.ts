@@ -444,6 +444,7 @@ export namespace runtime {
 	    risk: string;
 	    reasons: string[];
 	    signature: string;
+	    always_refused?: string;
 	    effects: policy.Effect[];
 	    trace: policy.Step[];
 	    preview?: string;
@@ -465,6 +466,7 @@ export namespace runtime {
 	        this.risk = source["risk"];
 	        this.reasons = source["reasons"];
 	        this.signature = source["signature"];
+	        this.always_refused = source["always_refused"];
 	        this.effects = this.convertValues(source["effects"], policy.Effect);
 	        this.trace = this.convertValues(source["trace"], policy.Step);
 	        this.preview = source["preview"];
