@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/warden-dev/warden/backend/auditkey"
+	"github.com/warden-dev/warden/backend/checkpoint"
 	"github.com/warden-dev/warden/backend/config"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
@@ -104,6 +105,10 @@ type Graph struct {
 	KeyPath    string // the audit key the store chains with, in ConfigPath's folder
 
 	mcpWarnings []string
+
+	// Checkpoints records every state-changing call's change set and
+	// undoes it.
+	Checkpoints *checkpoint.Tracker
 }
 
 // Open builds the graph. On error nothing is left open.
@@ -152,6 +157,16 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	if err := g.openMCP(ctx, o, userPath, reg); err != nil {
 		return nil, err
 	}
+	// Checkpoints: the hook under the gate around every tool, so each
+	// state-changing call's change set is recorded and can be undone.
+	dbp := g.DBPath
+	if g.Checkpoints, err = checkpoint.New(checkpoint.Config{Store: g.Store, Caged: g.Cage.Caged,
+		Root: func(ws string) string { return checkpoint.RootFor(dbp, ws) }}); err != nil {
+		return nil, err
+	}
+	if reg, err = g.Checkpoints.WrapAll(reg); err != nil {
+		return nil, err
+	}
 
 	spec := o.Model
 	if spec == "" {
@@ -175,6 +190,7 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 		Headless: o.Headless, ApprovalTimeout: g.Config.ApprovalTimeout, Version: o.Version,
 		LeaveSessions: o.LeaveSessions,
 	}
+	cfg.Checkpoints = g.Checkpoints
 	cfg.Images = runtime.ImageConfig{Limits: imagecap.Limits{MaxEdge: g.Config.Images.MaxEdge, MaxBytes: g.Config.Images.MaxBytes},
 		Keep: g.Config.Images.Keep}
 	if o.Approval != nil {

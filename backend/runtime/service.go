@@ -52,6 +52,9 @@ type Config struct {
 	// sessions landing in Always): for front ends that run or explain one
 	// call (`warden tool`, `policy check`) beside a window that owns them.
 	LeaveSessions bool
+	// Checkpoints undoes calls' changes to the workspace (UndoCall,
+	// RestoreTo); nil: those methods fail with ErrNoCheckpoints.
+	Checkpoints Checkpoints
 	// Images caps the pictures tool results show the model (screenshots).
 	Images ImageConfig
 	// MaxSteps bounds the model turns of one user message (default 50).

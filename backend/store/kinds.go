@@ -40,6 +40,7 @@ var (
 	KindSubagentFinished        = register[SubagentFinished]("subagent_finished")
 	KindSessionArchived         = registerAudit[SessionArchived]("session_archived")
 	KindSessionRestored         = registerAudit[SessionRestored]("session_restored")
+	KindWorkspaceChanged        = register[WorkspaceChanged]("workspace_changed")
 )
 
 // SessionArchived hides a session from the list; its events stay, and

@@ -1,4 +1,5 @@
-import type { WardenEvent } from '../bridge'
+import type { WardenEvent, WorkspaceChange } from '../bridge'
+import { summary as changeSummary } from './changes'
 
 // One audit row, flattened for the list, filter and export.
 export interface AuditRow {
@@ -64,6 +65,12 @@ export function auditRow(e: WardenEvent): AuditRow {
     case 'grant_revoked':
       summary = s(d.signature)
       break
+    case 'workspace_changed': {
+      const c = d as unknown as WorkspaceChange
+      source = c.cause === 'call' ? s(d.allowed_by) : c.cause
+      summary = (c.warning ? 'WARNING destructive: ' : '') + (c.error ? `no checkpoint: ${c.error}` : changeSummary(c, 5))
+      break
+    }
     default:
       source = s(d.by)
       summary = s(d.server)
@@ -127,6 +134,7 @@ export const auditKinds = [
   'grant_revoked',
   'mcp_server_trusted',
   'mcp_server_untrusted',
+  'workspace_changed',
 ]
 
 export interface AuditPageArgs {

@@ -634,6 +634,22 @@ export namespace runtime {
 	    }
 	}
 	
+	export class RestoreToArgs {
+	    session_id: string;
+	    message_id: string;
+	    force?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new RestoreToArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.message_id = source["message_id"];
+	        this.force = source["force"];
+	    }
+	}
 	export class RevokeGrantArgs {
 	    id: string;
 	    kind: string;
@@ -683,6 +699,76 @@ export namespace runtime {
 	        this.updated_at = source["updated_at"];
 	        this.busy = source["busy"];
 	        this.pending = source["pending"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class UndoCallArgs {
+	    session_id: string;
+	    call_id: string;
+	    force?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new UndoCallArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.call_id = source["call_id"];
+	        this.force = source["force"];
+	    }
+	}
+	export class UndoConflict {
+	    message: string;
+	    paths: string[];
+	    later: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new UndoConflict(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.message = source["message"];
+	        this.paths = source["paths"];
+	        this.later = source["later"];
+	    }
+	}
+	export class UndoResult {
+	    done: boolean;
+	    id?: string;
+	    restored: string[];
+	    forced?: string[];
+	    conflict?: UndoConflict;
+	
+	    static createFrom(source: any = {}) {
+	        return new UndoResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.done = source["done"];
+	        this.id = source["id"];
+	        this.restored = source["restored"];
+	        this.forced = source["forced"];
+	        this.conflict = this.convertValues(source["conflict"], UndoConflict);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -45,6 +45,8 @@ export function RenameSession(arg1:app.RenameSessionArgs):Promise<runtime.Sessio
 
 export function RestoreSession(arg1:app.SessionArgs):Promise<runtime.Session>;
 
+export function RestoreTo(arg1:runtime.RestoreToArgs):Promise<runtime.UndoResult>;
+
 export function Retry(arg1:app.SessionArgs):Promise<void>;
 
 export function RevokeGrant(arg1:runtime.RevokeGrantArgs):Promise<void>;
@@ -68,3 +70,5 @@ export function SetPlanning(arg1:app.SetPlanningArgs):Promise<runtime.Session>;
 export function SetSandboxPolicy(arg1:app.SetSandboxArgs):Promise<runtime.Session>;
 
 export function TestConnection(arg1:settings.ProbeArgs):Promise<settings.ConnectionResult>;
+
+export function UndoCall(arg1:runtime.UndoCallArgs):Promise<runtime.UndoResult>;

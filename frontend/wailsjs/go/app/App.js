@@ -82,6 +82,10 @@ export function RestoreSession(arg1) {
   return window['go']['app']['App']['RestoreSession'](arg1);
 }
 
+export function RestoreTo(arg1) {
+  return window['go']['app']['App']['RestoreTo'](arg1);
+}
+
 export function Retry(arg1) {
   return window['go']['app']['App']['Retry'](arg1);
 }
@@ -128,4 +132,8 @@ export function SetSandboxPolicy(arg1) {
 
 export function TestConnection(arg1) {
   return window['go']['app']['App']['TestConnection'](arg1);
+}
+
+export function UndoCall(arg1) {
+  return window['go']['app']['App']['UndoCall'](arg1);
 }
