@@ -3,8 +3,9 @@
 // On Linux it is bubblewrap: the whole filesystem read-only, the workspace and
 // writable roots read-write, the cage-protected paths (.git/hooks, .git/config,
 // .mcp.json, .warden/, .vscode/, .envrc, shell rc files, Warden's own folders)
-// bound read-only on top, a private /tmp, no network unless admitted, a new
-// user, PID, IPC and session namespace with every capability dropped and no
+// bound read-only on top, a private /tmp, network only through Warden's proxy
+// when admitted (network.go), a new
+// user, PID, IPC, network and session namespace with every capability dropped and no
 // nested user namespaces (so no remount or umount can lift a read-only bind),
 // a private /run (host daemons' unix sockets), and an environment allowlist.
 // ReadOnly binds nothing writable.
@@ -146,6 +147,9 @@ type Spec struct {
 	Dir       string            // working directory, absolute; default Workspace
 	Env       map[string]string // added to the allowlisted environment
 	Args      []string          // argv, e.g. {"bash", "-c", cmd}
+	// Egress decides the connections of a caged command with network
+	// (network.go); nil refuses them all.
+	Egress *Egress
 }
 
 // Prepared is a command ready to start and the clean-up to run after it ends.
@@ -160,6 +164,8 @@ type Prepared struct {
 	mount []Protected // placeholders bwrap creates mount points for
 	env   map[string]string
 	temp  []string // host files made for this run, removed by Finish
+
+	egress egress // the proxy wiring, when network is admitted (network.go)
 }
 
 // Prepare builds the command for spec. The command is started by the caller;
@@ -178,6 +184,9 @@ func (c *Cage) Prepare(ctx context.Context, spec Spec) (*Prepared, error) {
 	p := &Prepared{}
 	argv := spec.Args
 	if c.Caged(spec.Policy) && c.cfg.Mode == ModeBwrap {
+		if err := c.startEgress(ctx, spec, p); err != nil {
+			return nil, err
+		}
 		bw, err := c.bwrapArgs(spec, dir, p)
 		if err != nil {
 			return nil, err
@@ -185,7 +194,7 @@ func (c *Cage) Prepare(ctx context.Context, spec Spec) (*Prepared, error) {
 		c.mu.Lock()
 		path := c.bwrapPath
 		c.mu.Unlock()
-		argv = append(append([]string{path}, bw...), spec.Args...)
+		argv = append(append(append([]string{path}, bw...), p.egress.prefix...), spec.Args...)
 		p.Confined = true
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
@@ -217,18 +226,18 @@ func baseArgs() []string {
 		"--unshare-user", "--disable-userns", "--cap-drop", "ALL",
 		"--unshare-pid", "--unshare-ipc", "--unshare-uts",
 		"--die-with-parent", "--new-session",
+		// Always its own network namespace; network goes through the proxy.
+		"--unshare-net",
 	}
 }
 
 func (c *Cage) bwrapArgs(spec Spec, dir string, p *Prepared) ([]string, error) {
 	args := baseArgs()
-	if spec.Policy.Kind == policy.ReadOnly || !spec.Policy.NetworkAccess {
-		args = append(args, "--unshare-net")
-	}
 	// /run is private too: the read-only root does not stop connect() on a
 	// unix socket, and /run holds the ones that command the host (docker,
 	// D-Bus, the user's runtime folder with its agents).
 	args = append(args, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run")
+	args = append(args, p.egress.args...) // the proxy socket and forwarder (network.go)
 	var writable []string
 	if spec.Policy.Kind == policy.WorkspaceWrite {
 		writable = append(writable, spec.Workspace)

@@ -1,0 +1,148 @@
+package sandbox
+
+// The cage's network: it always has its own network namespace (bwrap
+// --unshare-net: nothing but its own loopback, no host loopback services, no
+// host abstract unix sockets, no route to the metadata service). When the
+// sandbox admits network, the only way out is Warden's proxy
+// (backend/tools/netproxy), served on a unix socket in a private host folder
+// that is bound into the cage, with a forwarder inside the cage listening on
+// the cage's own 127.0.0.1:3128 and carrying every connection to that socket.
+// The forwarder is this very binary, re-executed with a hidden first argument
+// (see network_forward.go), so nothing needs installing and every front end
+// (warden, the desktop app, go test binaries) can serve as it. The proxy
+// variables point programs at it; a program that ignores them gets no
+// network at all, and names are resolved by the proxy, never in the cage.
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/tools/netproxy"
+)
+
+const (
+	// ProxyPort is where the forwarder listens on the cage's loopback.
+	ProxyPort = 3128
+	// cageNetDir holds the proxy socket inside the cage; cageForwarder is
+	// the forwarder binary inside the cage.
+	cageNetDir    = "/run/warden-net"
+	cageForwarder = "/run/warden-fwd"
+)
+
+// Egress routes a caged command's connections: every destination is decided
+// by Decider, every connection reported to Observe (nil drops them).
+type Egress struct {
+	Decider  netproxy.Decider
+	Observe  func(netproxy.Conn)
+	Resolver func(ctx context.Context, host string) ([]netip.Addr, error)
+}
+
+// noEgress refuses every destination: the decider of a caller that does not
+// route network decisions anywhere.
+var noEgress = netproxy.DeciderFunc(func(context.Context, policy.Destination) netproxy.Verdict {
+	return netproxy.Verdict{Reason: "no-decider", Detail: "this command was started without a network decision path",
+		Remedy: "run it through the gate (shell.exec or monitor.start)"}
+})
+
+// ProxyEnv is the environment that points a caged program at the proxy.
+func ProxyEnv() map[string]string {
+	u := "http://127.0.0.1:" + strconv.Itoa(ProxyPort)
+	// Loopback stays inside the cage: a test server the command starts
+	// itself must not be sent to the host.
+	no := "localhost,127.0.0.1,::1"
+	env := map[string]string{}
+	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"} {
+		env[k] = u
+		env[lower(k)] = u
+	}
+	env["NO_PROXY"], env["no_proxy"] = no, no
+	// npm reads these before the generic variables.
+	env["npm_config_proxy"], env["npm_config_https_proxy"], env["npm_config_noproxy"] = u, u, no
+	return env
+}
+
+func lower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// networkAdmitted reports whether the sandbox lets this command reach the
+// network (through the proxy).
+func networkAdmitted(p policy.SandboxPolicy) bool {
+	return p.Kind == policy.WorkspaceWrite && p.NetworkAccess
+}
+
+// egress holds what startEgress added to a Prepared.
+type egress struct {
+	args   []string // bwrap arguments (binds), after the private /run
+	prefix []string // the forwarder's argv before the command
+}
+
+// startEgress starts the proxy of one caged command when network is
+// admitted. It lives until ctx ends (the command's context), then its socket
+// folder is removed.
+func (c *Cage) startEgress(ctx context.Context, spec Spec, p *Prepared) error {
+	if !networkAdmitted(spec.Policy) {
+		return nil
+	}
+	eg := spec.Egress
+	if eg == nil {
+		eg = &Egress{Decider: noEgress}
+	}
+	dec := eg.Decider
+	if dec == nil {
+		dec = noEgress
+	}
+	cfg := netproxy.Config{Decider: dec, Observe: eg.Observe}
+	if eg.Resolver != nil {
+		cfg.Resolve = eg.Resolver
+	}
+	px, err := netproxy.New(cfg)
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "warden-net-")
+	if err != nil {
+		return fmt.Errorf("sandbox: proxy folder: %w", err)
+	}
+	sock := filepath.Join(dir, "proxy.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return fmt.Errorf("sandbox: proxy socket: %w", err)
+	}
+	go func() {
+		_ = px.Serve(ctx, ln)
+		_ = os.RemoveAll(dir)
+	}()
+	self, err := os.Executable()
+	if err == nil {
+		self, err = filepath.EvalSymlinks(self)
+	}
+	if err != nil {
+		return fmt.Errorf("sandbox: the running binary serves as the cage's network forwarder, and it cannot be found: %w", err)
+	}
+	p.egress = egress{
+		args: []string{"--ro-bind", dir, cageNetDir, "--ro-bind", self, cageForwarder},
+		prefix: []string{cageForwarder, forwarderArg, "127.0.0.1:" + strconv.Itoa(ProxyPort),
+			filepath.Join(cageNetDir, "proxy.sock"), "--"},
+	}
+	if p.env == nil {
+		p.env = map[string]string{}
+	}
+	for k, v := range ProxyEnv() {
+		p.env[k] = v
+	}
+	return nil
+}
