@@ -52,6 +52,8 @@ type Options struct {
 	// MCPListTimeout bounds starting MCP servers to learn their tools.
 	MCPListTimeout time.Duration
 	Version        string
+	// AllowHosts are --allow-host entries, added to [network] allow.
+	AllowHosts []policy.HostPattern
 }
 
 // ModelError says the model could not be set up (a bad spec, a missing
@@ -156,6 +158,9 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	}
 	if o.ApprovalTimeout != nil {
 		cfg.ApprovalTimeout = *o.ApprovalTimeout
+	}
+	if cfg.Network, err = networkConfig(g.Config, o.AllowHosts); err != nil {
+		return nil, err
 	}
 	mons, br := g.Monitors, g.Browser
 	cfg.OnSessionClose = []func(string){
@@ -297,4 +302,14 @@ func (g *Graph) Close() error {
 		errs = append(errs, g.Store.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// networkConfig is the gate's network input: the [network] table (presets
+// included) plus the command line's --allow-host entries.
+func networkConfig(c config.Config, allow []policy.HostPattern) (tools.NetworkConfig, error) {
+	rules, err := c.Network.HostRules()
+	if err != nil {
+		return tools.NetworkConfig{}, fmt.Errorf("assemble: %w", err)
+	}
+	return tools.NetworkConfig{Rules: rules.With(allow...), AskTimeout: c.Network.AskTimeout}, nil
 }

@@ -44,6 +44,9 @@ type Config struct {
 	// container; never the default).
 	SandboxMode string
 
+	// Network is the [network] table (network.go).
+	Network Network
+
 	// Sources lists the files that were read, in order.
 	Sources []string
 	// Warnings are settings that were ignored, each naming its file.
@@ -64,6 +67,7 @@ type file struct {
 	Model    *modelSection    `toml:"model"`
 	Defaults *defaultsSection `toml:"defaults"`
 	Sandbox  *sandboxSection  `toml:"sandbox"`
+	Network  *networkSection  `toml:"network"`
 	// MCP belongs to backend/tools/mcp; declared so it is not "unknown".
 	MCP toml.Primitive `toml:"mcp"`
 }
@@ -156,7 +160,7 @@ func Parse(data []byte, path string) (file, error) {
 		unknown = append(unknown, k.String())
 	}
 	if len(unknown) > 0 {
-		return f, fmt.Errorf("config: %s: unknown keys %s (valid sections: [model] spec, base_url, api_key; [defaults] approval, sandbox, network, writable_roots, approval_timeout; [sandbox] mode; [mcp.servers.NAME])",
+		return f, fmt.Errorf("config: %s: unknown keys %s (valid sections: [model] spec, base_url, api_key; [defaults] approval, sandbox, network, writable_roots, approval_timeout; [sandbox] mode; [network] allow, deny, presets, ask_timeout; [mcp.servers.NAME])",
 			path, strings.Join(unknown, ", "))
 	}
 	return f, nil
@@ -173,6 +177,9 @@ func (c *Config) apply(f file, path string) error {
 		default:
 			return fmt.Errorf("config: %s: sandbox.mode %q is not valid (valid: bwrap, container)", path, s.Mode)
 		}
+	}
+	if err := c.applyNetwork(f.Network, path, false); err != nil {
+		return err
 	}
 	d, err := parseDefaults(f.Defaults, path)
 	if err != nil {
@@ -203,6 +210,9 @@ func (c *Config) narrow(f file, path string) error {
 	}
 	if f.Sandbox != nil {
 		c.Warnings = append(c.Warnings, path+": [sandbox] is ignored in a workspace file (it would turn the OS cage off)")
+	}
+	if err := c.applyNetwork(f.Network, path, true); err != nil {
+		return err
 	}
 	d, err := parseDefaults(f.Defaults, path)
 	if err != nil {

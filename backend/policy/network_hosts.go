@@ -9,8 +9,10 @@ package policy
 // tool and signature are net:<host>:<port>, then the [network] lists on top:
 // a deny pattern refuses, an allow pattern admits (even under approval
 // "always": the user listed it), and an address the name resolves to that is
-// loopback, link-local, private or a metadata endpoint is refused unless an
-// allow entry names that host exactly (no wildcard), whatever the chain said.
+// loopback, link-local, private or a metadata endpoint is reached only when
+// listed explicitly: an allow entry naming that host exactly (no wildcard), a
+// grant for its net:<host>:<port>, or a human answering its ask (the prompt
+// shows the address). Approval "never" and wildcards never reach one.
 // Everything here is pure: the proxy resolves names and passes the addresses.
 
 import (
@@ -323,24 +325,33 @@ func (r HostRules) Apply(d Destination, chain Decision) Decision {
 	explicit := false
 	for i, p := range r.Allow {
 		if p.Matches(d.Host, d.Port) {
-			if allowedBy == nil {
+			if allowedBy == nil || !p.Wildcard() && allowedBy.Wildcard() {
 				allowedBy = &r.Allow[i]
 			}
-			if !p.Wildcard() {
-				explicit = true
-			}
+			explicit = explicit || !p.Wildcard()
 		}
 	}
+	// A grant or a human's answer names exactly this host:port, so it lists
+	// it as explicitly as an allow entry does.
+	granted := chain.Verdict == VerdictAllow && (strings.HasPrefix(chain.Source, "session-grant:") || strings.HasPrefix(chain.Source, "workspace-rule:"))
 	for _, a := range d.Addrs {
-		if c := ClassifyAddr(a); c != AddrPublic && !explicit {
-			what := d.Host
-			if CanonicalHost(a.String()) != d.Host {
-				what = fmt.Sprintf("%s resolves to %s, which", d.Host, a.Unmap())
-			}
-			return deny(ReasonPrivateAddress, fmt.Sprintf("%s → %s (%s)", d, a.Unmap(), c),
-				fmt.Sprintf("%s is a %s address of the host; those are reached only when listed explicitly", what, c),
-				fmt.Sprintf("list it by name: --allow-host %s, or [network] allow = [\"%s\"] in config.toml", d, d))
+		c := ClassifyAddr(a)
+		if c == AddrPublic || explicit || granted {
+			continue
 		}
+		what := d.Host + " is"
+		if CanonicalHost(a.String()) != d.Host {
+			what = fmt.Sprintf("%s resolves to %s,", d.Host, a.Unmap())
+		}
+		saw := fmt.Sprintf("%s → %s (%s)", d, a.Unmap(), c)
+		if chain.Verdict == VerdictAsk {
+			// A human may list it by answering; nothing else does.
+			out.Trace = append(out.Trace, Step{Step: "network", Saw: saw, Concluded: "ask: only a human's answer or an exact allow entry reaches a " + string(c) + " address"})
+			return out
+		}
+		return deny(ReasonPrivateAddress, saw,
+			fmt.Sprintf("%s a %s address of this machine's network; those are reached only when listed explicitly", what, c),
+			fmt.Sprintf("list it by name: --allow-host %s, or [network] allow = [\"%s\"] in config.toml", d, d))
 	}
 	if allowedBy != nil {
 		out.Trace = append(out.Trace, Step{Step: "network", Saw: d.String() + " matches allow pattern " + allowedBy.String(), Concluded: "allow"})

@@ -52,6 +52,10 @@ type Config struct {
 	MaxSteps int
 	Version  string
 	Now      func() time.Time
+
+	// Network decides the destinations of caged commands with network: the
+	// [network] lists, --allow-host, the ask timeout.
+	Network tools.NetworkConfig
 }
 
 // DefaultSystemPrompt tells the model how it is governed.

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/tools/netproxy"
 )
 
 // Decider is the policy engine; *policy.Engine satisfies it.
@@ -87,6 +88,7 @@ type Event struct {
 	Result    *Result          `json:"result,omitempty"`   // Completed, Failed
 	Error     string           `json:"error,omitempty"`    // Failed
 	Duration  time.Duration    `json:"duration_ns,omitempty"`
+	Conn      *netproxy.Conn   `json:"conn,omitempty"` // NetworkConnection (gate_net.go)
 }
 
 // Journal records a session's events, in order. A failure to record a
@@ -113,6 +115,8 @@ type GateConfig struct {
 	Journal         Journal // nil records nothing
 	Now             func() time.Time
 	NewID           func() string
+	// Network decides the destinations of caged commands (gate_net.go).
+	Network NetworkConfig
 }
 
 // Gate is the one path every tool call takes: effects, decision, approval,
@@ -195,6 +199,7 @@ func (g *Gate) Call(ctx context.Context, t Tool, args json.RawMessage, env Env) 
 		return out, g.record(ctx, env, ev)
 	}
 	out.Invoked = true
+	env.Egress = g.egress(env, out.CallID)
 	out.Result, err = g.invoke(ctx, t, args, env, base)
 	return out, err
 }

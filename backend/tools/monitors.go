@@ -109,7 +109,7 @@ func (m *Monitors) Start(env Env, spec MonitorSpec) (MonitorInfo, error) {
 
 func (m *Monitors) startCommand(ctx context.Context, env Env, spec MonitorSpec, mon *monitor) error {
 	prep, err := m.cage.Prepare(ctx, sandbox.Spec{Workspace: env.Workspace, Policy: env.Sandbox, Dir: spec.Cwd,
-		Args: []string{"bash", "-c", spec.Command}})
+		Args: []string{"bash", "-c", spec.Command}, Egress: env.Egress})
 	if err != nil {
 		return err
 	}

@@ -143,13 +143,14 @@ type shellRun struct {
 	Truncated  bool                `json:"truncated,omitempty"`
 	Confined   bool                `json:"confined"`
 	Violations []sandbox.Violation `json:"violations,omitempty"`
+	Network    []string            `json:"network_refused,omitempty"`
 	timeout    time.Duration
 }
 
 func runShell(ctx context.Context, cage *sandbox.Cage, env Env, command, cwd string, extra map[string]string, timeout time.Duration) (*shellRun, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	prep, err := cage.Prepare(ctx, sandbox.Spec{Workspace: env.Workspace, Policy: env.Sandbox, Dir: cwd, Env: extra, Args: []string{"bash", "-c", command}})
+	prep, err := cage.Prepare(ctx, sandbox.Spec{Workspace: env.Workspace, Policy: env.Sandbox, Dir: cwd, Env: extra, Args: []string{"bash", "-c", command}, Egress: env.Egress})
 	if err != nil {
 		return nil, fmt.Errorf("shell.exec: %w", err)
 	}
@@ -159,6 +160,7 @@ func runShell(ctx context.Context, cage *sandbox.Cage, env Env, command, cwd str
 	err = runAndReap(prep.Cmd, stdout, stderr)
 	r := &shellRun{DurationMs: time.Since(start).Milliseconds(), Confined: prep.Confined, timeout: timeout}
 	r.Violations = prep.Finish()
+	r.Network = RefusedConnections(env.Egress)
 	r.Stdout, r.Stderr = stdout.String(), stderr.String()
 	r.Truncated = stdout.truncated() || stderr.truncated()
 	r.TimedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
@@ -243,6 +245,9 @@ func (r *shellRun) result() Result {
 	}
 	for _, v := range r.Violations {
 		fmt.Fprintf(&b, "sandbox violation: %s: %s\n", v.Path, v.Detail)
+	}
+	for _, n := range r.Network {
+		b.WriteString(n + "\n")
 	}
 	if r.Stdout != "" {
 		b.WriteString("stdout:\n" + r.Stdout)

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 
 	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/tools/sandbox"
 )
 
 // Env is what a tool knows about the session it runs in.
@@ -20,6 +21,9 @@ type Env struct {
 	// Output receives streamed output (stdout/stderr chunks, monitor lines)
 	// while a tool runs. It may be nil.
 	Output func(stream string, chunk []byte)
+	// Egress decides the connections of the call's caged commands; the
+	// gate sets it (gate_net.go).
+	Egress *sandbox.Egress
 }
 
 // Content is one part of a tool result.

@@ -34,6 +34,7 @@ type toolFlags struct {
 	axisFlags
 	args, db        string
 	approvalTimeout time.Duration
+	allowHosts      hostFlag
 }
 
 // toolOutput is what `warden tool` prints.
@@ -59,6 +60,7 @@ func runTool(ctx context.Context, argv []string, io stdio) int {
 	f.register(fs, "run the call as if the session were in the planning freeze")
 	fs.DurationVar(&f.approvalTimeout, "approval-timeout", 0, "how long an Ask waits for a human before it becomes a no-approver deny")
 	fs.StringVar(&f.db, "db", "", "the store `file` (default $WARDEN_DB, else $XDG_DATA_HOME/warden/warden.db)")
+	registerAllowHost(fs, &f.allowHosts)
 	name, rest := "", argv
 	if len(argv) > 0 && !strings.HasPrefix(argv[0], "-") {
 		name, rest = argv[0], argv[1:]
@@ -172,11 +174,16 @@ func callTool(ctx context.Context, name string, f toolFlags) (toolOutput, int, e
 		return out, 1, err
 	}
 	s.Grants = store.PolicyGrants(grants, s.Now)
+	network, err := toolNetwork(s.Workspace, f.allowHosts)
+	if err != nil {
+		return out, 2, err
+	}
 	gate, err := tools.NewGate(tools.GateConfig{
 		Decider:         policy.New(policy.Config{ProtectedPaths: protected}),
 		Session:         func(context.Context, tools.Env) (policy.Session, error) { return s, nil },
 		ApprovalTimeout: f.approvalTimeout,
 		Journal:         storejournal.New(st),
+		Network:         network,
 	})
 	if err != nil {
 		return out, 1, err

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/warden-dev/warden/backend/config"
+	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/tools"
+)
+
+// hostFlag is --allow-host HOST[:PORT], repeatable. Each value is parsed as
+// it is given, so a bad one is a usage error that names it.
+type hostFlag []policy.HostPattern
+
+func (h *hostFlag) String() string {
+	s := make([]string, len(*h))
+	for i, p := range *h {
+		s[i] = p.String()
+	}
+	return strings.Join(s, ",")
+}
+
+func (h *hostFlag) Set(v string) error {
+	p, err := policy.ParseHostPattern(v)
+	if err != nil {
+		return err
+	}
+	*h = append(*h, p)
+	return nil
+}
+
+const allowHostUsage = "let caged commands reach `HOST[:PORT]` through Warden's proxy without asking (repeatable; *.example.com matches subdomains; loopback and private addresses only when named exactly)"
+
+func registerAllowHost(fs *flag.FlagSet, h *hostFlag) { fs.Var(h, "allow-host", allowHostUsage) }
+
+// toolNetwork is the gate's network input for `warden tool`: the [network]
+// table of the user's config and the workspace's, plus --allow-host.
+func toolNetwork(workspace string, allow hostFlag) (tools.NetworkConfig, error) {
+	path, err := config.UserPath()
+	if err != nil {
+		return tools.NetworkConfig{}, err
+	}
+	cfg, err := config.Load(path, workspace)
+	if err != nil {
+		return tools.NetworkConfig{}, err
+	}
+	rules, err := cfg.Network.HostRules()
+	if err != nil {
+		return tools.NetworkConfig{}, fmt.Errorf("%s: [network]: %w", path, err)
+	}
+	return tools.NetworkConfig{Rules: rules.With(allow...), AskTimeout: cfg.Network.AskTimeout}, nil
+}
