@@ -33,6 +33,10 @@ go build -o "$work/wardenbench" ./bench/cmd/wardenbench
 "$work/wardenbench" -work "$work" -peers "$peers" -gemini bench/gemini_policy.mjs \
 	-corpus bench/testdata -json docs/benchmarks.json -md docs/benchmarks.md "$@"
 
+# Network through the proxy: proxied vs direct fetches and caged curl, side
+# by side; it (re)writes its section of docs/benchmarks.md.
+go run ./bench/cmd/netbench -work "$work/netbench" -md docs/benchmarks.md -json docs/benchmarks-network.json
+
 # The audit trail at AUDIT_ROWS (default 100,000) rows in headless Chromium
 # against warden serve; it adds its section to docs/benchmarks.md. Needs
 # bin/warden and frontend/dist (make bench builds both first).

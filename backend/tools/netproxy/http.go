@@ -109,32 +109,13 @@ func (p *Proxy) forward(ctx context.Context, c net.Conn, req *http.Request) bool
 		ev.Error = err.Error()
 		return false
 	}
-	resp, err := http.ReadResponse(bufio.NewReader(cu), req)
-	if err != nil {
-		writeStatus(c, 502, "warden proxy: reading the upstream response: "+err.Error())
-		ev.Error = err.Error()
-		return false
-	}
-	defer resp.Body.Close()
-	for _, h := range hopHeaders {
-		resp.Header.Del(h)
-	}
-	keep := !resp.Close && req.ProtoAtLeast(1, 1) && !wantsClose(req)
-	resp.Close = !keep
-	err = resp.Write(c)
-	ev.BytesUp, ev.BytesDown = cu.out.Load(), cu.in.Load()
+	// The upstream closes after its response (Connection: close), so its
+	// bytes go back raw (spliced by the kernel where it can) and the
+	// client's connection ends with them: no re-framing of a large body.
+	n, err := io.Copy(c, up)
+	ev.BytesUp, ev.BytesDown = cu.out.Load(), n
 	if err != nil {
 		ev.Error = err.Error()
-		return false
-	}
-	return keep
-}
-
-func wantsClose(req *http.Request) bool {
-	for _, v := range req.Header.Values("Proxy-Connection") {
-		if strings.EqualFold(strings.TrimSpace(v), "close") {
-			return true
-		}
 	}
 	return false
 }
