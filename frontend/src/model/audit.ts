@@ -1,4 +1,5 @@
 import type { WardenEvent } from '../bridge'
+import { bytesText, connectionText } from './network'
 
 // One audit row, flattened for the list, filter and export.
 export interface AuditRow {
@@ -64,6 +65,10 @@ export function auditRow(e: WardenEvent): AuditRow {
     case 'grant_revoked':
       summary = s(d.signature)
       break
+    case 'network_connection':
+      source = d.allowed === true ? s(d.allowed_by) : s(d.reason)
+      summary = `${connectionText(d)} — ${bytesText(d)}`
+      break
     default:
       source = s(d.by)
       summary = s(d.server)
@@ -127,6 +132,7 @@ export const auditKinds = [
   'grant_revoked',
   'mcp_server_trusted',
   'mcp_server_untrusted',
+  'network_connection',
 ]
 
 export interface AuditPageArgs {
