@@ -98,7 +98,9 @@ func (nc *netCall) decide(ctx context.Context, dest policy.Destination) netproxy
 	if d.Verdict == policy.VerdictAsk {
 		t := netTool{dest: dest, sig: call.Tool}
 		args, _ := json.Marshal(map[string]any{"host": dest.Host, "port": dest.Port})
-		base := Event{CallID: nc.callID + "/" + call.Tool, RequestID: g.cfg.NewID(), Tool: call.Tool}
+		// Its own call id per destination (the broker keys asks by call), never
+		// one a resumed turn could mistake for a model or "!" call.
+		base := Event{CallID: call.Tool + "@" + nc.callID, RequestID: g.cfg.NewID(), Tool: call.Tool}
 		timeout := g.cfg.Network.AskTimeout
 		if timeout <= 0 {
 			timeout = DefaultNetworkAskTimeout
