@@ -85,18 +85,72 @@ func networkAdmitted(p policy.SandboxPolicy) bool {
 
 // egress holds what startEgress added to a Prepared.
 type egress struct {
-	args   []string // bwrap arguments (binds), after the private /run
-	prefix []string // the forwarder's argv before the command
+	args    []string // bwrap arguments (binds), after the private /run
+	prefix  []string // the forwarder's argv before the command
+	exposed []Exposed
 }
 
+// Exposed lists the cage ports the command's Spec exposed and the host
+// loopback addresses they are reached at (network_expose.go).
+func (p *Prepared) Exposed() []Exposed { return append([]Exposed(nil), p.egress.exposed...) }
+
 // startEgress starts the proxy of one caged command when network is
-// admitted. It lives until ctx ends (the command's context), then its socket
-// folder is removed.
-func (c *Cage) startEgress(ctx context.Context, spec Spec, p *Prepared) error {
-	if !networkAdmitted(spec.Policy) {
+// admitted, and the host side of its exposed ports. Both live until ctx ends
+// (the command's context); then the socket folder is removed.
+func (c *Cage) startEgress(ctx context.Context, spec Spec, p *Prepared) (err error) {
+	proxied := networkAdmitted(spec.Policy)
+	if !proxied && len(spec.Expose) == 0 {
 		return nil
 	}
-	eg := spec.Egress
+	self, err := os.Executable()
+	if err == nil {
+		self, err = filepath.EvalSymlinks(self)
+	}
+	if err != nil {
+		return fmt.Errorf("sandbox: the running binary serves as the cage's network forwarder, and it cannot be found: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "warden-net-")
+	if err != nil {
+		return fmt.Errorf("sandbox: network folder: %w", err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	context.AfterFunc(ctx, func() { _ = os.RemoveAll(dir) })
+	defer func() {
+		if err != nil {
+			cancel()
+		}
+	}()
+	prefix := []string{cageForwarder, forwarderArg}
+	if proxied {
+		if err := serveProxy(ctx, spec.Egress, filepath.Join(dir, "proxy.sock")); err != nil {
+			return err
+		}
+		prefix = append(prefix, "-proxy", "127.0.0.1:"+strconv.Itoa(ProxyPort), "-proxy-socket", filepath.Join(cageNetDir, "proxy.sock"))
+		if p.env == nil {
+			p.env = map[string]string{}
+		}
+		for k, v := range ProxyEnv() {
+			p.env[k] = v
+		}
+	}
+	if len(spec.Expose) > 0 {
+		ex, err := startExpose(ctx, filepath.Join(dir, "expose.sock"), spec.Expose)
+		if err != nil {
+			return err
+		}
+		for _, e := range ex {
+			prefix = append(prefix, "-expose", strconv.Itoa(e.CagePort))
+		}
+		prefix = append(prefix, "-expose-socket", filepath.Join(cageNetDir, "expose.sock"))
+		p.egress.exposed = ex
+	}
+	p.egress.args = []string{"--ro-bind", dir, cageNetDir, "--ro-bind", self, cageForwarder}
+	p.egress.prefix = append(prefix, "--")
+	return nil
+}
+
+// serveProxy serves the proxy of one command on a unix socket until ctx ends.
+func serveProxy(ctx context.Context, eg *Egress, sock string) error {
 	if eg == nil {
 		eg = &Egress{Decider: noEgress}
 	}
@@ -112,37 +166,10 @@ func (c *Cage) startEgress(ctx context.Context, spec Spec, p *Prepared) error {
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "warden-net-")
-	if err != nil {
-		return fmt.Errorf("sandbox: proxy folder: %w", err)
-	}
-	sock := filepath.Join(dir, "proxy.sock")
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
-		_ = os.RemoveAll(dir)
 		return fmt.Errorf("sandbox: proxy socket: %w", err)
 	}
-	go func() {
-		_ = px.Serve(ctx, ln)
-		_ = os.RemoveAll(dir)
-	}()
-	self, err := os.Executable()
-	if err == nil {
-		self, err = filepath.EvalSymlinks(self)
-	}
-	if err != nil {
-		return fmt.Errorf("sandbox: the running binary serves as the cage's network forwarder, and it cannot be found: %w", err)
-	}
-	p.egress = egress{
-		args: []string{"--ro-bind", dir, cageNetDir, "--ro-bind", self, cageForwarder},
-		prefix: []string{cageForwarder, forwarderArg, "127.0.0.1:" + strconv.Itoa(ProxyPort),
-			filepath.Join(cageNetDir, "proxy.sock"), "--"},
-	}
-	if p.env == nil {
-		p.env = map[string]string{}
-	}
-	for k, v := range ProxyEnv() {
-		p.env[k] = v
-	}
+	go func() { _ = px.Serve(ctx, ln) }()
 	return nil
 }

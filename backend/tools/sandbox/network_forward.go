@@ -1,13 +1,18 @@
 package sandbox
 
 import (
+	"bufio"
+	"flag"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"os/exec"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
+	"time"
 )
 
 // forwarderArg is the hidden first argument that turns any binary linking
@@ -26,29 +31,51 @@ func init() {
 	}
 }
 
-// forwarderMain is `<binary> __warden-netfwd LISTEN SOCKET -- ARGV...`:
-// listen on LISTEN (the cage's loopback), carry each connection to the
-// proxy's unix SOCKET, run ARGV, and exit as it exits.
+// forwarderMain is `<binary> __warden-netfwd [-proxy ADDR -proxy-socket
+// SOCK] [-expose PORT]... [-expose-socket SOCK] -- ARGV...`: carry each
+// connection to the cage's ADDR to the host proxy's SOCK, offer each exposed
+// cage port to the host (network_expose.go), run ARGV, and exit as it exits.
 func forwarderMain(args []string, stderr io.Writer) int {
-	if len(args) < 4 || args[2] != "--" {
-		fmt.Fprintln(stderr, "warden network forwarder: usage: LISTEN SOCKET -- COMMAND...")
-		return 125
-	}
-	listen, sock, argv := args[0], args[1], args[3:]
-	ln, err := net.Listen("tcp", listen)
-	if err != nil {
-		fmt.Fprintf(stderr, "warden network forwarder: listen %s: %v\n", listen, err)
-		return 125
-	}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go forward(c, sock)
+	fs := flag.NewFlagSet("warden network forwarder", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	proxy := fs.String("proxy", "", "cage loopback address the proxy is offered on")
+	proxySock := fs.String("proxy-socket", "", "the host proxy's unix socket")
+	var expose []int
+	fs.Func("expose", "a cage port the host may reach (repeatable)", func(s string) error {
+		p, err := strconv.Atoi(s)
+		if err != nil || p < 1 || p > 65535 {
+			return fmt.Errorf("port %q", s)
 		}
-	}()
+		expose = append(expose, p)
+		return nil
+	})
+	exposeSock := fs.String("expose-socket", "", "the host's unix socket for exposed ports")
+	if err := fs.Parse(args); err != nil || fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "warden network forwarder: usage: [-proxy ADDR -proxy-socket SOCK] [-expose PORT -expose-socket SOCK] -- COMMAND...")
+		return 125
+	}
+	argv := fs.Args()
+	if *proxy != "" {
+		ln, err := net.Listen("tcp", *proxy)
+		if err != nil {
+			fmt.Fprintf(stderr, "warden network forwarder: listen %s: %v\n", *proxy, err)
+			return 125
+		}
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				go forward(c, *proxySock)
+			}
+		}()
+	}
+	for _, p := range expose {
+		for range exposeWaiters {
+			go offer(*exposeSock, p)
+		}
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	sigs := make(chan os.Signal, 4)
@@ -62,7 +89,7 @@ func forwarderMain(args []string, stderr io.Writer) int {
 			_ = cmd.Process.Signal(s)
 		}
 	}()
-	err = cmd.Wait()
+	err := cmd.Wait()
 	signal.Stop(sigs)
 	if err == nil {
 		return 0
@@ -86,14 +113,83 @@ func forward(c net.Conn, sock string) {
 	if err != nil {
 		return
 	}
-	defer u.Close()
+	pipeBoth(c, u)
+}
+
+// pipeBoth copies both ways, half-closing each direction as it ends.
+func pipeBoth(a, b net.Conn) {
+	defer a.Close()
+	defer b.Close()
 	done := make(chan struct{})
 	go func() {
-		_, _ = io.Copy(u, c)
-		_ = u.(*net.UnixConn).CloseWrite()
+		_, _ = io.Copy(b, a)
+		halfClose(b)
 		close(done)
 	}()
-	_, _ = io.Copy(c, u)
-	_ = c.(*net.TCPConn).CloseWrite()
+	_, _ = io.Copy(a, b)
+	halfClose(a)
 	<-done
+}
+
+func halfClose(c net.Conn) {
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+	}
+}
+
+// exposeWaiters is how many connections per exposed port wait on the host
+// at once: a browser opens several to one dev server.
+const exposeWaiters = 4
+
+// offer keeps a connection to the host waiting for a client of cage port p:
+// the host writes "go" when one arrives, and the waiting connection becomes
+// that client's connection to 127.0.0.1:p in the cage. It stops when the
+// host socket is gone (the cage is ending).
+func offer(sock string, p int) {
+	fails := 0
+	for {
+		h, err := net.Dial("unix", sock)
+		if err != nil {
+			if fails++; fails > 50 {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		fails = 0
+		if _, err := fmt.Fprintf(h, "wait %d\n", p); err != nil {
+			h.Close()
+			continue
+		}
+		br := bufio.NewReader(h)
+		line, err := br.ReadString('\n')
+		if err != nil || strings.TrimSpace(line) != "go" {
+			h.Close()
+			continue
+		}
+		go func() {
+			c, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+			if err != nil {
+				h.Close()
+				return
+			}
+			pipeBoth(c, &bufferedConn{Conn: h, r: br})
+		}()
+	}
+}
+
+// bufferedConn reads what its reader buffered first.
+type bufferedConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (b *bufferedConn) Read(p []byte) (int, error) { return b.r.Read(p) }
+
+// CloseWrite half-closes the connection underneath.
+func (b *bufferedConn) CloseWrite() error {
+	if cw, ok := b.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
 }

@@ -5,15 +5,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/tools/netproxy"
@@ -251,6 +255,73 @@ func TestCageForwarderKeepsExitStatus(t *testing.T) {
 			}
 			if tc.name == "stdout passes" && out != "through\n" {
 				t.Fatalf("%q", out)
+			}
+		})
+	}
+}
+
+// A dev server listening inside the cage is reached from the host only
+// through the port the caller exposed; the host port ends with the command.
+func TestCageExposedPort(t *testing.T) {
+	c := newCage(t, Config{})
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "index.html"), []byte("caged-dev-server"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, pol := range []policy.SandboxPolicy{{Kind: policy.WorkspaceWrite}, {Kind: policy.WorkspaceWrite, NetworkAccess: true}} {
+		t.Run(fmt.Sprintf("network %v", pol.NetworkAccess), func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			eg, _ := policyEgress(t, nil, nil)
+			p, err := c.Prepare(ctx, Spec{Workspace: ws, Policy: pol, Egress: eg, Expose: []int{5173},
+				Args: []string{"bash", "-c", "python3 -m http.server 5173 --bind 127.0.0.1 & python3 -m http.server 5174 --bind 127.0.0.1 & wait"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ex := p.Exposed()
+			if len(ex) != 1 || ex[0].CagePort != 5173 || !strings.HasPrefix(ex[0].HostAddr, "127.0.0.1:") {
+				t.Fatalf("exposed %+v", ex)
+			}
+			var out bytes.Buffer
+			p.Cmd.Stdout, p.Cmd.Stderr = &out, &out
+			if err := p.Cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan struct{})
+			go func() { _ = p.Cmd.Wait(); close(done) }()
+			client := &http.Client{Timeout: 5 * time.Second}
+			var body string
+			for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+				resp, err := client.Get(ex[0].URL + "index.html")
+				if err != nil {
+					continue
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode == 200 {
+					body = string(b)
+					break
+				}
+			}
+			if body != "caged-dev-server" {
+				t.Fatalf("the exposed port did not serve the cage's server: %q\n%s", body, out.String())
+			}
+			// The other port of the cage has no way out, and the host's
+			// own 5174 is not the cage's.
+			if resp, err := client.Get("http://127.0.0.1:5174/index.html"); err == nil {
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if strings.Contains(string(b), "caged-dev-server") {
+					t.Fatal("an unexposed cage port reached the host")
+				}
+			}
+			cancel()
+			<-done
+			p.Finish()
+			time.Sleep(100 * time.Millisecond)
+			if conn, err := net.DialTimeout("tcp", ex[0].HostAddr, time.Second); err == nil {
+				conn.Close()
+				t.Fatal("the host port outlived the command")
 			}
 		})
 	}

@@ -150,6 +150,9 @@ type Spec struct {
 	// Egress decides the connections of a caged command with network
 	// (network.go); nil refuses them all.
 	Egress *Egress
+	// Expose lists cage ports the host's loopback may reach
+	// (network_expose.go); see Prepared.Exposed.
+	Expose []int
 }
 
 // Prepared is a command ready to start and the clean-up to run after it ends.
