@@ -185,7 +185,8 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 		return nil, err
 	}
 	g.Settings, err = settings.New(settings.Options{ConfigPath: userPath, Runtime: g.Service, BuildProvider: Provider,
-		MCP: g.MCP, Warnings: append(append([]string{}, g.Config.Warnings...), g.mcpWarnings...)})
+		MCP: g.MCP, Warnings: append(append([]string{}, g.Config.Warnings...), g.mcpWarnings...),
+		AllowHosts: o.AllowHosts})
 	if err != nil {
 		return nil, err
 	}

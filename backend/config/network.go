@@ -119,3 +119,18 @@ func (c *Config) applyNetwork(s *networkSection, path string, untrusted bool) er
 	c.Network = next
 	return nil
 }
+
+// UserNetwork is the [network] table as the Settings screen edits it.
+type UserNetwork struct {
+	Presets    []string
+	Allow      []string
+	Deny       []string
+	AskTimeout string
+}
+
+type networkOut struct {
+	Presets    []string `toml:"presets,omitempty"`
+	Allow      []string `toml:"allow,omitempty"`
+	Deny       []string `toml:"deny,omitempty"`
+	AskTimeout string   `toml:"ask_timeout,omitempty"`
+}

@@ -315,7 +315,7 @@ func (s *Service) gateCall(ctx context.Context, sessionID, callID string, t tool
 		ApprovalTimeout: s.cfg.ApprovalTimeout,
 		Journal:         journal{s: s},
 		Now:             s.cfg.Now,
-		Network:         s.cfg.Network,
+		Network:         s.networkConfig(),
 		// The first id is the call id: the model's, so the store's events
 		// and the assistant message name the same call.
 		NewID: func() string {

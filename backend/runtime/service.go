@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -81,6 +82,8 @@ type Service struct {
 
 	liveMu sync.RWMutex
 	live   live
+
+	network atomic.Pointer[tools.NetworkConfig] // set by SetNetwork (network.go)
 
 	mu    sync.Mutex
 	turns map[string]*turn  // session id → running turn

@@ -50,6 +50,9 @@ type Options struct {
 	ProbeTimeout time.Duration
 	// HTTPClient carries the probes; nil uses the SDKs' default.
 	HTTPClient *http.Client
+	// AllowHosts are this run's --allow-host entries, kept on a network
+	// save (network.go).
+	AllowHosts []policy.HostPattern
 }
 
 // Service is the Settings API.
@@ -77,6 +80,8 @@ type Settings struct {
 	Defaults    Defaults       `json:"defaults"`
 	Providers   []ProviderInfo `json:"providers"`
 	Warnings    []string       `json:"warnings"`
+	// Network is the [network] table (network.go).
+	Network NetworkSettings `json:"network"`
 }
 
 // ModelSettings is the configured model; the key itself is never included.
@@ -138,6 +143,7 @@ func (s *Service) GetSettings(ctx context.Context) (Settings, error) {
 	}
 	out.Model = s.modelView(uf.Model, &out.Warnings)
 	out.Defaults = Defaults{Approval: cfg.Approval, Sandbox: sandboxView(cfg.Sandbox)}
+	out.Network = s.networkView(cfg)
 	info, err := s.opts.Runtime.Info(ctx)
 	if err != nil {
 		return Settings{}, err

@@ -137,6 +137,29 @@ export interface Settings {
   defaults: Defaults
   providers: ProviderInfo[]
   warnings: string[] | null
+  // [network]: presets to tick, allow and deny patterns (absent from an
+  // older backend).
+  network?: NetworkSettings
+}
+
+export interface NetworkPreset {
+  name: string
+  label: string
+  allow: string[]
+}
+
+export interface NetworkSettings {
+  presets: NetworkPreset[]
+  enabled: string[]
+  allow: string[]
+  deny: string[]
+  command_line: string[]
+}
+
+export interface NetworkArgs {
+  enabled: string[]
+  allow: string[]
+  deny: string[]
 }
 
 // api_key absent = keep the stored key; clear_api_key removes it from the file.
@@ -249,6 +272,7 @@ export interface Methods {
   GetSettings: [undefined, Settings]
   SaveModelSettings: [ModelArgs, Settings]
   SaveDefaults: [Defaults, Settings]
+  SaveNetworkSettings: [NetworkArgs, Settings]
   ListModels: [ProbeArgs, ModelInfo[] | null]
   TestConnection: [ProbeArgs, ConnectionResult]
   McpServers: [undefined, McpServer[] | null]

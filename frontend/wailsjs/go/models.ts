@@ -756,6 +756,22 @@ export namespace settings {
 		    return a;
 		}
 	}
+	export class NetworkArgs {
+	    enabled: string[];
+	    allow: string[];
+	    deny: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new NetworkArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.enabled = source["enabled"];
+	        this.allow = source["allow"];
+	        this.deny = source["deny"];
+	    }
+	}
 	export class McpLog {
 	    server: string;
 	    path: string;
