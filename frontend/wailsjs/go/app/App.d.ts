@@ -49,9 +49,9 @@ export function SaveAuditExport(arg1:app.ExportAuditArgs):Promise<app.SavedFile>
 
 export function SaveDefaults(arg1:settings.Defaults):Promise<settings.Settings>;
 
-export function SaveNetworkSettings(arg1:settings.NetworkArgs):Promise<settings.Settings>;
-
 export function SaveModelSettings(arg1:settings.ModelArgs):Promise<settings.Settings>;
+
+export function SaveNetworkSettings(arg1:settings.NetworkArgs):Promise<settings.Settings>;
 
 export function SendMessage(arg1:app.SendMessageArgs):Promise<void>;
 

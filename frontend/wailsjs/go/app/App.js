@@ -90,12 +90,12 @@ export function SaveDefaults(arg1) {
   return window['go']['app']['App']['SaveDefaults'](arg1);
 }
 
-export function SaveNetworkSettings(arg1) {
-  return window['go']['app']['App']['SaveNetworkSettings'](arg1);
-}
-
 export function SaveModelSettings(arg1) {
   return window['go']['app']['App']['SaveModelSettings'](arg1);
+}
+
+export function SaveNetworkSettings(arg1) {
+  return window['go']['app']['App']['SaveNetworkSettings'](arg1);
 }
 
 export function SendMessage(arg1) {
