@@ -35,6 +35,12 @@ const registry = createServer((_req, res) => {
   res.end('{"name":"tiny-pkg","dist-tags":{"latest":"1.0.0"}}')
 })
 await new Promise((r) => registry.listen(0, '127.0.0.2', r))
+let secondHits = 0
+const second = createServer((_req, res) => {
+  secondHits++
+  res.end('second-registry')
+})
+await new Promise((r) => second.listen(0, '127.0.0.3', r))
 const dest = `127.0.0.2:${registry.address().port}`
 
 const server = await serve(join(root, 'bin', 'warden'), ['serve', '--addr', '127.0.0.1:0', '--db', join(tmp, 'w.db'),
@@ -67,6 +73,22 @@ try {
   await page.getByText(/Network: 127\.0\.0\.1:\d+ refused \(private-address\)/).waitFor({ timeout: 30000 })
   assert.equal(hits, before, 'the refused destination was never connected')
 
+  // On request, an unlisted destination is asked about in the prompt;
+  // "Always allow" for the session remembers net:<host>:<port>.
+  await page.getByLabel('Approval policy').selectOption('on-request')
+  const asked = `127.0.0.3:${second.address().port}`
+  await composer.fill(`!python3 -c "import urllib.request as u; print(u.urlopen('http://${asked}/ask').read().decode())"`)
+  await composer.press('Enter')
+  const prompt = page.getByRole('dialog', { name: 'Permission request' })
+  await prompt.waitFor({ timeout: 30000 })
+  assert.match(await prompt.innerText(), new RegExp(`Always allow will cover: net:${asked.replace(/\./g, '\\.')}`))
+  assert.equal(secondHits, 0, 'nothing connected while the ask waits')
+  await page.screenshot({ path: join(out, 'network-prompt.png') })
+  await prompt.getByLabel('This session').check()
+  await prompt.getByRole('button', { name: 'Always allow' }).click()
+  await page.getByText(`Network: ${asked} (allowed by you, always)`).waitFor({ timeout: 30000 })
+  assert.equal(secondHits, 1, 'the approved destination was reached')
+
   await page.getByRole('tab', { name: 'Settings' }).or(page.getByRole('button', { name: 'Settings' })).first().click()
   await page.getByRole('heading', { name: 'Network' }).waitFor()
   await page.getByLabel('Preset npm registry').check()
@@ -83,6 +105,7 @@ try {
   await ctx.close()
   server.proc.kill()
   registry.close()
+  second.close()
   rmSync(userData, { recursive: true, force: true })
   rmSync(tmp, { recursive: true, force: true })
 }

@@ -186,10 +186,23 @@ func (t netTool) Invoke(context.Context, json.RawMessage, Env) (Result, error) {
 }
 
 func (t netTool) Preview(json.RawMessage, Env) (string, error) {
-	addrs := make([]string, len(t.dest.Addrs))
+	parts := make([]string, len(t.dest.Addrs))
+	public := true
 	for i, a := range t.dest.Addrs {
-		addrs[i] = a.String()
+		parts[i] = a.String()
+		if c := policy.ClassifyAddr(a); c != policy.AddrPublic {
+			parts[i] += ", a " + string(c) + " address of this machine's network"
+			public = false
+		}
 	}
-	return fmt.Sprintf("Network: connect to %s (resolves to %s) through Warden's proxy.\n\"Always allow\" remembers %s.",
-		t.dest, strings.Join(addrs, ", "), t.sig), nil
+	literal := len(t.dest.Addrs) == 1 && t.dest.Addrs[0].String() == t.dest.Host
+	where := ""
+	switch {
+	case literal && public, len(parts) == 0:
+	case literal:
+		where = " (" + parts[0] + ")"
+	default:
+		where = " (resolves to " + strings.Join(parts, "; ") + ")"
+	}
+	return fmt.Sprintf("Network: connect to %s%s through Warden's proxy.\n\"Always allow\" remembers %s.", t.dest, where, t.sig), nil
 }
