@@ -117,11 +117,10 @@ func (nc *netCall) decide(ctx context.Context, dest policy.Destination) netproxy
 		return netproxy.Verdict{Allow: true, By: d.Source}
 	}
 	v := netproxy.Verdict{Reason: string(d.Reason), Detail: d.Detail, Remedy: d.Remedy}
-	if d.Reason == policy.ReasonNoApprover || d.Reason == policy.ReasonUserDenied || d.Reason == policy.ReasonHostDenied {
-		// The chain's remedy speaks of calls; say how to allow the host.
-		if d.Reason != policy.ReasonHostDenied {
-			v.Remedy = ""
-		}
+	if d.Reason == policy.ReasonNoApprover || d.Reason == policy.ReasonUserDenied {
+		// The ask's remedy speaks of calls; the proxy says how to allow
+		// the host instead.
+		v.Remedy = ""
 	}
 	nc.mu.Lock()
 	nc.refused = append(nc.refused, refusalLine(dest, v))
