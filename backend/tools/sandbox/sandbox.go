@@ -5,8 +5,9 @@
 // .mcp.json, .warden/, .vscode/, .envrc, shell rc files, Warden's own folders)
 // bound read-only on top, a private /tmp, network only through Warden's proxy
 // when admitted (network.go), a new user, PID, IPC, network and session
-// namespace with every capability dropped and no nested user namespaces (so no remount or umount can lift a read-only bind),
-// a private /run (host daemons' unix sockets), and an environment allowlist.
+// namespace with every capability dropped and no nested user namespaces (so
+// no remount or umount can lift a read-only bind), a private /run (host
+// daemons' unix sockets), and an environment allowlist.
 // ReadOnly binds nothing writable.
 //
 // A protected path that does not exist yet is kept from being created: when its
