@@ -360,3 +360,24 @@ func (r HostRules) Apply(d Destination, chain Decision) Decision {
 	out.Trace = append(out.Trace, Step{Step: "network", Saw: d.String() + " is on no [network] list", Concluded: string(chain.Verdict) + " (the chain's decision)"})
 	return out
 }
+
+// ExplicitLoopback lists the loopback hosts ("127.0.0.1", "localhost", "::1",
+// ...) that an exact allow entry names: the user means the host's own
+// service there, so the cage sends those names through the proxy instead of
+// keeping them on its own loopback.
+func (r HostRules) ExplicitLoopback() []string {
+	var out []string
+	for _, p := range r.Allow {
+		if p.Wildcard() || !isLoopback(p.Host) {
+			continue
+		}
+		dup := false
+		for _, h := range out {
+			dup = dup || h == p.Host
+		}
+		if !dup {
+			out = append(out, p.Host)
+		}
+	}
+	return out
+}

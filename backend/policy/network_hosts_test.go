@@ -2,6 +2,7 @@ package policy
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/netip"
 	"os"
 	"testing"
@@ -128,4 +129,28 @@ func FuzzParseHostPattern(f *testing.F) {
 			t.Fatalf("port %d", p.Port)
 		}
 	})
+}
+
+func TestExplicitLoopback(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		allow []string
+		want  []string
+	}{
+		{"none", []string{"registry.npmjs.org", "*"}, nil},
+		{"ip with port", []string{"127.0.0.1:4873", "127.0.0.1:5000"}, []string{"127.0.0.1"}},
+		{"other loopback ip and names", []string{"127.0.0.2:80", "localhost:3000", "[::1]:8080"}, []string{"127.0.0.2", "localhost", "::1"}},
+		{"private is not loopback", []string{"10.0.0.5:443"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := ParseHostRules(tc.allow, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := r.ExplicitLoopback()
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
 }

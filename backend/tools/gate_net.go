@@ -59,7 +59,8 @@ type netDecision struct {
 // egress is what the call's cage routes its connections through.
 func (g *Gate) egress(env Env, callID string) *sandbox.Egress {
 	nc := &netCall{g: g, env: env, callID: callID, decided: map[string]*netDecision{}}
-	return &sandbox.Egress{Decider: nc, Observe: nc.observe, Resolver: g.cfg.Network.Resolve}
+	return &sandbox.Egress{Decider: nc, Observe: nc.observe, Resolver: g.cfg.Network.Resolve,
+		HostLoopback: g.cfg.Network.Rules.ExplicitLoopback()}
 }
 
 // Decide implements netproxy.Decider. Concurrent connections to the same new

@@ -23,8 +23,8 @@ import (
 
 // npmRegistry is a loopback server speaking the npm registry protocol for
 // one package (testdata/npm/tiny-pkg): its packument and its tarball, built
-// here. It listens on 127.0.0.2, which the cage's NO_PROXY does not cover,
-// so npm inside the cage must go through Warden's proxy to reach it.
+// here, on a loopback address of the host: npm inside the cage reaches it
+// only through Warden's proxy.
 type npmRegistry struct {
 	url      string
 	hostport string
@@ -32,14 +32,14 @@ type npmRegistry struct {
 	accepted atomic.Int64
 }
 
-func newNPMRegistry(t *testing.T) *npmRegistry {
+func newNPMRegistry(t *testing.T, ip string) *npmRegistry {
 	t.Helper()
 	tgz := packTarball(t, "testdata/npm/tiny-pkg")
 	sha1sum := sha1.Sum(tgz)
 	sha512sum := sha512.Sum512(tgz)
-	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	ln, err := net.Listen("tcp", ip+":0")
 	if err != nil {
-		t.Fatalf("listen on 127.0.0.2 (the loopback range): %v", err)
+		t.Fatalf("listen on %s (the loopback range): %v", ip, err)
 	}
 	r := &npmRegistry{hostport: ln.Addr().String()}
 	r.url = "http://" + r.hostport + "/"
@@ -112,7 +112,7 @@ func TestNPMInstallThroughTheProxy(t *testing.T) {
 	if _, err := exec.LookPath("npm"); err != nil {
 		t.Fatal("this test runs npm inside the cage; install Node.js")
 	}
-	reg := newNPMRegistry(t)
+	reg := newNPMRegistry(t, "127.0.0.2")
 	db := filepath.Join(t.TempDir(), "warden.db")
 	install := fmt.Sprintf("npm install --registry=%s --cache=/tmp/npm-cache --no-audit --no-fund --no-update-notifier --loglevel=error tiny-pkg && node -e 'console.log(require(\"tiny-pkg\"))'", reg.url)
 	args := func(ws string, extra ...string) []string {
@@ -186,6 +186,24 @@ func TestNPMInstallThroughTheProxy(t *testing.T) {
 	})
 }
 
+// The stand-in on 127.0.0.1 itself: listing it exactly takes 127.0.0.1 out of
+// the cage's NO_PROXY, so npm goes through the proxy to the host's service
+// instead of the cage's own loopback.
+func TestNPMInstallFromHostLoopback(t *testing.T) {
+	reg := newNPMRegistry(t, "127.0.0.1")
+	db := filepath.Join(t.TempDir(), "warden.db")
+	ws := toolWorkspace(t)
+	install := fmt.Sprintf("npm install --registry=%s --cache=/tmp/npm-cache --no-audit --no-fund --no-update-notifier --loglevel=error tiny-pkg", reg.url)
+	r := runToolCLI(t, "shell.exec", "--workspace", ws, "--db", db, "--approval", "never", "--network", "--allow-host", reg.hostport,
+		"--args", string(mustJSONArgs(t, map[string]any{"command": install, "timeout_ms": 120000})))
+	if r.code != 0 || !toolExists(filepath.Join(ws, "node_modules", "tiny-pkg", "package.json")) {
+		t.Fatalf("exit %d; stderr %s\n%s", r.code, r.stderr, resultOf(r))
+	}
+	if reg.requests.Load() < 2 {
+		t.Fatalf("the registry served %d requests", reg.requests.Load())
+	}
+}
+
 func mustJSONArgs(t *testing.T, v any) []byte {
 	t.Helper()
 	b, err := json.Marshal(v)
@@ -215,7 +233,7 @@ func resultOf(r toolRun) string {
 // `warden run` takes the same flags, through assemble and the runtime's
 // gate: an allowed host is reached, and its connection is in the log.
 func TestRunAllowHost(t *testing.T) {
-	reg := newNPMRegistry(t)
+	reg := newNPMRegistry(t, "127.0.0.2")
 	db := filepath.Join(t.TempDir(), "warden.db")
 	for _, tc := range []struct {
 		name    string

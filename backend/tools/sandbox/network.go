@@ -20,7 +20,9 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/tools/netproxy"
@@ -41,6 +43,10 @@ type Egress struct {
 	Decider  netproxy.Decider
 	Observe  func(netproxy.Conn)
 	Resolver func(ctx context.Context, host string) ([]netip.Addr, error)
+	// HostLoopback are loopback names the user listed exactly (an
+	// --allow-host 127.0.0.1:4873): they mean the host's service, so they
+	// leave NO_PROXY and go through the proxy like any other host.
+	HostLoopback []string
 }
 
 // noEgress refuses every destination: the decider of a caller that does not
@@ -51,11 +57,17 @@ var noEgress = netproxy.DeciderFunc(func(context.Context, policy.Destination) ne
 })
 
 // ProxyEnv is the environment that points a caged program at the proxy.
-func ProxyEnv() map[string]string {
+// Loopback stays inside the cage (a test server the command starts itself
+// must not be sent to the host), except the names in hostLoopback.
+func ProxyEnv(hostLoopback ...string) map[string]string {
 	u := "http://127.0.0.1:" + strconv.Itoa(ProxyPort)
-	// Loopback stays inside the cage: a test server the command starts
-	// itself must not be sent to the host.
-	no := "localhost,127.0.0.1,::1"
+	var keep []string
+	for _, h := range []string{"localhost", "127.0.0.1", "::1"} {
+		if !slices.Contains(hostLoopback, h) {
+			keep = append(keep, h)
+		}
+	}
+	no := strings.Join(keep, ",")
 	env := map[string]string{}
 	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"} {
 		env[k] = u
@@ -129,7 +141,11 @@ func (c *Cage) startEgress(ctx context.Context, spec Spec, p *Prepared) (err err
 		if p.env == nil {
 			p.env = map[string]string{}
 		}
-		for k, v := range ProxyEnv() {
+		var hostLoopback []string
+		if spec.Egress != nil {
+			hostLoopback = spec.Egress.HostLoopback
+		}
+		for k, v := range ProxyEnv(hostLoopback...) {
 			p.env[k] = v
 		}
 	}

@@ -326,3 +326,22 @@ func TestCageExposedPort(t *testing.T) {
 		})
 	}
 }
+
+// An exactly listed host-loopback address leaves NO_PROXY: a plain
+// `curl http://127.0.0.1:P/` then goes to the host's service through the
+// proxy, while localhost stays the cage's own.
+func TestCageHostLoopbackListed(t *testing.T) {
+	c := newCage(t, Config{})
+	lo := newHostListener(t, "127.0.0.1")
+	dest := fmt.Sprintf("127.0.0.1:%d", lo.port)
+	eg, _ := policyEgress(t, []string{dest}, nil)
+	eg.HostLoopback = []string{"127.0.0.1"}
+	out, code := runEgress(t, c, policy.SandboxPolicy{Kind: policy.WorkspaceWrite, NetworkAccess: true}, eg,
+		"echo no_proxy=$no_proxy; curl -sS --max-time 10 http://"+dest+"/")
+	if code != 0 || lo.accepted.Load() != 1 || !strings.Contains(out, "host-secret-service") {
+		t.Fatalf("exit %d, %d connections:\n%s", code, lo.accepted.Load(), out)
+	}
+	if !strings.Contains(out, "no_proxy=localhost,::1\n") {
+		t.Fatalf("NO_PROXY still keeps 127.0.0.1:\n%s", out)
+	}
+}
