@@ -112,7 +112,7 @@ func (p *Proxy) forward(ctx context.Context, c net.Conn, req *http.Request) bool
 	// The upstream closes after its response (Connection: close), so its
 	// bytes go back raw (spliced by the kernel where it can) and the
 	// client's connection ends with them: no re-framing of a large body.
-	n, err := io.Copy(c, up)
+	n, err := copyBuf(c, up)
 	ev.BytesUp, ev.BytesDown = cu.out.Load(), n
 	if err != nil {
 		ev.Error = err.Error()
@@ -180,13 +180,13 @@ func splice(client, up net.Conn, pre []byte, ev *Conn) {
 			n, _ := up.Write(pre)
 			upN += int64(n)
 		}
-		n, _ := io.Copy(up, client)
+		n, _ := copyBuf(up, client)
 		upN += n
 		closeWrite(up)
 	}()
 	go func() {
 		defer wg.Done()
-		n, _ := io.Copy(client, up)
+		n, _ := copyBuf(client, up)
 		downN = n
 		closeWrite(client)
 	}()
@@ -200,4 +200,16 @@ func closeWrite(c net.Conn) {
 		return
 	}
 	_ = c.Close()
+}
+
+// bufs are the copy buffers of proxied connections.
+var bufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
+
+// copyBuf copies through a large user-space buffer. Measured on loopback it
+// beat the kernel splice io.Copy picks between two TCP connections (64 KiB a
+// round trip through a pipe) by a third for a 10 MB body (bench/cmd/netbench).
+func copyBuf(dst io.Writer, src io.Reader) (int64, error) {
+	b := bufs.Get().(*[]byte)
+	defer bufs.Put(b)
+	return io.CopyBuffer(struct{ io.Writer }{dst}, struct{ io.Reader }{src}, *b)
 }

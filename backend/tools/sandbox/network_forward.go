@@ -122,11 +122,11 @@ func pipeBoth(a, b net.Conn) {
 	defer b.Close()
 	done := make(chan struct{})
 	go func() {
-		_, _ = io.Copy(b, a)
+		_, _ = copyBig(b, a)
 		halfClose(b)
 		close(done)
 	}()
-	_, _ = io.Copy(a, b)
+	_, _ = copyBig(a, b)
 	halfClose(a)
 	<-done
 }
@@ -192,4 +192,10 @@ func (b *bufferedConn) CloseWrite() error {
 		return cw.CloseWrite()
 	}
 	return nil
+}
+
+// copyBig copies through a 256 KiB buffer: fewer system calls per megabyte
+// than io.Copy's 32 KiB on a 10 MB download.
+func copyBig(dst io.Writer, src io.Reader) (int64, error) {
+	return io.CopyBuffer(struct{ io.Writer }{dst}, struct{ io.Reader }{src}, make([]byte, 256<<10))
 }
