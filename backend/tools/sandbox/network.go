@@ -8,7 +8,7 @@ package sandbox
 // that is bound into the cage, with a forwarder inside the cage listening on
 // the cage's own 127.0.0.1:3128 and carrying every connection to that socket.
 // The forwarder is this very binary, re-executed with a hidden first argument
-// (see network_forward.go), so nothing needs installing and every front end
+// (package netfwd), so nothing needs installing and every front end
 // (warden, the desktop app, go test binaries) can serve as it. The proxy
 // variables point programs at it; a program that ignores them gets no
 // network at all, and names are resolved by the proxy, never in the cage.
@@ -26,6 +26,7 @@ import (
 
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/tools/netproxy"
+	"github.com/warden-dev/warden/backend/tools/sandbox/netfwd"
 )
 
 const (
@@ -132,7 +133,7 @@ func (c *Cage) startEgress(ctx context.Context, spec Spec, p *Prepared) (err err
 			cancel()
 		}
 	}()
-	prefix := []string{cageForwarder, forwarderArg}
+	prefix := []string{cageForwarder, netfwd.Arg}
 	if proxied {
 		if err := serveProxy(ctx, spec.Egress, filepath.Join(dir, "proxy.sock")); err != nil {
 			return err

@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/warden-dev/warden/backend/tools/sandbox/netfwd"
 )
 
 // Exposed is one cage port reachable from the host.
@@ -44,7 +46,7 @@ func (x *exposer) queue(p int) chan net.Conn {
 	defer x.mu.Unlock()
 	q, ok := x.waiting[p]
 	if !ok {
-		q = make(chan net.Conn, 4*exposeWaiters)
+		q = make(chan net.Conn, 4*netfwd.Waiters)
 		x.waiting[p] = q
 	}
 	return q
@@ -146,7 +148,7 @@ func (x *exposer) clients(ctx context.Context, l net.Listener, p int) {
 					c.Close()
 					return
 				}
-				pipeBoth(c, up)
+				netfwd.Pipe(c, up)
 			case <-time.After(exposeWait):
 				c.Close()
 			case <-ctx.Done():

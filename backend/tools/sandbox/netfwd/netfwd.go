@@ -1,4 +1,8 @@
-package sandbox
+// Package netfwd is the cage's network forwarder: the running binary
+// re-executed inside the cage with a hidden first argument (Arg). It imports
+// only the standard library, so its init runs before the heavier packages of
+// whatever binary links it and the forwarder starts quickly.
+package netfwd
 
 import (
 	"bufio"
@@ -15,27 +19,27 @@ import (
 	"time"
 )
 
-// forwarderArg is the hidden first argument that turns any binary linking
-// this package into the cage's network forwarder.
-const forwarderArg = "__warden-netfwd"
+// Arg is the hidden first argument that turns any binary linking this
+// package into the cage's network forwarder.
+const Arg = "__warden-netfwd"
 
 // The forwarder runs inside the cage as the command's parent: it must answer
 // before the program's own main (and before `go test` parses its flags, or a
 // test binary would run its tests inside the cage). Every binary that can
-// start a cage links this package, so an init here covers warden, the
-// desktop app and test binaries alike, with nothing to remember in their
-// main or TestMain.
+// start a cage links this package (through backend/tools/sandbox), so an
+// init here covers warden, the desktop app and test binaries alike, with
+// nothing to remember in their main or TestMain.
 func init() {
-	if len(os.Args) > 1 && os.Args[1] == forwarderArg {
-		os.Exit(forwarderMain(os.Args[2:], os.Stderr))
+	if len(os.Args) > 1 && os.Args[1] == Arg {
+		os.Exit(Main(os.Args[2:], os.Stderr))
 	}
 }
 
-// forwarderMain is `<binary> __warden-netfwd [-proxy ADDR -proxy-socket
+// Main is `<binary> __warden-netfwd [-proxy ADDR -proxy-socket
 // SOCK] [-expose PORT]... [-expose-socket SOCK] -- ARGV...`: carry each
 // connection to the cage's ADDR to the host proxy's SOCK, offer each exposed
-// cage port to the host (network_expose.go), run ARGV, and exit as it exits.
-func forwarderMain(args []string, stderr io.Writer) int {
+// cage port to the host (sandbox/network_expose.go), run ARGV, and exit as it exits.
+func Main(args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("warden network forwarder", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	proxy := fs.String("proxy", "", "cage loopback address the proxy is offered on")
@@ -72,7 +76,7 @@ func forwarderMain(args []string, stderr io.Writer) int {
 		}()
 	}
 	for _, p := range expose {
-		for range exposeWaiters {
+		for range Waiters {
 			go offer(*exposeSock, p)
 		}
 	}
@@ -113,11 +117,12 @@ func forward(c net.Conn, sock string) {
 	if err != nil {
 		return
 	}
-	pipeBoth(c, u)
+	Pipe(c, u)
 }
 
-// pipeBoth copies both ways, half-closing each direction as it ends.
-func pipeBoth(a, b net.Conn) {
+// Pipe copies both ways, half-closing each direction as it ends, then
+// closes both.
+func Pipe(a, b net.Conn) {
 	defer a.Close()
 	defer b.Close()
 	done := make(chan struct{})
@@ -137,9 +142,9 @@ func halfClose(c net.Conn) {
 	}
 }
 
-// exposeWaiters is how many connections per exposed port wait on the host
-// at once: a browser opens several to one dev server.
-const exposeWaiters = 4
+// Waiters is how many connections per exposed port wait on the host at
+// once: a browser opens several to one dev server.
+const Waiters = 4
 
 // offer keeps a connection to the host waiting for a client of cage port p:
 // the host writes "go" when one arrives, and the waiting connection becomes
@@ -173,7 +178,7 @@ func offer(sock string, p int) {
 				h.Close()
 				return
 			}
-			pipeBoth(c, &bufferedConn{Conn: h, r: br})
+			Pipe(c, &bufferedConn{Conn: h, r: br})
 		}()
 	}
 }
