@@ -13,7 +13,7 @@ DESKTOP_TAGS := desktop,production,webkit2_41
 DESKTOP_BIN := build/bin/warden-desktop
 XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
 
-.PHONY: help display deps run dev desktop frontend cli test check-bindings bindings vet gotest typecheck vitest smoke e2e e2e-audit bench clean
+.PHONY: help display deps run dev desktop frontend cli test check-bindings bindings vet gotest typecheck vitest smoke e2e e2e-audit bench clean package package-check
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
@@ -70,8 +70,16 @@ e2e: frontend cli ## the chat and settings end to end: Chromium against warden s
 e2e-audit: frontend cli ## the audit trail at 20,000 rows in Chromium (AUDIT_ROWS=100000 for the full measurement)
 	node e2e/audit.e2e.mjs
 
-test: deps check-bindings vet gotest typecheck vitest cli smoke e2e e2e-audit ## every check (what CI runs)
+test: deps check-bindings vet gotest typecheck vitest cli smoke e2e e2e-audit package-check ## every check (what CI runs)
 	@echo "make test: all checks passed"
+
+package: desktop cli ## build dist/warden_<version>_amd64.deb (nfpm, its own module in scripts/package)
+	cd scripts/package && go run . -version "$(VERSION)" -root ../.. -out ../../dist
+
+package-check: package ## inspect the .deb, unpack it into a temp root, run its CLI and start its window under Xvfb
+	cd scripts/package && go vet -tags packagecheck . && go test -count=1 . && \
+		$(XVFB) go test -tags packagecheck -count=1 -v -run 'TestPackage|TestInstalled|TestDepends|TestDesktopEntry' . \
+		-args -dist "$(CURDIR)/dist" -version "$(VERSION)"
 
 bench: frontend cli ## Warden against bwrap, srt, codex and Gemini CLI's policy engine, and the audit trail at 100,000 rows in Chromium; writes docs/benchmarks.md
 	bash bench/run.sh

@@ -20,7 +20,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createRequire } from 'node:module'
 import { parseArgs } from 'node:util'
-import { startServer } from './audit/harness.mjs'
+import { auditEnv, startServer } from './audit/harness.mjs'
 import { launch } from './serve.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -47,7 +47,7 @@ const tmp = mkdtempSync(join(tmpdir(), 'warden-audit-chat-'))
 const db = join(tmp, 'warden.db')
 const seedBin = join(tmp, 'auditseed')
 execFileSync('go', ['build', '-o', seedBin, './bench/auditseed'], { cwd: root, stdio: 'inherit' })
-const seeded = JSON.parse(execFileSync(seedBin, ['-db', db, '-rows', String(rows)], { encoding: 'utf8' }))
+const seeded = JSON.parse(execFileSync(seedBin, ['-db', db, '-rows', String(rows)], { encoding: 'utf8', env: { ...process.env, ...auditEnv(tmp) } }))
 console.log(`seeded ${seeded.rows.toLocaleString('en-US')} audit rows (${seeded.events.toLocaleString('en-US')} events)`)
 
 const server = await startServer(root, tmp, db)
@@ -72,7 +72,7 @@ page.on('requestfinished', async (r) => {
 const api = async (method, args) => {
   const r = await fetch(`${server.base}/api/${method}`, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${server.token}` },
+    headers: { 'Content-Type': 'application/json', Cookie: server.cookie },
     body: JSON.stringify(args),
   })
   if (!r.ok) throw new Error(`${method}: HTTP ${r.status} ${await r.text()}`)
@@ -81,7 +81,8 @@ const api = async (method, args) => {
 try {
   const p0 = await perf()
   const t0 = Date.now()
-  await page.goto(server.url)
+  await server.addTo(ctx)
+  await page.goto(server.base + '/')
   // Interactive: the transcript has its items (the newest is painted) and a
   // frame after that comes round, so the main thread is free for input.
   await page.waitForFunction(() => document.querySelectorAll('[role="log"] > *:not(.empty)').length > 10, null, { timeout, polling: 100 })

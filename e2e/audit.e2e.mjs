@@ -19,7 +19,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createRequire } from 'node:module'
 import { parseArgs } from 'node:util'
-import { startServer, writeReport } from './audit/harness.mjs'
+import { auditEnv, startServer, writeReport } from './audit/harness.mjs'
 import { launch } from './serve.mjs'
 import { installProbe, metrics, scrollRun, stats, typeRun } from './audit/probe.mjs'
 
@@ -49,14 +49,14 @@ const db = join(tmp, 'warden.db')
 // Seed through the store: the hash chain is the real one.
 const seedBin = join(tmp, 'auditseed')
 execFileSync('go', ['build', '-o', seedBin, './bench/auditseed'], { cwd: root, stdio: 'inherit' })
-const seeded = JSON.parse(execFileSync(seedBin, ['-db', db, '-rows', String(rows)], { encoding: 'utf8' }))
+const seeded = JSON.parse(execFileSync(seedBin, ['-db', db, '-rows', String(rows)], { encoding: 'utf8', env: { ...process.env, ...auditEnv(tmp) } }))
 console.log(`seeded ${seeded.rows.toLocaleString('en-US')} audit rows (${seeded.events.toLocaleString('en-US')} events) in ${seeded.seconds.toFixed(1)} s`)
 
 const server = await startServer(root, tmp, db)
 const api = async (method, args) => {
   const r = await fetch(`${server.base}/api/${method}`, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${server.token}` },
+    headers: { 'Content-Type': 'application/json', Cookie: server.cookie },
     body: JSON.stringify(args),
   })
   if (!r.ok) throw new Error(`${method}: HTTP ${r.status} ${await r.text()}`)
@@ -91,7 +91,8 @@ const items = list.getByRole('listitem')
 try {
   // Opening a session also opens its chat on the newest 2,000 events (one
   // SessionEvents request); it runs alongside, as it does for a user.
-  await page.goto(server.url)
+  await server.addTo(ctx)
+  await page.goto(server.base + '/')
   await page.getByRole('tab', { name: 'Audit trail' }).waitFor()
   m.heap_before_mb = (await heapMB()).heap
 

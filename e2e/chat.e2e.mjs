@@ -27,7 +27,7 @@ function startServer() {
   const bin = process.env.WARDEN_BIN ?? join(root, 'bin', 'warden')
   const args = ['serve', '--addr', '127.0.0.1:0', '--db', join(tmp, 'warden.db'), '--static', join(root, 'frontend', 'dist'),
     '--model', `script:${join(root, 'e2e', 'testdata', 'chat.json')}`]
-  return serve(bin, args, { ...process.env, XDG_DATA_HOME: join(tmp, 'data') })
+  return serve(bin, args, { ...process.env, XDG_DATA_HOME: join(tmp, 'data'), XDG_CONFIG_HOME: join(tmp, 'config') })
 }
 
 // Timestamps for the push→visible figure: when a WebSocket frame carrying an
@@ -59,6 +59,10 @@ const { ctx, userData } = await launch(chromium, { width: 1280, height: 800 })
 const page = ctx.pages()[0] ?? (await ctx.newPage())
 const errors = []
 page.on('pageerror', (e) => errors.push(String(e)))
+// The Content-Security-Policy must not cost the app anything it does.
+page.on('console', (m) => {
+  if (/Content.Security.Policy/i.test(m.text())) errors.push(`CSP: ${m.text()}`)
+})
 await page.addInitScript(probe)
 
 let shot = 0
@@ -104,8 +108,27 @@ async function step(name, f) {
 }
 
 try {
-  await page.goto(server.url)
+  const first = await page.goto(server.url)
   await page.getByText('No sessions yet').waitFor()
+
+  await step('the printed URL signs in once and leaves the address bar', async () => {
+    assert.ok(!page.url().includes('code='), `the code left the address bar: ${page.url()}`)
+    const csp = first.headers()['content-security-policy'] ?? ''
+    for (const d of ["script-src 'self'", "connect-src 'self'", "img-src 'self' data:"]) assert.ok(csp.includes(d), `CSP has ${d}: ${csp}`)
+    assert.ok(!csp.includes('unsafe-inline'), `CSP allows no inline code: ${csp}`)
+    const [c, ...more] = (await ctx.cookies()).filter((x) => x.name.startsWith('warden_session'))
+    assert.ok(c && more.length === 0 && c.httpOnly && c.sameSite === 'Strict', `one HttpOnly, SameSite=Strict session cookie: ${JSON.stringify(c)}`)
+    assert.equal(await page.evaluate(() => document.cookie), '', 'page scripts cannot read the session')
+    // The URL as history or a terminal keeps it opens nothing any more.
+    const u = new URL(server.url)
+    const replay = await fetch(`${u.origin}/api/auth`, { method: 'POST', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ code: u.searchParams.get('code') }) })
+    assert.equal(replay.status, 401, 'a second exchange of the code is refused')
+    assert.equal(replay.headers.get('set-cookie'), null)
+    // The cookie carries a reload.
+    await page.reload()
+    await page.getByText('No sessions yet').waitFor()
+  })
 
   await step('create a session with a workspace', async () => {
     await page.getByRole('button', { name: 'New session' }).click()
@@ -254,9 +277,9 @@ try {
     const was = await total()
     const top = await page.locator('[role="listitem"] .r').first().getAttribute('data-seq')
     await page.evaluate(async () => {
-      const token = new URL(location.href).searchParams.get('token')
+      // The page's session cookie signs these in, as it does the app's own.
       const post = async (m, body) => {
-        const r = await fetch(`/api/${m}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: JSON.stringify(body) })
+        const r = await fetch(`/api/${m}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })
         if (!r.ok) throw new Error(`${m}: HTTP ${r.status}`)
         return r.json()
       }

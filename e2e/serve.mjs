@@ -6,8 +6,9 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-// serve starts `bin args…` and resolves with the process and the tokened URL
-// it prints, or rejects with its log if it exits or prints none in 20 s.
+// serve starts `bin args…` and resolves with the process and the URL it
+// prints (with its one-time sign-in ?code=), or rejects with its log if it
+// exits or prints none in 20 s.
 export function serve(bin, args, env) {
   const p = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env })
   let log = ''
@@ -17,7 +18,7 @@ export function serve(bin, args, env) {
     const t = setTimeout(() => rej(new Error(`warden serve printed no URL in 20s:\n${log}`)), 20000)
     p.stdout.on('data', (b) => {
       buf += b
-      const m = /http:\/\/\S+token=\S+/.exec(buf)
+      const m = /http:\/\/\S+[?&]code=\S+/.exec(buf)
       if (m) {
         clearTimeout(t)
         res({ proc: p, url: m[0], log: () => log })
@@ -40,4 +41,28 @@ export async function launch(chromium, viewport, extraArgs = []) {
     colorScheme: 'light',
   })
   return { ctx, userData }
+}
+
+// signIn trades the printed URL's one-time code for the session cookie, as
+// the page does, for a script that calls the API from Node. The code is
+// dead afterwards: a browser context then needs the cookie (addTo) and
+// opens `base`, not the printed URL.
+export async function signIn(url) {
+  const u = new URL(url)
+  const r = await fetch(`${u.origin}/api/auth`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ code: u.searchParams.get('code') }),
+  })
+  if (r.status !== 204) throw new Error(`sign-in at ${u.origin}: HTTP ${r.status} ${await r.text()}`)
+  const [pair] = (r.headers.get('set-cookie') ?? '').split(';')
+  const eq = pair.indexOf('=')
+  if (eq < 1) throw new Error(`sign-in at ${u.origin} set no cookie`)
+  const name = pair.slice(0, eq)
+  const value = pair.slice(eq + 1)
+  return {
+    base: u.origin,
+    cookie: pair,
+    addTo: (ctx) => ctx.addCookies([{ name, value, url: u.origin, httpOnly: true, sameSite: 'Strict' }]),
+  }
 }

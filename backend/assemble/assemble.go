@@ -12,9 +12,11 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/warden-dev/warden/backend/auditkey"
 	"github.com/warden-dev/warden/backend/config"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
+	"github.com/warden-dev/warden/backend/runtime/imagecap"
 	"github.com/warden-dev/warden/backend/runtime/model"
 	"github.com/warden-dev/warden/backend/runtime/model/anthropic"
 	"github.com/warden-dev/warden/backend/runtime/model/factory"
@@ -81,6 +83,7 @@ type Graph struct {
 	Settings   *settings.Service
 	DBPath     string
 	ConfigPath string // the user's config.toml
+	KeyPath    string // the audit key the store chains with, in ConfigPath's folder
 
 	mcpWarnings []string
 }
@@ -107,15 +110,18 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	if g.DBPath, err = dbPath(o.DBPath); err != nil {
 		return nil, err
 	}
-	if g.Store, err = store.Open(ctx, g.DBPath); err != nil {
+	// The audit key sits in the config folder, which the engine protects
+	// and the cage hides (protectedData), never next to the database.
+	g.KeyPath = auditkey.PathFor(userPath)
+	key, _, err := auditkey.LoadOrCreate(g.KeyPath)
+	if err != nil {
+		return nil, err
+	}
+	if g.Store, err = store.Open(ctx, g.DBPath, key); err != nil {
 		return nil, err
 	}
 	g.Engine = policy.New(policy.Config{ProtectedPaths: protectedData(g.DBPath, explicit, userPath)})
-	mode := sandbox.ModeBwrap
-	if g.Config.SandboxMode == "container" {
-		mode = sandbox.ModeContainer
-	}
-	g.Cage = sandbox.New(sandbox.Config{Mode: mode, Protected: g.Engine.ExtraProtected()})
+	g.Cage = sandbox.New(CageConfig(g.Config, g.Engine.ExtraProtected()))
 	status := g.Cage.Detect(ctx)
 	g.Monitors = tools.NewMonitors(g.Cage)
 	reg, err := tools.Builtins(g.Cage, g.Monitors, "")
@@ -150,6 +156,8 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 		Approval: g.Config.Approval, Sandbox: g.Config.Sandbox,
 		Headless: o.Headless, ApprovalTimeout: g.Config.ApprovalTimeout, Version: o.Version,
 	}
+	cfg.Images = runtime.ImageConfig{Limits: imagecap.Limits{MaxEdge: g.Config.Images.MaxEdge, MaxBytes: g.Config.Images.MaxBytes},
+		Keep: g.Config.Images.Keep}
 	if o.Approval != nil {
 		cfg.Approval = *o.Approval
 	}
@@ -185,7 +193,7 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 		return nil, err
 	}
 	g.Settings, err = settings.New(settings.Options{ConfigPath: userPath, Runtime: g.Service, BuildProvider: Provider,
-		MCP: g.MCP, Warnings: append(append([]string{}, g.Config.Warnings...), g.mcpWarnings...),
+		MCP: g.MCP, Warnings: append(append([]string{}, g.Config.Warnings...), g.mcpWarnings...), Cage: g.Cage,
 		AllowHosts: o.AllowHosts})
 	if err != nil {
 		return nil, err

@@ -43,6 +43,12 @@ type Config struct {
 	// SandboxMode is "bwrap" (default) or "container" (trust an outer
 	// container; never the default).
 	SandboxMode string
+	// Cage is the OS cage's [sandbox] settings beyond the mode.
+	Cage CageSettings
+
+	// Images caps the pictures (screenshots) sent to the model; zero
+	// fields take the runtime's defaults.
+	Images Images
 
 	// Network is the [network] table (network.go).
 	Network Network
@@ -51,6 +57,15 @@ type Config struct {
 	Sources []string
 	// Warnings are settings that were ignored, each naming its file.
 	Warnings []string
+}
+
+// Images is the [images] section: MaxEdge (pixels of the longest side),
+// MaxBytes (encoded size of one picture) and Keep (how many of the newest
+// pictures a request carries; -1 sends none).
+type Images struct {
+	MaxEdge  int
+	MaxBytes int
+	Keep     int
 }
 
 // Default is the configuration with nothing configured.
@@ -68,6 +83,7 @@ type file struct {
 	Defaults *defaultsSection `toml:"defaults"`
 	Sandbox  *sandboxSection  `toml:"sandbox"`
 	Network  *networkSection  `toml:"network"`
+	Images   *imagesSection   `toml:"images"`
 	// MCP belongs to backend/tools/mcp; declared so it is not "unknown".
 	MCP toml.Primitive `toml:"mcp"`
 }
@@ -87,7 +103,47 @@ type defaultsSection struct {
 }
 
 type sandboxSection struct {
-	Mode string `toml:"mode"`
+	Mode             string   `toml:"mode"`
+	DenyRead         []string `toml:"deny_read"`
+	AllowUnixSockets []string `toml:"allow_unix_sockets"`
+	MaxProcesses     *int64   `toml:"max_processes"`
+	TmpSize          *string  `toml:"tmp_size"`
+	MaxFileSize      *string  `toml:"max_file_size"`
+}
+
+type imagesSection struct {
+	MaxEdge  *int `toml:"max_edge"`
+	MaxBytes *int `toml:"max_bytes"`
+	Keep     *int `toml:"keep"`
+}
+
+// applyImages reads [images]; in a workspace file (narrow) a value only
+// ever lowers what is sent.
+func (c *Config) applyImages(s *imagesSection, path string, narrow bool) error {
+	if s == nil {
+		return nil
+	}
+	set := func(dst *int, v *int, name string, min int) error {
+		if v == nil {
+			return nil
+		}
+		if *v < min {
+			return fmt.Errorf("config: %s: images.%s %d is below %d", path, name, *v, min)
+		}
+		if narrow && *dst != 0 && *v > *dst {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: images.%s %d is larger than %d and is ignored", path, name, *v, *dst))
+			return nil
+		}
+		*dst = *v
+		return nil
+	}
+	if err := set(&c.Images.MaxEdge, s.MaxEdge, "max_edge", 16); err != nil {
+		return err
+	}
+	if err := set(&c.Images.MaxBytes, s.MaxBytes, "max_bytes", 1024); err != nil {
+		return err
+	}
+	return set(&c.Images.Keep, s.Keep, "keep", -1)
 }
 
 // UserPath is $XDG_CONFIG_HOME/warden/config.toml (~/.config when unset).
@@ -160,7 +216,7 @@ func Parse(data []byte, path string) (file, error) {
 		unknown = append(unknown, k.String())
 	}
 	if len(unknown) > 0 {
-		return f, fmt.Errorf("config: %s: unknown keys %s (valid sections: [model] spec, base_url, api_key; [defaults] approval, sandbox, network, writable_roots, approval_timeout; [sandbox] mode; [network] allow, deny, presets, ask_timeout; [mcp.servers.NAME])",
+		return f, fmt.Errorf("config: %s: unknown keys %s (valid sections: [model] spec, base_url, api_key; [defaults] approval, sandbox, network, writable_roots, approval_timeout; [sandbox] mode, deny_read, allow_unix_sockets, max_processes, tmp_size, max_file_size; [images] max_edge, max_bytes, keep; [network] allow, deny, presets, ask_timeout; [mcp.servers.NAME])",
 			path, strings.Join(unknown, ", "))
 	}
 	return f, nil
@@ -169,6 +225,11 @@ func Parse(data []byte, path string) (file, error) {
 func (c *Config) apply(f file, path string) error {
 	if m := f.Model; m != nil {
 		c.Model, c.BaseURL, c.APIKey = m.Spec, m.BaseURL, m.APIKey
+	}
+	if s := f.Sandbox; s != nil {
+		if err := c.Cage.apply(s, path); err != nil {
+			return err
+		}
 	}
 	if s := f.Sandbox; s != nil && s.Mode != "" {
 		switch s.Mode {
@@ -179,6 +240,9 @@ func (c *Config) apply(f file, path string) error {
 		}
 	}
 	if err := c.applyNetwork(f.Network, path, false); err != nil {
+		return err
+	}
+	if err := c.applyImages(f.Images, path, false); err != nil {
 		return err
 	}
 	d, err := parseDefaults(f.Defaults, path)
@@ -212,6 +276,9 @@ func (c *Config) narrow(f file, path string) error {
 		c.Warnings = append(c.Warnings, path+": [sandbox] is ignored in a workspace file (it would turn the OS cage off)")
 	}
 	if err := c.applyNetwork(f.Network, path, true); err != nil {
+		return err
+	}
+	if err := c.applyImages(f.Images, path, true); err != nil {
 		return err
 	}
 	d, err := parseDefaults(f.Defaults, path)

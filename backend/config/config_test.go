@@ -25,8 +25,10 @@ func TestLoadUserFile(t *testing.T) {
 		{name: "every key", file: "full.toml", want: func(c Config) bool {
 			return c.Model == "openai:qwen2.5-coder" && c.BaseURL == "http://127.0.0.1:11434/v1" && c.Approval == policy.Never &&
 				c.Sandbox.NetworkAccess && reflect.DeepEqual(c.Sandbox.WritableRoots, []string{"/srv/cache"}) &&
-				c.ApprovalTimeout == 30*time.Second && c.SandboxMode == "container"
+				c.ApprovalTimeout == 30*time.Second && c.SandboxMode == "container" &&
+				c.Images == Images{MaxEdge: 1024, MaxBytes: 2000000, Keep: 3}
 		}},
+		{name: "a tiny image edge is refused", file: "bad-images.toml", wantErr: "images.max_edge 4 is below 16"},
 		{name: "typo is an error naming the key", file: "typo.toml", wantErr: "unknown keys defaults.aproval"},
 		{name: "bad approval lists valid values", file: "bad-approval.toml", wantErr: "on-request"},
 		{name: "bad sandbox mode", file: "bad-mode.toml", wantErr: `sandbox.mode "off" is not valid`},

@@ -8,6 +8,21 @@ import (
 	"strings"
 )
 
+// onlyReadOrMeta is the fast path's condition on the effects: plain reads
+// and meta tools that change nothing while planning.
+func onlyReadOrMeta(effects []Effect, planning bool) bool {
+	for i := range effects {
+		ef := &effects[i]
+		switch {
+		case ef.Kind == EffectRead:
+		case ef.Kind == EffectMeta && !(ef.Mutates && planning):
+		default:
+			return false
+		}
+	}
+	return len(effects) > 0
+}
+
 // reasonSet is a set of Reasons by their index in allReasons.
 type reasonSet uint16
 
@@ -142,7 +157,13 @@ func (ev *evaluation) run() Decision {
 			return d
 		}
 	}
-	ev.step("sandbox", s.Sandbox.Kind.String()+sandboxOptions(s)+"; "+describeAll(effects), "admissible")
+	if onlyReadOrMeta(effects, s.Planning) {
+		// The same words as the fast path's trace (engine.go), which a test
+		// holds them to.
+		ev.step("sandbox", s.Sandbox.Kind.String()+"; every effect is read or meta", "admissible")
+	} else {
+		ev.step("sandbox", s.Sandbox.Kind.String()+sandboxOptions(s)+"; "+describeAll(effects), "admissible")
+	}
 
 	// 3. Approval policy.
 	allMeta := true
@@ -182,7 +203,11 @@ func (ev *evaluation) run() Decision {
 	}
 	// 5. MCP trust is folded into the reasons above; the step records it.
 	ev.mcpStep()
-	return Decision{Verdict: VerdictAsk, Reasons: ev.reasons.list(), Signature: sig, Trace: ev.trace}
+	d := Decision{Verdict: VerdictAsk, Reasons: ev.reasons.list(), Signature: sig, Trace: ev.trace}
+	if ev.reasons.has(ReasonProtectedPath) {
+		d.AlwaysRefused = "a protected path is approved one write at a time: a standing grant would never apply to it"
+	}
+	return d
 }
 
 func (ev *evaluation) grants(sig string) (string, bool) {

@@ -219,3 +219,39 @@ func TestDecideConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestFastPathTraceMatchesChain proves the fast path for reads writes the
+// trace the full chain writes for the same call, in every session shape the
+// fast path serves.
+func TestFastPathTraceMatchesChain(t *testing.T) {
+	e := New(Config{ProtectedPaths: []string{"/home/me/.config/warden"}})
+	calls := []Call{
+		fsRead(ws + "/a.go"),
+		{Tool: "write_plan", Effects: []Effect{{Kind: EffectMeta}}},
+		{Tool: "fs.read", Effects: []Effect{{Kind: EffectRead}, {Kind: EffectMeta}}},
+	}
+	for _, call := range calls {
+		for _, planning := range []bool{false, true} {
+			for _, sb := range []SandboxKind{ReadOnly, WorkspaceWrite, DangerFullAccess} {
+				for _, ap := range []ApprovalPolicy{Never, OnRequest} {
+					for _, caged := range []bool{false, true} {
+						for _, network := range []bool{false, true} {
+							s := session(sb, ap)
+							s.Planning, s.Caged, s.Sandbox.NetworkAccess = planning, caged, network
+							s.Sandbox.WritableRoots = []string{"/srv/data"}
+							if !e.onlyReads(&call, &s) {
+								t.Fatalf("%s is not on the fast path", call.Tool)
+							}
+							fast := e.Decide(call, s)
+							full := e.decideChain(call, s)
+							if traceText(fast) != traceText(full) || fast.Verdict != full.Verdict || fast.Source != full.Source || fast.Signature != full.Signature {
+								t.Errorf("%s planning=%v %s/%s caged=%v network=%v:\nfast:\n%s\nchain:\n%s",
+									call.Tool, planning, sb, ap, caged, network, traceText(fast), traceText(full))
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -40,8 +40,8 @@ func TestReadOnlyCorpus(t *testing.T) {
 	}
 	rate := float64(allowed) / float64(len(safe))
 	t.Logf("read-only corpus: %d/%d allowed (%.1f%%)", allowed, len(safe), 100*rate)
-	if len(safe) < 150 || rate < 0.90 {
-		t.Errorf("%d/%d read-only commands allowed, want at least 90%% of at least 150", allowed, len(safe))
+	if len(safe) < 150 || allowed != len(safe) {
+		t.Errorf("%d/%d read-only commands allowed, want all of at least 150", allowed, len(safe))
 	}
 	unsafe := readCorpus(t, "unsafe_corpus.txt")
 	for _, cmd := range unsafe {

@@ -1,4 +1,12 @@
 /*
+Package policy decides, for every tool call, allow / ask / deny.
+
+The contract lives in shared/design/permission-model.md. Decide is pure: no
+I/O, no clock, no globals. Callers resolve paths, classify trust and pass the
+current time; the engine only reasons about what it is given. Shell commands
+are classified by the pure package policy/shell; this package turns its
+verdict into a decision.
+
 Choices this package makes where permission-model.md is silent.
 
   - Decide is pure and, for calls that only read (Read and non-mutating Meta
@@ -26,6 +34,18 @@ Choices this package makes where permission-model.md is silent.
   - Always asks PolicyAlways plus every structural reason, so a grant for
     PolicyAlways never silences DestructiveEffect. A grant with an expiry is
     ignored when Session.Now is zero (no clock, no trust).
+  - Under DangerFullAccess + OnRequest a write outside the workspace, its
+    writable roots and /tmp raises OutsideWorkspace ("~" paths count as
+    outside); Never still allows it. A workspace or writable root that lies
+    under /tmp is the real folder: the cage's private-/tmp admission never
+    covers writes into it under ReadOnly, nor a mv whose source is in it and
+    whose destination is not (the file would vanish with the cage).
+  - Writes into /etc, /usr, ~/.ssh, ~/.gitconfig, credential helpers' config
+    (.aws, .kube, .docker), ~/.local/bin and ~/.config/{git,systemd,autostart}
+    are edit-protected (ProtectedPath in every sandbox), like the cage tier.
+    A file the script links to (ln, cp -l/-s) counts as written.
+  - An Ask for a protected path carries AlwaysRefused: the prompt offers
+    only "once", since no grant ever covers ProtectedPath.
   - Protected paths match by component anywhere in a path (sub/.envrc,
     web/yarn.lock, .git/worktrees/x/config); Config.ProtectedPaths match by
     prefix. Visible writes to them raise ProtectedPath in every sandbox, and
@@ -34,14 +54,10 @@ Choices this package makes where permission-model.md is silent.
   - Signatures: a monitor.start with a command shares the shell signature of
     that command. `git push` without remote/branch is git-push:(default)/(current).
     A plain command keeps its head signature only when it is read-only or
-    unproven and not an interpreter or wrapper; writes, network and destructive
-    commands always get their exact normalised text.
-  - The classifier joins relative targets with cwd lexically and tracks cd
-    inside the script; it cannot see symlinks. Without the cage a write through
-    a workspace symlink would leave the workspace, so `ln -s` to an absolute or
-    upward target is Unknown (asks when uncaged).
-  - `python3 --version` and the like (one version flag, nothing else) are
-    read-only: no project code runs. Any other argument keeps the program's rule.
+    unproven and not an interpreter or wrapper, and (unless read-only) every
+    word after its head is an option its table knows harmless or an operand
+    inside the project; a script's head is its resolved path. Writes, network
+    and destructive commands always get their exact normalised text.
 */
 
 package policy

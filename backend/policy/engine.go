@@ -104,14 +104,5 @@ func (e *Engine) onlyReads(call *Call, s *Session) bool {
 		s.Sandbox.Kind < 0 || int(s.Sandbox.Kind) >= len(sandboxNames) {
 		return false
 	}
-	for i := range call.Effects {
-		ef := &call.Effects[i]
-		switch {
-		case ef.Kind == EffectRead:
-		case ef.Kind == EffectMeta && !(ef.Mutates && s.Planning):
-		default:
-			return false
-		}
-	}
-	return true
+	return onlyReadOrMeta(call.Effects, s.Planning)
 }

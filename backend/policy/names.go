@@ -99,7 +99,7 @@ func ParseSandboxKind(s string) (SandboxKind, error) {
 var allReasons = [...]Reason{
 	ReasonSandboxRejected, ReasonPolicyAlways, ReasonDestructiveEffect, ReasonUnknownCommand,
 	ReasonNetworkRequest, ReasonUntrustedMcpServer, ReasonProtectedPath, ReasonDesktopControl,
-	ReasonPlanningFreeze, ReasonNoApprover, ReasonUserDenied,
+	ReasonOutsideWorkspace, ReasonPlanningFreeze, ReasonNoApprover, ReasonUserDenied,
 }
 
 // ParseReason reads a reason in its kebab-case form or a common spelling

@@ -156,3 +156,27 @@ func TestProtectedTier(t *testing.T) {
 		}
 	}
 }
+
+// TestGitMetaNamesAgreeWithProtectedTier keeps the list the cage walks and
+// the per-path rule the engine applies the same fact.
+func TestGitMetaNamesAgreeWithProtectedTier(t *testing.T) {
+	for _, gitdir := range []string{".git", ".git/worktrees/wt", ".git/modules/lib", ".git/modules/a/modules/b", "vendor/x/.git"} {
+		for _, n := range GitMetaNames() {
+			p := ws + "/" + gitdir + "/" + n.Name
+			if n.Dir {
+				p += "/anything"
+			}
+			if cage, _ := ProtectedTier(p, ws); !cage {
+				t.Errorf("%s is not cage-protected", p)
+			}
+		}
+	}
+	for _, p := range []string{ws + "/.git/objects/ab/cd", ws + "/.git/refs/heads/main", ws + "/.git/index", ws + "/src/config"} {
+		if cage, _ := ProtectedTier(p, ws); cage {
+			t.Errorf("%s is cage-protected; the rest of .git stays writable", p)
+		}
+	}
+	if !CageProtected(ws+"/sub/.git", ws, false) || CageProtected(ws+"/sub/.git", ws, true) {
+		t.Error("a .git file is cage-protected, a .git directory is not")
+	}
+}

@@ -27,6 +27,23 @@ var cageBase = map[string]bool{
 	".kshrc": true, ".cshrc": true, ".tcshrc": true, ".inputrc": true,
 }
 
+// editBase are names outside the cage's list whose writes still need a
+// human in every sandbox: where a write lets code or credentials reach past
+// the session (ssh keys and config, git's user config, credential stores,
+// per-user service and autostart folders).
+var editBase = map[string]bool{
+	".ssh": true, ".gnupg": true, ".gitconfig": true, ".git-credentials": true, ".netrc": true,
+	".pypirc": true, ".pam_environment": true, "authorized_keys": true,
+	// Tools whose user config names a program they run for credentials.
+	".docker": true, ".kube": true, ".aws": true,
+}
+
+// editSystem are absolute folders every write into which is edit-protected.
+var editSystem = []string{"/etc", "/usr", "/boot", "/var/spool/cron", "/Library/LaunchDaemons"}
+
+// editConfig are folders under a user's .config whose files run code.
+var editConfig = map[string]bool{"git": true, "systemd": true, "autostart": true, "environment.d": true, "fish": true, "pip": true}
+
 // lockfiles are the supply-chain files of the edit-protected tier.
 var lockfiles = map[string]bool{
 	"package-lock.json": true, "npm-shrinkwrap.json": true, "yarn.lock": true, "pnpm-lock.yaml": true,
@@ -43,6 +60,23 @@ var lockfiles = map[string]bool{
 // Engine.ExtraProtected.
 func CageProtectedNames() []string {
 	return append([]string(nil), cageNames...)
+}
+
+// GitMetaName is one entry of what git reads as configuration or runs,
+// relative to a gitdir (the repository's .git, a worktree's
+// .git/worktrees/<name>, a submodule's .git/modules/<path>, or a nested
+// repository's .git).
+type GitMetaName struct {
+	Name string
+	Dir  bool
+}
+
+// GitMetaNames lists, relative to any gitdir, the cage-protected entries:
+// the cage protects them in every gitdir it finds at any depth. ProtectedTier
+// answers the same for a single path.
+func GitMetaNames() []GitMetaName {
+	return []GitMetaName{{"config", false}, {"config.worktree", false}, {"commondir", false},
+		{"gitdir", false}, {"hooks", true}, {"info", true}}
 }
 
 // ProtectedTier says whether path is cage-protected (a write would run code
@@ -68,7 +102,63 @@ func ProtectedTier(path, workspace string) (cage, edit bool) {
 		return true, true
 	}
 	base := lastComponent(match)
-	return false, lockfiles[base] || strings.HasPrefix(base, ".env")
+	if lockfiles[base] || strings.HasPrefix(base, ".env") || base == ".git" || editProtected(match) || inWorktreeAdmin(match) {
+		return false, true
+	}
+	for _, d := range editSystem {
+		if within(filepath.Clean(path), d) {
+			return false, true
+		}
+	}
+	return false, false
+}
+
+// CageProtected is ProtectedTier's cage tier for a path whose kind the
+// caller knows: a .git that is a file (gitdir: ...) points git at another
+// repository's config and hooks, and is cage-protected wherever it is; a
+// .git directory is not (the rest of .git stays writable).
+func CageProtected(path, workspace string, isDir bool) bool {
+	cage, _ := ProtectedTier(path, workspace)
+	if cage {
+		return true
+	}
+	return !isDir && lastComponent(path) == ".git"
+}
+
+// inWorktreeAdmin reports a path inside a linked worktree's admin folder
+// (.git/worktrees/<name>/...): git keeps that worktree's HEAD, index and
+// pointers there. A visible write to it asks; git's own writes in the cage
+// (commit, switch) stay possible, since only its config and hooks are
+// cage-protected.
+func inWorktreeAdmin(p string) bool {
+	i := strings.Index(p, ".git/worktrees/")
+	if i < 0 || i > 0 && p[i-1] != '/' {
+		return false
+	}
+	rest := p[i+len(".git/worktrees/"):]
+	name, _, _ := strings.Cut(rest, "/")
+	return name != "" && rest != name
+}
+
+// editProtected walks the components for the edit-only names.
+func editProtected(p string) bool {
+	prev := ""
+	for len(p) > 0 {
+		var c string
+		if i := strings.IndexByte(p, '/'); i >= 0 {
+			c, p = p[:i], p[i+1:]
+		} else {
+			c, p = p, ""
+		}
+		// ~/.local/bin is on PATH: a program put there runs later.
+		if editBase[c] || prev == ".config" && editConfig[c] || prev == ".local" && c == "bin" {
+			return true
+		}
+		if c != "" {
+			prev = c
+		}
+	}
+	return false
 }
 
 // cageProtected walks the components of p once, without allocating.
@@ -88,10 +178,14 @@ func cageProtected(p string) bool {
 			return true
 		case c == ".git":
 			inGit = true
-		case inGit && c == "hooks":
-			// .git/hooks, .git/worktrees/x/hooks, .git/modules/m/hooks.
+		case inGit && (c == "hooks" || c == "info"):
+			// .git/hooks, .git/info/attributes, and the same in
+			// .git/worktrees/x/ and .git/modules/**/.
 			return true
-		case inGit && p == "" && (c == "config" || c == "config.worktree"):
+		case inGit && p == "" && (c == "config" || c == "config.worktree" || c == "commondir" || c == "gitdir"):
+			// Configuration, and the files that point git at another
+			// gitdir, in the repository, its worktrees, its submodules'
+			// gitdirs and every nested repository.
 			return true
 		}
 	}

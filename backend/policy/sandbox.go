@@ -46,6 +46,7 @@ func (ev *evaluation) sandbox(i int, ef *Effect, sig string) (Decision, bool) {
 			if _, edit := ev.e.ProtectedTier(p, s.Workspace); edit {
 				ev.raise(ReasonProtectedPath, p+" is protected")
 			}
+			ev.outside(p, ev.call.Tool+" writes "+p)
 		}
 		if ef.Kind == EffectDestructive {
 			ev.raise(ReasonDestructiveEffect, nonEmpty(ef.Why, "destroys "+strings.Join(ef.Paths, " ")))
@@ -127,7 +128,9 @@ func (ev *evaluation) exec(i int, ef *Effect, denyf denyFunc) (Decision, bool) {
 			return denyf(remedyWorkspaceWrite, "read-only sandbox: `%s` is destructive (%s)", ef.Command, c.Destructive[0])
 		}
 		for _, p := range c.Writes {
-			if !(s.Caged && within(p, "/tmp")) {
+			// The cage's private /tmp is scratch, but a workspace or a
+			// writable root that lies under /tmp is the real folder.
+			if !(s.Caged && within(p, "/tmp") && !ev.inRoots(p)) {
 				return denyf(remedyWorkspaceWrite, "read-only sandbox: `%s` would write %s", ef.Command, p)
 			}
 		}
@@ -147,6 +150,22 @@ func (ev *evaluation) exec(i int, ef *Effect, denyf denyFunc) (Decision, bool) {
 				return denyf(remedyOutside, "`%s` would write %s, outside the workspace and writable roots", ef.Command, p)
 			}
 		}
+		for _, m := range c.Moves {
+			// A move out of the workspace into the cage's /tmp loses the
+			// file with the cage: the /tmp admission does not cover it.
+			if m.Dest != "" && ev.inRoots(m.Dest) {
+				continue
+			}
+			dest := nonEmpty(m.Dest, "a place computed at run time")
+			for _, src := range m.Sources {
+				if ev.inRoots(src) {
+					return denyf(remedyOutside, "`%s` would move %s out of the workspace to %s, which vanishes with the cage's private /tmp", ef.Command, src, dest)
+				}
+			}
+			if m.Unresolved || m.Dest == "" && ev.rootUnderTmp() {
+				return denyf(remedyOutside, "`%s` moves files named at run time to %s, outside the workspace and writable roots", ef.Command, dest)
+			}
+		}
 		if c.Network && !allLoopback(c.Hosts) && !s.Sandbox.NetworkAccess {
 			return denyf(remedyNetwork, "network access is off: `%s` would reach %s", ef.Command, nonEmpty(strings.Join(c.Hosts, " "), "the network"))
 		}
@@ -154,6 +173,13 @@ func (ev *evaluation) exec(i int, ef *Effect, denyf denyFunc) (Decision, bool) {
 	for _, p := range c.Writes {
 		if _, edit := ev.e.ProtectedTier(p, s.Workspace); edit {
 			ev.raise(ReasonProtectedPath, "`"+ef.Command+"` writes "+p)
+		}
+		ev.outside(p, "`"+ef.Command+"` writes "+p)
+	}
+	for _, p := range c.Links {
+		// A link to a protected file is a way to write it.
+		if _, edit := ev.e.ProtectedTier(p, s.Workspace); edit {
+			ev.raise(ReasonProtectedPath, "`"+ef.Command+"` links to "+p)
 		}
 	}
 	if len(c.Destructive) > 0 {
@@ -170,6 +196,52 @@ func (ev *evaluation) exec(i int, ef *Effect, denyf denyFunc) (Decision, bool) {
 		ev.raise(ReasonUnknownCommand, c.Unknown[0]+"; "+where)
 	}
 	return Decision{}, false
+}
+
+// outside raises OutsideWorkspace for a write under DangerFullAccess that
+// lands outside the workspace, its writable roots and /tmp.
+func (ev *evaluation) outside(p, why string) {
+	if ev.s.Sandbox.Kind != DangerFullAccess || ev.inRoots(p) {
+		return
+	}
+	if filepath.IsAbs(p) && within(filepath.Clean(p), "/tmp") {
+		return
+	}
+	if !filepath.IsAbs(p) && !strings.HasPrefix(p, "~") {
+		return // relative to the workspace
+	}
+	ev.raise(ReasonOutsideWorkspace, why+", outside the workspace and writable roots")
+}
+
+// rootUnderTmp reports a workspace or writable root inside /tmp, where the
+// cage's private /tmp admission would otherwise reach.
+func (ev *evaluation) rootUnderTmp() bool {
+	if ev.s.Workspace != "" && within(filepath.Clean(ev.s.Workspace), "/tmp") {
+		return true
+	}
+	for _, r := range ev.s.Sandbox.WritableRoots {
+		if filepath.IsAbs(r) && within(filepath.Clean(r), "/tmp") {
+			return true
+		}
+	}
+	return false
+}
+
+// inRoots reports whether p lies in the workspace or a writable root.
+func (ev *evaluation) inRoots(p string) bool {
+	if strings.HasPrefix(p, "~") || !filepath.IsAbs(p) {
+		return false
+	}
+	p = filepath.Clean(p)
+	if ev.s.Workspace != "" && within(p, filepath.Clean(ev.s.Workspace)) {
+		return true
+	}
+	for _, r := range ev.s.Sandbox.WritableRoots {
+		if filepath.IsAbs(r) && within(p, filepath.Clean(r)) {
+			return true
+		}
+	}
+	return false
 }
 
 // writable reports whether a write to p is admitted under WorkspaceWrite.

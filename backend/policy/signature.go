@@ -1,10 +1,7 @@
 package policy
 
 import (
-	"regexp"
 	"strings"
-
-	"mvdan.cc/sh/v3/syntax"
 )
 
 // SignatureOf is what an "always" answer for this call remembers
@@ -45,110 +42,4 @@ func browserSignature(e *Effect) string {
 		return "browser:navigate:" + e.Origin
 	}
 	return "browser:" + e.Action
-}
-
-// subcommandPrograms are the programs whose first word names what they do:
-// `npm test` and `npm publish` must not share a grant.
-var subcommandPrograms = map[string]bool{
-	"git": true, "npm": true, "yarn": true, "pnpm": true, "bun": true, "cargo": true, "go": true, "docker": true,
-	"podman": true, "kubectl": true, "make": true, "gmake": true, "pip": true, "pip3": true, "uv": true,
-	"poetry": true, "gradle": true, "gradlew": true, "mvn": true, "dotnet": true, "deno": true, "rustup": true,
-	"gh": true, "brew": true, "apt": true, "apt-get": true, "systemctl": true, "just": true, "task": true,
-	"tox": true, "nox": true, "terraform": true, "helm": true, "composer": true, "bundle": true, "rake": true,
-	"mix": true, "swift": true, "zig": true, "flutter": true, "dart": true, "nx": true, "turbo": true,
-	"bazel": true, "cmake": true, "conda": true, "gem": true, "pytest": false,
-}
-
-var runVerbs = map[string]bool{"run": true, "exec": true, "x": true, "run-script": true, "dlx": true}
-
-var subcommandWord = regexp.MustCompile(`^[a-z][a-z0-9._:-]*$`)
-
-// signature is computed after classification: a head signature only for one
-// plain command that is read-only or unproven-but-not-an-interpreter.
-func (w *walker) signature(f *syntax.File, norm string, class Class) string {
-	exact := "shell=" + norm
-	if w.res.Segments != 1 || w.flagged || len(f.Stmts) != 1 || !w.headSeen || len(w.head) == 0 {
-		return exact
-	}
-	for _, a := range w.head {
-		if !a.static || a.glob {
-			return exact
-		}
-	}
-	prog := w.head[0].val
-	if i := strings.LastIndexByte(prog, '/'); i >= 0 {
-		prog = prog[i+1:]
-	}
-	args := w.head[1:]
-	switch prog {
-	case "ssh":
-		if class == ClassUnknown || class == ClassDestructive {
-			return exact
-		}
-		user, host, port, cmd, _ := sshTarget(args)
-		dest := host + ":" + port
-		if user != "" {
-			dest = user + "@" + dest
-		}
-		return strings.TrimSpace("ssh:" + dest + " " + strings.Join(cmd, " "))
-	case "git":
-		if class != ClassUnknown {
-			if sig, ok := gitSignature(args); ok {
-				return sig
-			}
-		}
-	}
-	if class != ClassReadOnly && class != ClassUnknown || isInterpreter(prog) || isShellName(prog) {
-		return exact
-	}
-	// An unproven command shares a head only when the program itself is what
-	// is unproven (make, npm test, an unknown tool). When a known program is
-	// unproven because of an option (git -c, rg --pre, sed -f), the option is
-	// the risk and the signature is exact.
-	_, pkg := pkgTable[prog]
-	if class == ClassUnknown && handlers[prog] != nil && !pkg && !contains(buildTools, prog) {
-		return exact
-	}
-	if subcommandPrograms[prog] && len(args) > 0 && !subcommandWord.MatchString(args[0].val) {
-		return exact // npm --prefix x test, git -C x push: options first
-	}
-	head := prog
-	if subcommandPrograms[prog] && len(args) > 0 {
-		head += " " + args[0].val
-		if runVerbs[args[0].val] && len(args) > 1 && subcommandWord.MatchString(args[1].val) {
-			head += " " + args[1].val
-		}
-	}
-	return "shell:" + head
-}
-
-func isShellName(n string) bool {
-	switch n {
-	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "eval", "source", ".", "env",
-		"xargs", "sudo", "doas", "su", "exec", "command", "builtin", "nohup", "nice", "timeout", "time", "watch",
-		"npx", "pnpx", "bunx", "uvx", "find", "fd":
-		return true
-	}
-	return false
-}
-
-// normalise prints the parsed script in the printer's canonical form, so
-// spacing and quoting variants of one command share a signature.
-func normalise(f *syntax.File, src string) (out string) {
-	var b strings.Builder
-	b.Grow(len(src) + 8)
-	pr := printerPool.Get().(*syntax.Printer)
-	defer func() {
-		// The printer panics on a few odd trees the parser accepts; the raw
-		// text is then the signature, and the printer is not reused.
-		if recover() != nil {
-			out = strings.TrimSpace(src)
-			return
-		}
-		printerPool.Put(pr)
-	}()
-	if err := pr.Print(&b, f); err != nil {
-		return strings.TrimSpace(src)
-	}
-	return strings.TrimSpace(b.String())
 }

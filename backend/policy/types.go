@@ -1,8 +1,3 @@
-// Package policy decides, for every tool call, allow / ask / deny.
-//
-// The contract lives in shared/design/permission-model.md. Decide is pure: no
-// I/O, no clock, no globals. Callers resolve paths, classify trust and pass the
-// current time; the engine only reasons about what it is given.
 package policy
 
 import "time"
@@ -44,6 +39,9 @@ const (
 	ReasonUntrustedMcpServer Reason = "untrusted-mcp-server"
 	ReasonProtectedPath      Reason = "protected-path"
 	ReasonDesktopControl     Reason = "desktop-control"
+	// ReasonOutsideWorkspace: under DangerFullAccess, a write outside the
+	// workspace, its writable roots and /tmp.
+	ReasonOutsideWorkspace Reason = "outside-workspace"
 	// Deny-only reasons.
 	ReasonPlanningFreeze Reason = "planning-freeze"
 	ReasonNoApprover     Reason = "no-approver"
@@ -165,4 +163,8 @@ type Decision struct {
 	Detail    string   `json:"detail,omitempty"` // deny
 	Remedy    string   `json:"remedy,omitempty"` // deny
 	Trace     []Step   `json:"trace"`
+	// AlwaysRefused is set on an Ask whose "always" answer would store a
+	// grant that can never apply (a protected path is approved one write at
+	// a time): the prompt offers only "once" and shows why.
+	AlwaysRefused string `json:"always_refused,omitempty"`
 }

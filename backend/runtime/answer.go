@@ -69,7 +69,7 @@ func (b *broker) answer(ctx context.Context, a AnswerArgs) error {
 		}
 	}
 	ans := tools.Approval{Approved: a.Answer != AnswerDeny, Always: a.Answer == AnswerAlways, Note: a.Note}
-	if isLive && b.resolve(a.RequestID, ans, a.Answer, nil) {
+	if isLive && b.resolve(a.RequestID, ans, a.Answer) {
 		return nil
 	}
 	if isLive {
@@ -84,16 +84,20 @@ func (b *broker) answer(ctx context.Context, a AnswerArgs) error {
 // previous process, then carries the interrupted turn on (resume.go).
 func (b *broker) answerRestored(ctx context.Context, v Approval, a AnswerArgs) error {
 	var ev store.Event
+	step := func(concluded string) []policy.Step {
+		return append(append([]policy.Step(nil), v.Trace...), policy.Step{Step: "approval",
+			Saw: "asked a human before a restart: " + reasonList(v.Reasons), Concluded: concluded})
+	}
 	if a.Answer == AnswerDeny {
 		detail := "a human denied the call"
 		if a.Note != "" {
 			detail += ": " + a.Note
 		}
 		ev = store.PermissionDenied{RequestID: v.RequestID, CallID: v.CallID, Tool: v.Tool, Signature: v.Signature,
-			Reason: policy.ReasonUserDenied, Detail: detail, By: store.DeniedByUser, Trace: v.Trace}
+			Reason: policy.ReasonUserDenied, Detail: detail, By: store.DeniedByUser, Trace: step("deny (user-denied)")}
 	} else {
 		ev = store.PermissionGranted{RequestID: v.RequestID, CallID: v.CallID, Tool: v.Tool, Signature: v.Signature,
-			Source: "human:" + a.Answer, Trace: v.Trace}
+			Source: "human:" + a.Answer, Trace: step("allow (human:" + a.Answer + ")")}
 	}
 	b.mu.Lock()
 	b.answered[v.RequestID] = a.Answer

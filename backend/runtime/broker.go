@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/warden-dev/warden/backend/policy"
@@ -48,16 +49,8 @@ type AnswerArgs struct {
 type ask struct {
 	view    Approval
 	ch      chan tools.Approval // buffered 1: the first resolution wins
-	direct  bool                // a runtime ask (present_plan): never re-decided
+	direct  bool                // a tool's own ask (present_plan, Env.Ask): never re-decided
 	turnKey string              // the session whose turn owns it
-}
-
-// override replaces what the gate would record for an answer it did not
-// get from a human (cancel, re-decision).
-type override struct {
-	deny   *store.PermissionDenied
-	source string
-	step   *policy.Step // added to the recorded trace
 }
 
 // broker keeps the asks waiting for a human. Asks are persisted as
@@ -70,13 +63,12 @@ type broker struct {
 	byCall   map[string]*ask      // session\x00call → ask, registered by the journal
 	live     map[string]*ask      // request id → waiter
 	answered map[string]string    // request id → answer given
-	over     map[string]*override // request id → what the journal records instead
 	asked    map[string]bool      // request ids the gate asked about, until answered
 	pre      map[string]preAnswer // session\x00call → an answer given before this process asked
 }
 
 func newBroker(s *Service) *broker {
-	return &broker{s: s, byCall: map[string]*ask{}, live: map[string]*ask{}, answered: map[string]string{}, over: map[string]*override{}, asked: map[string]bool{}, pre: map[string]preAnswer{}}
+	return &broker{s: s, byCall: map[string]*ask{}, live: map[string]*ask{}, answered: map[string]string{}, asked: map[string]bool{}, pre: map[string]preAnswer{}}
 }
 
 func callKey(sessionID, callID string) string { return sessionID + "\x00" + callID }
@@ -89,7 +81,7 @@ func (b *broker) register(sessionID string, ev tools.Event) {
 	if ev.Decision != nil {
 		d = *ev.Decision
 	}
-	a := &ask{ch: make(chan tools.Approval, 1), turnKey: sessionID, view: Approval{RequestID: ev.RequestID,
+	a := &ask{ch: make(chan tools.Approval, 1), direct: ev.Direct, turnKey: sessionID, view: Approval{RequestID: ev.RequestID,
 		SessionID: sessionID, CallID: ev.CallID, Tool: ev.Tool, Args: ev.Args, Risk: ev.Risk, Reasons: d.Reasons,
 		Signature: d.Signature, Effects: ev.Effects, Trace: d.Trace, Preview: ev.Preview, Mcp: mcpInfo(ev.Effects),
 		CreatedAt: b.s.cfg.Now().UnixMilli(), Live: true}}
@@ -127,12 +119,6 @@ func (b *broker) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.
 	b.mu.Unlock()
 	if !ok {
 		return tools.Approval{}, errors.New("the request was not recorded")
-	}
-	if p, ok := b.takePre(a); ok {
-		// Answered already, to the same call asked by the previous process.
-		b.resolve(a.view.RequestID, p.ans, p.given, &override{step: &policy.Step{Step: "approval",
-			Saw:       "the same call was asked before a restart (request " + p.requestID + ") and answered " + p.given,
-			Concluded: "that answer stands"}})
 	}
 	return b.wait(ctx, a)
 }
@@ -174,7 +160,7 @@ func (b *broker) wait(ctx context.Context, a *ask) (tools.Approval, error) {
 
 // resolve hands an answer to a live ask; false if it is not (or no
 // longer) live. The caller holds no lock.
-func (b *broker) resolve(id string, ans tools.Approval, given string, ov *override) bool {
+func (b *broker) resolve(id string, ans tools.Approval, given string) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	a, ok := b.live[id]
@@ -190,9 +176,6 @@ func (b *broker) resolve(id string, ans tools.Approval, given string, ov *overri
 		return false
 	}
 	b.answered[id] = given
-	if ov != nil {
-		b.over[id] = ov
-	}
 	delete(b.live, id)
 	return true
 }
@@ -237,8 +220,16 @@ func (b *broker) denyAll(sessionID, detail string) {
 	}
 	b.mu.Unlock()
 	for _, id := range ids {
-		b.resolve(id, tools.Approval{Note: detail}, AnswerDeny, &override{deny: &store.PermissionDenied{
-			Reason: policy.ReasonUserDenied, Detail: detail, By: store.DeniedByUser}})
+		b.mu.Lock()
+		a := b.live[id]
+		b.mu.Unlock()
+		if a == nil {
+			continue
+		}
+		d := policy.Decision{Verdict: policy.VerdictDeny, Reason: policy.ReasonUserDenied, Detail: detail,
+			Signature: a.view.Signature, Trace: append(append([]policy.Step(nil), a.view.Trace...),
+				policy.Step{Step: "approval", Saw: "asked: " + reasonList(a.view.Reasons), Concluded: "deny (" + detail + ")"})}
+		b.resolve(id, tools.Approval{Note: detail, Decided: &d}, AnswerDeny)
 	}
 }
 
@@ -262,29 +253,26 @@ func (b *broker) redecide(ctx context.Context, sessionID string) {
 	}
 	for _, a := range asks {
 		d := b.s.cfg.Engine.Decide(policy.Call{Tool: a.view.Tool, Effects: a.view.Effects}, ps)
+		// The re-decision is the outcome, as the engine gave it: what
+		// decided (sandbox, freeze, a grant) and its remedy reach the
+		// model and the log, never a made-up human answer.
+		step := policy.Step{Step: "approval", Saw: "asked: " + reasonList(a.view.Reasons) + "; the session's policy changed while it waited",
+			Concluded: "re-decided: " + string(d.Verdict)}
+		d.Trace = append(append([]policy.Step(nil), d.Trace...), step)
 		switch d.Verdict {
 		case policy.VerdictDeny:
-			by := store.DeniedBySandbox
-			if d.Reason == policy.ReasonPlanningFreeze {
-				by = store.DeniedByFreeze
-			}
-			note := fmt.Sprintf("re-decided after a policy change: denied (%s): %s", d.Reason, d.Detail)
-			if d.Remedy != "" {
-				note += ". Remedy: " + d.Remedy
-			}
-			b.resolve(a.view.RequestID, tools.Approval{Note: note}, AnswerDeny, &override{deny: &store.PermissionDenied{
-				Reason: d.Reason, Detail: d.Detail, Remedy: d.Remedy, By: by, Trace: d.Trace}})
+			d.Detail = "re-decided after a policy change while the call waited for a human: " + d.Detail
+			b.resolve(a.view.RequestID, tools.Approval{Note: d.Detail, Decided: &d}, AnswerDeny)
 		case policy.VerdictAllow:
-			b.resolve(a.view.RequestID, tools.Approval{Approved: true}, AnswerOnce, &override{source: d.Source})
+			b.resolve(a.view.RequestID, tools.Approval{Approved: true, Decided: &d}, AnswerOnce)
 		}
 	}
 }
 
-// takeOverride returns and forgets what the journal records instead.
-func (b *broker) takeOverride(id string) *override {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	o := b.over[id]
-	delete(b.over, id)
-	return o
+func reasonList(rs []policy.Reason) string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = string(r)
+	}
+	return strings.Join(out, ", ")
 }

@@ -43,6 +43,9 @@ func TestBrokerAnswers(t *testing.T) {
 		want func(t *testing.T, ev store.Event)
 		// gone is whether build/ was removed.
 		gone bool
+		// toModel must be in the result the model (or the transcript)
+		// reads for the call; notModel must not.
+		toModel, notModel string
 	}{
 		{
 			name: "once runs it",
@@ -56,14 +59,16 @@ func TestBrokerAnswers(t *testing.T) {
 			act: func(t *testing.T, r *rig, s Session, a Approval) {
 				must(t, r.svc.Answer(ctx, AnswerArgs{RequestID: a.RequestID, Answer: AnswerDeny, Note: "not today"}))
 			},
-			want: wantDenied(policy.ReasonUserDenied, store.DeniedByUser, "not today"),
+			want:    wantDenied(policy.ReasonUserDenied, store.DeniedByUser, "not today"),
+			toModel: "denied (user-denied): a human denied the call: not today",
 		},
 		{
 			name: "cancel denies the pending ask",
 			act: func(t *testing.T, r *rig, s Session, a Approval) {
 				must(t, r.svc.Cancel(ctx, s.ID))
 			},
-			want: wantDenied(policy.ReasonUserDenied, store.DeniedByUser, "cancelled"),
+			want:    wantDenied(policy.ReasonUserDenied, store.DeniedByUser, "cancelled"),
+			toModel: "denied (user-denied): the turn was cancelled",
 		},
 		{
 			name: "switch to read-only re-decides into a sandbox denial",
@@ -71,7 +76,17 @@ func TestBrokerAnswers(t *testing.T) {
 				_, err := r.svc.SetSandboxPolicy(ctx, s.ID, Sandbox{Kind: policy.ReadOnly})
 				must(t, err)
 			},
-			want: wantDenied(policy.ReasonSandboxRejected, store.DeniedBySandbox, ""),
+			want:    wantDenied(policy.ReasonSandboxRejected, store.DeniedBySandbox, ""),
+			toModel: "denied (sandbox-rejected): re-decided after a policy change", notModel: "user-denied",
+		},
+		{
+			name: "the re-decided sandbox denial tells the model its remedy",
+			act: func(t *testing.T, r *rig, s Session, a Approval) {
+				_, err := r.svc.SetSandboxPolicy(ctx, s.ID, Sandbox{Kind: policy.ReadOnly})
+				must(t, err)
+			},
+			want:    wantDenied(policy.ReasonSandboxRejected, store.DeniedBySandbox, ""),
+			toModel: "Remedy: switch the sandbox", notModel: "user-denied",
 		},
 		{
 			name: "switch to planning re-decides into a freeze denial",
@@ -79,7 +94,8 @@ func TestBrokerAnswers(t *testing.T) {
 				_, err := r.svc.SetPlanning(ctx, s.ID, true)
 				must(t, err)
 			},
-			want: wantDenied(policy.ReasonPlanningFreeze, store.DeniedByFreeze, ""),
+			want:    wantDenied(policy.ReasonPlanningFreeze, store.DeniedByFreeze, ""),
+			toModel: "denied (planning-freeze)", notModel: "user-denied",
 		},
 		{
 			name: "switch to never re-decides into an allow",
@@ -105,6 +121,17 @@ func TestBrokerAnswers(t *testing.T) {
 			}
 			if ps, _ := r.svc.PendingApprovals(ctx, s.ID); len(ps) != 0 {
 				t.Errorf("still pending: %+v", ps)
+			}
+			if c.toModel != "" {
+				var got string
+				for _, e := range r.events(s.ID, store.KindMessageAppended) {
+					if m := e.Event.(store.MessageAppended); m.Role == "tool" && m.ToolCallID == a.CallID {
+						got = m.Text
+					}
+				}
+				if !strings.Contains(got, c.toModel) || (c.notModel != "" && strings.Contains(got, c.notModel)) {
+					t.Errorf("the call's result reads %q, want %q and not %q", got, c.toModel, c.notModel)
+				}
 			}
 		})
 	}

@@ -7,6 +7,18 @@
 // until the model stops) and the approval broker, which parks a call the
 // policy engine asked about until a human answers once, always or deny.
 //
+// The model sees what the human sees: a tool result's pictures (browser and
+// desktop screenshots) go back as image parts, fitted to Config.Images when
+// the result is recorded (images.go); a background subagent's end — its
+// answer, its failure, or the human's kill — is told to the parent's model at
+// its next turn and can be awaited with task_result (task_result.go); a
+// monitor's start and end are events, its output readable with monitor.read.
+//
+// An answer that is not a human's yes or no (a re-decision after an axis
+// change, a cancel) reaches the gate as the whole Decision, so the model reads
+// what decided; a call resumed after a restart stands on its recorded answer,
+// so the log keeps one ask and one answer (GateConfig.Prior).
+//
 // Every state change is an event in the store; the pushed stream a window
 // renders is the store's log plus transient deltas. Nothing a model can call
 // changes an axis, a grant, a trust or leaves the freeze: those are Service

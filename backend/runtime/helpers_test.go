@@ -15,6 +15,7 @@ import (
 	"github.com/warden-dev/warden/backend/runtime/model"
 	"github.com/warden-dev/warden/backend/runtime/model/anthropic"
 	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/store/storetest"
 	"github.com/warden-dev/warden/backend/tools"
 	"github.com/warden-dev/warden/backend/tools/sandbox"
 )
@@ -148,7 +149,7 @@ func newRig(t *testing.T, prov model.Provider, mod func(*Config)) *rig {
 
 func (r *rig) open() {
 	r.t.Helper()
-	st, err := store.Open(context.Background(), r.dbPath)
+	st, err := store.Open(context.Background(), r.dbPath, storetest.KeyFor(r.dbPath))
 	if err != nil {
 		r.t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func (s *Service) bang(ctx context.Context, sessionID, line, cmd string) error {
 		return s.ctx.Err()
 	}
 	_, err = s.st.Append(context.WithoutCancel(ctx), sessionID, store.AnyVersion, store.MessageAppended{
-		MessageID: s.newID(), Role: "tool", ToolCallID: callID, Text: resultText(out.Result)})
+		MessageID: s.newID(), Role: "tool", ToolCallID: callID, Text: resultText(out.Result), Images: s.resultImages(out.Result)})
 	return err
 }
 
@@ -40,7 +40,7 @@ func (s *Service) bang(ctx context.Context, sessionID, line, cmd string) error {
 // shown to the model as user text.
 func (s *Service) history(ctx context.Context, sessionID string) ([]model.Message, error) {
 	evs, err := s.st.Events(ctx, store.EventQuery{SessionID: sessionID, Kinds: []store.Kind{store.KindMessageAppended,
-		store.KindPermissionDenied, store.KindToolInvocationFailed}})
+		store.KindPermissionDenied, store.KindToolInvocationFailed, store.KindSubagentStarted, store.KindSubagentFinished}})
 	if err != nil {
 		return nil, err
 	}
@@ -80,16 +80,47 @@ func (s *Service) history(ctx context.Context, sessionID string) ([]model.Messag
 			failed[ev.CallID] = true
 		}
 	}
+	// A background subagent's end is told to the model as a user message
+	// at the first point the transcript allows one: never between a turn's
+	// tool calls and their results, and not at all when task_result has
+	// already handed the model that answer.
+	tasks := map[string]string{}
+	fetched := map[string]bool{}
+	kidOfCall := map[string]string{} // task call id → subagent id
+	var notices []store.SubagentFinished
+	tell := func() {
+		for _, f := range notices {
+			if !fetched[f.SubagentID] {
+				user(subagentNotice(f, tasks[f.SubagentID]))
+			}
+		}
+		notices = nil
+	}
 	for _, e := range evs {
+		switch ev := e.Event.(type) {
+		case store.SubagentStarted:
+			tasks[ev.SubagentID] = ev.Task
+			if ev.CallID != "" {
+				kidOfCall[ev.CallID] = ev.SubagentID
+			}
+			continue
+		case store.SubagentFinished:
+			if ev.Background {
+				notices = append(notices, ev)
+			}
+			continue
+		}
 		m, ok := e.Event.(store.MessageAppended)
 		if !ok {
 			continue
 		}
 		switch m.Role {
 		case "user":
+			tell()
 			user(m.Text)
 		case "assistant":
 			flush()
+			tell()
 			calls := make([]model.ToolCall, len(m.ToolCalls))
 			for i, c := range m.ToolCalls {
 				args := c.Args
@@ -105,15 +136,56 @@ func (s *Service) history(ctx context.Context, sessionID string) ([]model.Messag
 			for _, c := range open {
 				if c.ID == m.ToolCallID {
 					isOpen = true
-					got[c.ID] = model.ToolResult{CallID: c.ID, Name: c.Name, Content: []model.Part{model.TextPart(m.Text)},
-						IsError: failed[c.ID]}
+					// The call handed over the answer when its result is
+					// exactly that answer (not "still running").
+					for _, f := range notices {
+						ref := taskResultID(c)
+						if kid, ok := kidOfCall[ref]; ok {
+							ref = kid
+						}
+						if f.SubagentID == ref && resultText(finishedResult(f)) == m.Text {
+							fetched[f.SubagentID] = true
+						}
+					}
+					got[c.ID] = model.ToolResult{CallID: c.ID, Name: c.Name, IsError: failed[c.ID],
+						Content: append([]model.Part{model.TextPart(m.Text)}, imageParts(m.Images)...)}
 				}
 			}
 			if !isOpen {
+				tell()
 				user("Output of a command the user ran:\n" + m.Text)
 			}
 		}
 	}
 	flush()
+	tell()
+	keepNewestImages(msgs, s.cfg.Images.Keep)
 	return msgs, nil
+}
+
+// subagentNotice is how the model learns a background subagent ended.
+func subagentNotice(f store.SubagentFinished, task string) string {
+	head := "Background subagent " + f.SubagentID
+	if task != "" {
+		head += " (task: " + firstLine(task, 80) + ")"
+	}
+	switch {
+	case f.Killed:
+		return head + " was " + killedByUser + "; it gave no answer."
+	case f.Error != "":
+		return head + " failed: " + f.Error
+	}
+	return head + " finished. Its final answer:\n" + f.Result
+}
+
+// taskResultID is the subagent a task_result call fetched, if it is one.
+func taskResultID(c model.ToolCall) string {
+	if c.Name != taskResultToolName {
+		return ""
+	}
+	a, err := parseTaskResult(c.Args)
+	if err != nil {
+		return ""
+	}
+	return a.ID
 }

@@ -61,29 +61,13 @@ func (j journal) Record(ctx context.Context, sessionID string, evs ...tools.Even
 	return nil
 }
 
-// convert is the shared gate→store mapping plus what only the runtime
-// knows: answers it gave on a human's behalf (cancel, re-decision) and
-// grant use counts.
+// convert is the shared gate→store mapping plus grant use counts. An
+// answer the runtime gave on a human's behalf (cancel, re-decision) comes
+// through the gate as the answer's whole Decision, so it needs nothing here.
 func (j journal) convert(ctx context.Context, sessionID string, ev tools.Event) (store.Event, error) {
 	switch se := storejournal.Event(ev).(type) {
 	case store.PermissionGranted:
-		if o := j.s.br.takeOverride(ev.RequestID); o != nil {
-			if o.source != "" {
-				se.Source = o.source
-			}
-			if o.step != nil {
-				se.Trace = append(se.Trace, *o.step)
-			}
-		}
 		j.countUse(ctx, sessionID, se.Source, se.Signature)
-		return se, nil
-	case store.PermissionDenied:
-		if o := j.s.br.takeOverride(ev.RequestID); o != nil && o.deny != nil {
-			se.Reason, se.Detail, se.Remedy, se.By = o.deny.Reason, o.deny.Detail, o.deny.Remedy, o.deny.By
-			if o.deny.Trace != nil {
-				se.Trace = o.deny.Trace
-			}
-		}
 		return se, nil
 	case nil:
 		return nil, &unknownEventError{string(ev.Type)}

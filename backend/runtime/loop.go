@@ -210,7 +210,7 @@ func (s *Service) loop(ctx context.Context, sessionID string, depth int) (string
 func (s *Service) specs(depth int) []model.ToolSpec {
 	var out []model.ToolSpec
 	for _, t := range s.tools.List() {
-		if t.Name() == taskToolName && depth >= maxTaskDepth {
+		if (t.Name() == taskToolName || t.Name() == taskResultToolName) && depth >= maxTaskDepth {
 			continue
 		}
 		out = append(out, model.ToolSpec{Name: t.Name(), Description: t.Description(), Schema: t.Schema()})
@@ -269,13 +269,6 @@ func (s *Service) readOnly(ctx context.Context, sessionID string, c model.ToolCa
 	return len(effs) > 0
 }
 
-type ctxKey int
-
-const (
-	callIDKey ctxKey = iota
-	depthKey
-)
-
 // runCall takes one call through the gate and records its result message.
 func (s *Service) runCall(ctx context.Context, sessionID string, c model.ToolCall, depth int) error {
 	var res tools.Result
@@ -295,12 +288,11 @@ func (s *Service) runCall(ctx context.Context, sessionID string, c model.ToolCal
 		res = out.Result
 	}
 	_, err := s.st.Append(context.WithoutCancel(ctx), sessionID, store.AnyVersion, store.MessageAppended{
-		MessageID: s.newID(), Role: "tool", ToolCallID: c.ID, Text: resultText(res)})
+		MessageID: s.newID(), Role: "tool", ToolCallID: c.ID, Text: resultText(res), Images: s.resultImages(res)})
 	return err
 }
 
 func (s *Service) gateCall(ctx context.Context, sessionID, callID string, t tools.Tool, args json.RawMessage, depth int) (tools.Outcome, error) {
-	first := true
 	var approver tools.Approver
 	if !s.cfg.Headless {
 		approver = s.br
@@ -316,21 +308,13 @@ func (s *Service) gateCall(ctx context.Context, sessionID, callID string, t tool
 		Journal:         journal{s: s},
 		Now:             s.cfg.Now,
 		Network:         s.networkConfig(),
-		// The first id is the call id: the model's, so the store's events
-		// and the assistant message name the same call.
-		NewID: func() string {
-			if first {
-				first = false
-				return callID
-			}
-			return s.newID()
-		},
+		Prior:           s.br.prior(sessionID, callID),
+		NewID:           s.newID,
 	})
 	if err != nil {
 		return tools.Outcome{}, err
 	}
-	ctx = context.WithValue(context.WithValue(ctx, callIDKey, callID), depthKey, depth)
-	env := tools.Env{SessionID: sessionID, Output: s.output(sessionID, callID)}
+	env := tools.Env{SessionID: sessionID, CallID: callID, Output: s.output(sessionID, callID), Log: s.logTo(sessionID)}
 	return g.Call(ctx, t, args, env)
 }
 
@@ -345,5 +329,13 @@ func (s *Service) output(sessionID, callID string) func(stream string, chunk []b
 			return
 		}
 		_, _ = s.st.Append(ctx, sessionID, store.AnyVersion, store.ToolOutput{CallID: callID, Stream: stream, Chunk: string(chunk)})
+	}
+}
+
+// logTo appends what a tool records about work that outlives its call
+// (a monitor's start and end) to the session's log.
+func (s *Service) logTo(sessionID string) func(store.Event) {
+	return func(ev store.Event) {
+		_, _ = s.st.Append(context.WithoutCancel(s.ctx), sessionID, store.AnyVersion, ev)
 	}
 }

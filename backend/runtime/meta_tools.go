@@ -110,19 +110,18 @@ func (t *presentPlan) Invoke(ctx context.Context, args json.RawMessage, env tool
 	if _, err := s.st.Append(context.WithoutCancel(ctx), env.SessionID, store.AnyVersion, store.PlanPresented{Plan: p.Plan}); err != nil {
 		return tools.Result{}, err
 	}
-	callID, _ := ctx.Value(callIDKey).(string)
-	if callID == "" {
-		callID = s.newID()
+	if env.Ask == nil {
+		return tools.ErrorResult("present_plan can only ask the human through the gate"), nil
 	}
 	raw, _ := json.Marshal(map[string]string{"plan": p.Plan})
-	ans, err := s.br.askDirect(ctx, env.SessionID, callID, "present_plan", "present_plan", raw)
+	d, err := env.Ask(ctx, tools.Question{Signature: "present_plan", Args: raw, Why: "approve the plan and lift the planning freeze"})
 	if err != nil {
 		return tools.Result{}, err
 	}
-	if !ans.Approved {
+	if d.Verdict != policy.VerdictAllow {
 		msg := "The human did not approve the plan; the freeze stays on."
-		if ans.Note != "" {
-			msg += " Their note: " + ans.Note
+		if d.Detail != "" {
+			msg += " (" + string(d.Reason) + ": " + d.Detail + ")"
 		}
 		return tools.ErrorResult(msg), nil
 	}

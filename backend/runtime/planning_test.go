@@ -213,3 +213,75 @@ func TestReadsOfOneTurnRunTogether(t *testing.T) {
 		t.Fatalf("result order %v", order)
 	}
 }
+
+// TestPresentPlanAsksThroughTheGate: present_plan's question takes the
+// gate's ask path — one Requested and one answer under its own request id,
+// a refusal's note reaching the model, an axis change leaving it parked
+// (only a human approves a plan), no human meaning no approval.
+func TestPresentPlanAsksThroughTheGate(t *testing.T) {
+	cases := []struct {
+		name     string
+		headless bool
+		act      func(t *testing.T, r *rig, s Session, a Approval)
+		want     func(*testing.T, store.Event)
+		toModel  string
+		planning bool
+	}{
+		{name: "a refusal's note reaches the model and the freeze stays",
+			act: func(t *testing.T, r *rig, s Session, a Approval) {
+				must(t, r.svc.Answer(context.Background(), AnswerArgs{RequestID: a.RequestID, Answer: AnswerDeny, Note: "split step 2"}))
+			},
+			want: wantDenied(policy.ReasonUserDenied, store.DeniedByUser, "split step 2"), toModel: "split step 2", planning: true},
+		{name: "an axis change does not re-decide a plan",
+			act: func(t *testing.T, r *rig, s Session, a Approval) {
+				_, err := r.svc.SetApprovalPolicy(context.Background(), s.ID, policy.Never)
+				must(t, err)
+				time.Sleep(100 * time.Millisecond)
+				if ps, _ := r.svc.PendingApprovals(context.Background(), s.ID); len(ps) != 1 {
+					t.Fatalf("the plan ask was resolved by an axis change: %+v", ps)
+				}
+				must(t, r.svc.Answer(context.Background(), AnswerArgs{RequestID: a.RequestID, Answer: AnswerOnce}))
+			},
+			want: wantGranted("human:once"), toModel: "approved the plan", planning: false},
+		{name: "headless: nobody approves", headless: true,
+			want: wantDenied(policy.ReasonNoApprover, store.DeniedByNoApprover, "no human"), toModel: "did not approve", planning: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			srv := newSSEServer(t, "p1_write_plan.sse", "p2_try_write.sse", "p3_present.sse", "p4_write.sse", "p5_done.sse")
+			r := newRig(t, anthropicProvider(t, srv.URL), func(c *Config) { c.Headless = tc.headless })
+			s := r.session(nil)
+			must(t, r.svc.SendMessage(ctx, s.ID, "plan, then write notes"))
+			if tc.act != nil {
+				tc.act(t, r, s, r.waitPending(s.ID, 1)[0])
+			}
+			r.waitIdle(s.ID)
+			var req *store.PermissionRequested
+			for _, e := range r.events(s.ID, store.KindPermissionRequested) {
+				if pr := e.Event.(store.PermissionRequested); pr.Tool == "present_plan" {
+					if req != nil {
+						t.Fatal("present_plan asked twice")
+					}
+					req = &pr
+				}
+			}
+			if req == nil || req.CallID != "toolu_pp" || req.Signature != "present_plan" {
+				t.Fatalf("plan ask %+v", req)
+			}
+			tc.want(t, lastAnswer(r, s.ID, req.RequestID))
+			var got string
+			for _, e := range r.events(s.ID, store.KindMessageAppended) {
+				if m := e.Event.(store.MessageAppended); m.Role == "tool" && m.ToolCallID == "toolu_pp" {
+					got = m.Text
+				}
+			}
+			if !strings.Contains(got, tc.toModel) {
+				t.Fatalf("present_plan's result %q lacks %q", got, tc.toModel)
+			}
+			if ss, _ := r.svc.GetSession(ctx, s.ID); ss.Planning != tc.planning {
+				t.Fatalf("planning = %v, want %v", ss.Planning, tc.planning)
+			}
+		})
+	}
+}

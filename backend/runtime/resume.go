@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime/model"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools"
@@ -16,8 +17,8 @@ import (
 type preAnswer struct {
 	requestID string
 	signature string
-	ans       tools.Approval
-	given     string
+	given     string        // once | always
+	trace     []policy.Step // the ask's trace
 }
 
 func (b *broker) setPre(sessionID, callID string, p preAnswer) {
@@ -32,15 +33,16 @@ func (b *broker) dropPre(sessionID, callID string) {
 	b.mu.Unlock()
 }
 
-// takePre returns the pre-answer for an ask of the same call and
-// signature; a different signature means a different call, asked anew.
-func (b *broker) takePre(a *ask) (preAnswer, bool) {
+// prior is the recorded answer a resumed call stands on, if any.
+func (b *broker) prior(sessionID, callID string) *tools.PriorAnswer {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	key := callKey(a.view.SessionID, a.view.CallID)
-	p, ok := b.pre[key]
-	delete(b.pre, key)
-	return p, ok && p.signature == a.view.Signature
+	p, ok := b.pre[callKey(sessionID, callID)]
+	if !ok {
+		return nil
+	}
+	return &tools.PriorAnswer{RequestID: p.requestID, Signature: p.signature, Decision: policy.Decision{
+		Verdict: policy.VerdictAllow, Source: "human:" + p.given, Signature: p.signature, Trace: p.trace}}
 }
 
 // resumeRestored carries on from an ask that outlived the process that
@@ -48,7 +50,9 @@ func (b *broker) takePre(a *ask) (preAnswer, bool) {
 // handed to the model), the calls after it in the same model turn run,
 // and the model continues — what would have happened without the
 // restart. The call passes the gate again, so a policy changed since the
-// ask still applies; if the gate asks again, the human's answer stands.
+// ask still applies (a Deny denies); if the gate would ask again, the
+// human's recorded answer stands and nothing new is recorded for the
+// permission, so the log keeps one ask and one answer.
 //
 // It runs nothing when the conversation has moved on since the ask (a
 // later message), when a turn is running, or when the call already has a
@@ -187,7 +191,7 @@ func (s *Service) runResumed(ctx context.Context, v Approval, a AnswerArgs, p re
 		}
 	} else {
 		s.br.setPre(v.SessionID, first.ID, preAnswer{requestID: v.RequestID, signature: v.Signature, given: a.Answer,
-			ans: tools.Approval{Approved: true, Always: a.Answer == AnswerAlways, Note: a.Note}})
+			trace: v.Trace})
 		err := s.runCall(ctx, v.SessionID, first, p.depth)
 		s.br.dropPre(v.SessionID, first.ID)
 		if err != nil || p.bang {

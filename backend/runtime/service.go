@@ -49,6 +49,8 @@ type Config struct {
 	// TrustMcp trusts an MCP server from an answer's trust_server; nil:
 	// such an answer is refused.
 	TrustMcp func(ctx context.Context, sessionID, server string, persistent bool) error
+	// Images caps the pictures tool results show the model (screenshots).
+	Images ImageConfig
 	// MaxSteps bounds the model turns of one user message (default 50).
 	MaxSteps int
 	Version  string
@@ -103,6 +105,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if cfg.MaxSteps <= 0 {
 		cfg.MaxSteps = 50
 	}
+	cfg.Images = cfg.Images.withDefaults()
 	if cfg.System == "" {
 		cfg.System = DefaultSystemPrompt
 	}
@@ -117,7 +120,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, t := range []tools.Tool{&writePlan{s: s}, &presentPlan{s: s}, &taskTool{s: s}} {
+	for _, t := range []tools.Tool{&writePlan{s: s}, &presentPlan{s: s}, &taskTool{s: s}, &taskResultTool{s: s}} {
 		if err := reg.Register(t); err != nil {
 			return nil, fmt.Errorf("runtime: %w", err)
 		}

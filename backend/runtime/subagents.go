@@ -23,6 +23,8 @@ type child struct {
 	parent     string
 	background bool
 	cancel     context.CancelFunc
+	done       chan struct{} // closed once its SubagentFinished is stored
+	killed     bool          // guarded by Service.mu: the human stopped it
 }
 
 type taskArgs struct {
@@ -66,13 +68,16 @@ func (t *taskTool) Invoke(ctx context.Context, args json.RawMessage, env tools.E
 		return tools.ErrorResult(err.Error()), nil
 	}
 	s := t.s
-	depth, _ := ctx.Value(depthKey).(int)
-	if depth >= maxTaskDepth {
-		return tools.ErrorResult("a subagent cannot start subagents"), nil
-	}
 	parent, err := s.st.Session(ctx, env.SessionID)
 	if err != nil {
 		return tools.Result{}, err
+	}
+	depth := 0
+	if parent.ParentID != "" {
+		depth = 1
+	}
+	if depth >= maxTaskDepth {
+		return tools.ErrorResult("a subagent cannot start subagents"), nil
 	}
 	title := a.Description
 	if title == "" {
@@ -83,9 +88,8 @@ func (t *taskTool) Invoke(ctx context.Context, args json.RawMessage, env tools.E
 	if err != nil {
 		return tools.Result{}, err
 	}
-	callID, _ := ctx.Value(callIDKey).(string)
 	if _, err := s.st.Append(context.WithoutCancel(ctx), parent.ID, store.AnyVersion,
-		store.SubagentStarted{SubagentID: kid.ID, CallID: callID, Task: a.Prompt}); err != nil {
+		store.SubagentStarted{SubagentID: kid.ID, CallID: env.CallID, Task: a.Prompt, Background: a.Background}); err != nil {
 		return tools.Result{}, err
 	}
 	base := ctx
@@ -93,37 +97,56 @@ func (t *taskTool) Invoke(ctx context.Context, args json.RawMessage, env tools.E
 		base = s.ctx
 	}
 	cctx, cancel := context.WithCancel(base)
+	k := &child{parent: parent.ID, background: a.Background, cancel: cancel, done: make(chan struct{})}
 	s.mu.Lock()
-	s.kids[kid.ID] = &child{parent: parent.ID, background: a.Background, cancel: cancel}
+	s.kids[kid.ID] = k
 	s.mu.Unlock()
-	run := func() (string, error) {
+	run := func() store.SubagentFinished {
 		defer cancel()
-		defer func() {
-			s.mu.Lock()
-			delete(s.kids, kid.ID)
-			s.mu.Unlock()
-		}()
 		text, err := s.childLoop(cctx, cancel, kid.ID, a.Prompt, depth+1)
-		fin := store.SubagentFinished{SubagentID: kid.ID, Result: text}
-		if err != nil {
+		fin := store.SubagentFinished{SubagentID: kid.ID, Result: text, Background: a.Background}
+		s.mu.Lock()
+		fin.Killed = k.killed
+		s.mu.Unlock()
+		switch {
+		case fin.Killed:
+			fin.Error = killedByUser
+		case s.ctx.Err() != nil:
+			fin.Error = "Warden was shut down while the subagent ran"
+		case err != nil:
 			fin.Error = err.Error()
 		}
+		// Stored before the child is forgotten, so task_result, which
+		// waits for done, always finds it.
 		_, _ = s.st.Append(context.WithoutCancel(s.ctx), parent.ID, store.AnyVersion, fin)
-		return text, err
+		s.mu.Lock()
+		delete(s.kids, kid.ID)
+		s.mu.Unlock()
+		close(k.done)
+		s.touch(parent.ID)
+		return fin
 	}
 	if a.Background {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			_, _ = run()
+			run()
 		}()
-		return tools.TextResult(fmt.Sprintf("subagent %s started in the background", kid.ID)), nil
+		return tools.TextResult(fmt.Sprintf("subagent %s started in the background. Its final answer comes to you as a "+
+			"message when it ends; call %s with this id to wait for it or fetch it.", kid.ID, taskResultToolName)), nil
 	}
-	text, err := run()
-	if err != nil {
-		return tools.ErrorResult(fmt.Sprintf("subagent %s stopped: %v", kid.ID, err)), nil
+	return finishedResult(run()), nil
+}
+
+// killedByUser is what the model reads for a subagent the human stopped.
+const killedByUser = "killed by the user"
+
+// finishedResult is a finished subagent as a tool result.
+func finishedResult(f store.SubagentFinished) tools.Result {
+	if f.Error != "" {
+		return tools.ErrorResult(fmt.Sprintf("subagent %s stopped: %s", f.SubagentID, f.Error))
 	}
-	return tools.TextResult(text), nil
+	return tools.TextResult(f.Result)
 }
 
 func (s *Service) childLoop(ctx context.Context, cancel context.CancelFunc, id, prompt string, depth int) (string, error) {
@@ -148,6 +171,9 @@ func (s *Service) KillAgent(ctx context.Context, sessionID, agentID string) erro
 	k, ok := s.kids[agentID]
 	s.mu.Unlock()
 	if ok && k.parent == sessionID {
+		s.mu.Lock()
+		k.killed = true
+		s.mu.Unlock()
 		s.br.denyAll(agentID, "the subagent was stopped by the human")
 		k.cancel()
 		return nil

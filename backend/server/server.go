@@ -2,12 +2,28 @@
 // `warden serve`, with the built frontend.
 //
 // It is a local server for one person's browser, so every request must
-// prove three things: it carries the random token printed at start (header,
-// query or the cookie set by the first authenticated page load), its Host
-// names this server by a loopback name (a DNS-rebinding page has its own
-// host name there), and any Origin it carries is this server (a cross-site
-// page's fetch or WebSocket carries its own). Listen refuses non-loopback
+// prove that its Host names this server by a loopback name (a DNS-rebinding
+// page has its own host name there) and that any Origin it carries is this
+// server (a cross-site page's fetch or WebSocket carries its own); every
+// API call and WebSocket must also be signed in. Listen refuses non-loopback
 // addresses unless told otherwise.
+//
+// # Signing in
+//
+// The URL printed at start carries a one-time code, not a credential: the
+// page posts it to /api/auth, gets an HttpOnly, SameSite=Strict session
+// cookie back and removes the code from the address bar. The code is dead
+// after that one exchange, so the URL left in the browser's history, a
+// terminal scrollback or a shell log opens nothing. The session secret in
+// the cookie never appears in a URL and page scripts cannot read it. The
+// built frontend (public files) loads without signing in; it holds no data.
+// Programmatic clients may instead send Options.Token as a bearer header;
+// it is never printed.
+//
+// Every response carries a Content-Security-Policy that allows scripts,
+// styles and connections only from this origin (no inline script) and
+// images from it or data: URLs, so markup that slips through the Markdown
+// renderer cannot run or phone home.
 package server
 
 import (
@@ -15,6 +31,7 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -22,15 +39,32 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/settings"
 )
 
-// CookieName holds the token after the first authenticated page load, so
-// the page's own assets and fetches need not repeat it.
-const CookieName = "warden_token"
+// CookieName, with "_<port>" appended, names the cookie holding the session
+// secret the one-time code was exchanged for. Browsers share cookies
+// between the ports of a host, so each server's cookie has its own name and
+// two `warden serve`s on one machine do not sign each other out.
+const CookieName = "warden_session"
+
+// cookieName is the session cookie's name for requests to r.Host (already
+// checked to be this server).
+func cookieName(r *http.Request) string {
+	_, port, err := net.SplitHostPort(r.Host)
+	if err != nil || port == "" {
+		return CookieName
+	}
+	return CookieName + "_" + port
+}
+
+// ContentSecurityPolicy is sent with every response.
+const ContentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 // Options configure a Server.
 type Options struct {
@@ -38,7 +72,9 @@ type Options struct {
 	// Settings serves the Settings screen's methods; nil answers them
 	// with 503.
 	Settings *settings.Service
-	// Token is the secret every request carries; NewToken makes one.
+	// Token is the secret a programmatic client may send as
+	// "Authorization: Bearer <token>"; NewToken makes one. It never goes
+	// into a URL: browsers sign in with the one-time code of URL.
 	Token string
 	// Static is the built frontend (index.html at its root); nil serves a
 	// page that says how to build it.
@@ -55,6 +91,10 @@ type Server struct {
 	opts  Options
 	hosts map[string]bool
 	mux   *http.ServeMux
+
+	mu       sync.Mutex
+	code     string              // the one-time sign-in code; "" once exchanged
+	sessions map[string]struct{} // session secrets handed out as cookies
 }
 
 // NewToken returns 32 random bytes in hex.
@@ -75,10 +115,15 @@ func New(opts Options) (*Server, error) {
 	if len(opts.Token) < 16 {
 		return nil, errors.New("server: the token must be at least 16 characters")
 	}
-	s := &Server{opts: opts, hosts: map[string]bool{}, mux: http.NewServeMux()}
+	code, err := NewToken()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{opts: opts, hosts: map[string]bool{}, mux: http.NewServeMux(), code: code, sessions: map[string]struct{}{}}
 	for _, h := range opts.Hosts {
 		s.hosts[strings.ToLower(h)] = true
 	}
+	s.mux.HandleFunc("POST /api/auth", s.exchange)
 	s.mux.HandleFunc("POST /api/{method}", s.api)
 	s.mux.HandleFunc("GET /api/ws", s.ws)
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
@@ -101,6 +146,8 @@ func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serveHTTP) }
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Referrer-Policy", "no-referrer")
+	w.Header().Set("Content-Security-Policy", ContentSecurityPolicy)
+	w.Header().Set("X-Frame-Options", "DENY")
 	if !s.hosts[strings.ToLower(r.Host)] {
 		writeError(w, http.StatusForbidden, "host not allowed: this server answers only to its loopback address")
 		return
@@ -113,14 +160,14 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, "cross-site request refused")
 		return
 	}
-	tok, fromQuery := s.token(r)
-	if subtle.ConstantTimeCompare([]byte(tok), []byte(s.opts.Token)) != 1 {
-		writeError(w, http.StatusUnauthorized, "missing or wrong token: open the URL warden serve printed")
-		return
-	}
-	if fromQuery {
-		http.SetCookie(w, &http.Cookie{Name: CookieName, Value: s.opts.Token, Path: "/", HttpOnly: true,
-			SameSite: http.SameSiteStrictMode})
+	// The API needs a signed-in caller, except the exchange that signs in;
+	// the frontend's files are public.
+	if strings.HasPrefix(r.URL.Path, "/api/") {
+		w.Header().Set("Cache-Control", "no-store")
+		if r.URL.Path != "/api/auth" && !s.signedIn(r) {
+			writeError(w, http.StatusUnauthorized, "not signed in: open the URL warden serve printed (its one-time code signs this browser in)")
+			return
+		}
 	}
 	s.mux.ServeHTTP(w, r)
 }
@@ -133,20 +180,59 @@ func (s *Server) sameOrigin(origin string) bool {
 	return s.hosts[strings.ToLower(u.Host)]
 }
 
-// token reads the token from the Authorization header, the query or the
-// cookie; fromQuery says to set the cookie.
-func (s *Server) token(r *http.Request) (string, bool) {
+// signedIn accepts the bearer token header or a session cookie. Nothing
+// in the URL counts: a URL ends up in histories and logs.
+func (s *Server) signedIn(r *http.Request) bool {
 	if a := r.Header.Get("Authorization"); a != "" {
-		t, _ := strings.CutPrefix(a, "Bearer ")
-		return t, false
+		t, ok := strings.CutPrefix(a, "Bearer ")
+		return ok && subtle.ConstantTimeCompare([]byte(t), []byte(s.opts.Token)) == 1
 	}
-	if t := r.URL.Query().Get("token"); t != "" {
-		return t, true
+	c, err := r.Cookie(cookieName(r))
+	if err != nil || c.Value == "" {
+		return false
 	}
-	if c, err := r.Cookie(CookieName); err == nil {
-		return c.Value, false
+	s.mu.Lock()
+	_, ok := s.sessions[c.Value]
+	s.mu.Unlock()
+	return ok
+}
+
+// exchange trades the one-time code for a session cookie, once.
+func (s *Server) exchange(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Code string `json:"code"`
 	}
-	return "", false
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil || in.Code == "" {
+		writeError(w, http.StatusBadRequest, `the body must be {"code": "<the code from the printed URL>"}`)
+		return
+	}
+	secret, err := NewToken()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	s.mu.Lock()
+	switch {
+	case s.code == "":
+		s.mu.Unlock()
+		writeError(w, http.StatusUnauthorized, "this sign-in code was already used: the browser that used it stays signed in; "+
+			"for another browser restart warden serve, which prints a new URL")
+		return
+	case subtle.ConstantTimeCompare([]byte(in.Code), []byte(s.code)) != 1:
+		s.mu.Unlock()
+		writeError(w, http.StatusUnauthorized, "wrong sign-in code: open the URL warden serve printed")
+		return
+	}
+	s.code = "" // dead from now on
+	s.sessions[secret] = struct{}{}
+	s.mu.Unlock()
+	// No Secure flag: the server speaks plain HTTP on loopback. No expiry:
+	// the cookie ends with the browser session, the secret with the server.
+	http.SetCookie(w, &http.Cookie{Name: cookieName(r), Value: secret, Path: "/", HttpOnly: true,
+		SameSite: http.SameSiteStrictMode})
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // Listen opens addr; a non-loopback address is refused unless insecure.
@@ -174,14 +260,17 @@ func isLoopback(host string) bool {
 }
 
 // URL is what the user opens: the listener's loopback address with the
-// token.
+// one-time sign-in code.
 func (s *Server) URL(ln net.Listener) string {
 	host := "127.0.0.1"
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	if a, ok := ln.Addr().(*net.TCPAddr); ok && a.IP.To4() == nil && a.IP.IsLoopback() {
 		host = "[::1]"
 	}
-	return fmt.Sprintf("http://%s:%s/?token=%s", host, port, s.opts.Token)
+	s.mu.Lock()
+	code := s.code
+	s.mu.Unlock()
+	return fmt.Sprintf("http://%s:%s/?code=%s", host, port, code)
 }
 
 // Serve answers on ln until ctx ends.

@@ -21,6 +21,7 @@ import (
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/store/storetest"
 	"github.com/warden-dev/warden/backend/tools"
 	"github.com/warden-dev/warden/backend/tools/sandbox"
 )
@@ -28,6 +29,7 @@ import (
 const testToken = "0123456789abcdef0123456789abcdef"
 
 type fixture struct {
+	s    *Server
 	srv  *httptest.Server
 	host string // 127.0.0.1:port
 	ws   string // a workspace
@@ -35,7 +37,8 @@ type fixture struct {
 
 func newFixture(t *testing.T, static staticFS) *fixture {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "w.db"))
+	dbPath := filepath.Join(t.TempDir(), "w.db")
+	st, err := store.Open(context.Background(), dbPath, storetest.KeyFor(dbPath))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +75,7 @@ func newFixture(t *testing.T, static staticFS) *fixture {
 	if err := os.MkdirAll(filepath.Join(ws, "build"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{srv: hs, host: u.Host, ws: ws}
+	return &fixture{s: s, srv: hs, host: u.Host, ws: ws}
 }
 
 type staticFS = *fstest.MapFS
@@ -102,6 +105,7 @@ func (f *fixture) call(t *testing.T, method string, in any, out any) int {
 // legitimate request through.
 func TestRefusals(t *testing.T) {
 	f := newFixture(t, nil)
+	session := f.signIn(t)
 	cases := []struct {
 		name   string
 		prep   func(r *http.Request)
@@ -110,8 +114,10 @@ func TestRefusals(t *testing.T) {
 		{name: "no token", prep: func(r *http.Request) {}, status: http.StatusUnauthorized},
 		{name: "wrong token", prep: func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+strings.Repeat("x", 64)) }, status: http.StatusUnauthorized},
 		{name: "token header", prep: func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+testToken) }, status: http.StatusOK},
-		{name: "token query", prep: func(r *http.Request) { r.URL.RawQuery = "token=" + testToken }, status: http.StatusOK},
-		{name: "token cookie", prep: func(r *http.Request) { r.AddCookie(&http.Cookie{Name: CookieName, Value: testToken}) }, status: http.StatusOK},
+		{name: "token in the query is not a credential", prep: func(r *http.Request) { r.URL.RawQuery = "token=" + testToken }, status: http.StatusUnauthorized},
+		{name: "token as the cookie is not a session", prep: func(r *http.Request) { r.AddCookie(&http.Cookie{Name: f.cookie(), Value: testToken}) }, status: http.StatusUnauthorized},
+		{name: "bearer without the scheme", prep: func(r *http.Request) { r.Header.Set("Authorization", testToken) }, status: http.StatusUnauthorized},
+		{name: "session cookie", prep: func(r *http.Request) { r.AddCookie(session) }, status: http.StatusOK},
 		{name: "DNS rebinding host", prep: func(r *http.Request) {
 			r.Header.Set("Authorization", "Bearer "+testToken)
 			r.Host = "evil.example:" + strings.Split(f.host, ":")[1]
@@ -154,8 +160,8 @@ func TestRefusals(t *testing.T) {
 			if res.StatusCode != c.status {
 				t.Fatalf("status %d, want %d", res.StatusCode, c.status)
 			}
-			if c.name == "token query" && len(res.Cookies()) != 1 {
-				t.Fatal("no cookie set from the query token")
+			if len(res.Cookies()) != 0 {
+				t.Fatalf("an API call set cookies: %v", res.Cookies())
 			}
 		})
 	}
@@ -164,6 +170,7 @@ func TestRefusals(t *testing.T) {
 func TestWebSocketRefusalsAndPushes(t *testing.T) {
 	f := newFixture(t, nil)
 	wsURL := "ws" + strings.TrimPrefix(f.srv.URL, "http") + "/api/ws"
+	cookie := f.signIn(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	refused := []struct {
@@ -173,8 +180,9 @@ func TestWebSocketRefusalsAndPushes(t *testing.T) {
 		status int
 	}{
 		{name: "no token", url: wsURL, status: http.StatusUnauthorized},
-		{name: "cross-site origin", url: wsURL + "?token=" + testToken, header: http.Header{"Origin": {"http://evil.example"}}, status: http.StatusForbidden},
-		{name: "rebinding host", url: wsURL + "?token=" + testToken, header: http.Header{"Host": {"evil.example"}}, status: http.StatusForbidden},
+		{name: "token in the query", url: wsURL + "?token=" + testToken, status: http.StatusUnauthorized},
+		{name: "cross-site origin", url: wsURL, header: http.Header{"Origin": {"http://evil.example"}, "Cookie": {cookie.String()}}, status: http.StatusForbidden},
+		{name: "rebinding host", url: wsURL, header: http.Header{"Host": {"evil.example"}, "Cookie": {cookie.String()}}, status: http.StatusForbidden},
 	}
 	for _, c := range refused {
 		t.Run(c.name, func(t *testing.T) {
@@ -191,7 +199,8 @@ func TestWebSocketRefusalsAndPushes(t *testing.T) {
 			}
 		})
 	}
-	c, _, err := websocket.Dial(ctx, wsURL+"?token="+testToken, &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {"http://" + f.host}}})
+	// The browser's way in: the session cookie on the handshake.
+	c, _, err := websocket.Dial(ctx, wsURL, &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {"http://" + f.host}, "Cookie": {cookie.String()}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +323,7 @@ func TestStatic(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			f := newFixture(t, c.static)
-			res, err := http.Get(f.srv.URL + c.path + "?token=" + testToken)
+			res, err := http.Get(f.srv.URL + c.path) // the frontend's files need no sign-in
 			if err != nil {
 				t.Fatal(err)
 			}

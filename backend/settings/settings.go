@@ -21,6 +21,7 @@ import (
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/runtime/model"
 	"github.com/warden-dev/warden/backend/tools/mcp"
+	"github.com/warden-dev/warden/backend/tools/sandbox"
 )
 
 // DefaultProbeTimeout bounds one ListModels or TestConnection.
@@ -53,6 +54,8 @@ type Options struct {
 	// AllowHosts are this run's --allow-host entries, kept on a network
 	// save (network.go).
 	AllowHosts []policy.HostPattern
+	// Cage is the OS cage, for the Sandbox card; nil shows nothing.
+	Cage *sandbox.Cage
 }
 
 // Service is the Settings API.
@@ -82,6 +85,8 @@ type Settings struct {
 	Warnings    []string       `json:"warnings"`
 	// Network is the [network] table (network.go).
 	Network NetworkSettings `json:"network"`
+	// Cage is what the OS cage hides and lets through; absent without one.
+	Cage *CageView `json:"cage,omitempty"`
 }
 
 // ModelSettings is the configured model; the key itself is never included.
@@ -144,6 +149,7 @@ func (s *Service) GetSettings(ctx context.Context) (Settings, error) {
 	out.Model = s.modelView(uf.Model, &out.Warnings)
 	out.Defaults = Defaults{Approval: cfg.Approval, Sandbox: sandboxView(cfg.Sandbox)}
 	out.Network = s.networkView(cfg)
+	out.Cage = cageView(s.opts.Cage)
 	info, err := s.opts.Runtime.Info(ctx)
 	if err != nil {
 		return Settings{}, err

@@ -3,12 +3,10 @@ package store
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	sqlite3 "modernc.org/sqlite/lib"
@@ -144,8 +142,8 @@ func (s *Store) writeOnce(ctx context.Context, durable bool, fn func(*sql.Tx) er
 	return nil
 }
 
-const insertEventSQL = `INSERT INTO events(session_id, version, kind, time_ms, payload, audit, prev_hash, hash)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+const insertEventSQL = `INSERT INTO events(session_id, version, kind, time_ms, payload, audit, prev_hash, hash, chain)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // appendTx is the one append path: CreateSession, Append and the session,
 // grant and trust methods all come through here.
@@ -156,6 +154,15 @@ func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, sessionID string, expe
 	}
 	if expected != AnyVersion && expected != st.version {
 		return 0, &ConflictError{SessionID: sessionID, Expected: expected, Actual: st.version}
+	}
+	// A head that does not verify was moved by someone without the key;
+	// appending would MAC it afresh and wash the tampering away.
+	if !sameMAC(st.headMAC, s.chain.headMAC(sessionID, st.version, st.chainFrom, st.head)) {
+		return 0, fmt.Errorf("store: append to session %s: %w: the log was changed outside Warden (or the key in the config folder is not the one that wrote it); run `warden audit verify`", sessionID, errHeadMAC)
+	}
+	mac, err := s.chain.eventHasher(ChainHMAC)
+	if err != nil {
+		return 0, err
 	}
 	ins, err := tx.PrepareContext(ctx, insertEventSQL)
 	if err != nil {
@@ -168,8 +175,8 @@ func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, sessionID string, expe
 	sidJSON := jsonString(sessionID)
 	for _, e := range enc {
 		st.version++
-		h := chainHashQuoted(st.head, sidJSON, st.version, kindsByName[e.kind].quoted, now, e.data)
-		res, err := ins.ExecContext(ctx, sessionID, st.version, string(e.kind), now, string(e.data), e.audit, st.head, h)
+		h := chainSum(mac, st.head, sidJSON, st.version, kindsByName[e.kind].quoted, now, e.data)
+		res, err := ins.ExecContext(ctx, sessionID, st.version, string(e.kind), now, string(e.data), e.audit, st.head, h, ChainHMAC)
 		if err != nil {
 			return 0, fmt.Errorf("store: append %s to session %s: %w", e.kind, sessionID, err)
 		}
@@ -178,6 +185,7 @@ func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, sessionID string, expe
 			return 0, err
 		}
 	}
+	st.headMAC = s.chain.headMAC(sessionID, st.version, st.chainFrom, st.head)
 	if err := st.save(ctx, tx, sessionID, now); err != nil {
 		return 0, err
 	}
@@ -261,34 +269,6 @@ func (p *projector) apply(ctx context.Context, ev Event, res sql.Result) error {
 		return fmt.Errorf("store: append: pending requests: %w", err)
 	}
 	return nil
-}
-
-var zeroHash = make([]byte, sha256.Size)
-
-// chainHash is sha256(prev || canonical envelope). The envelope is built by
-// hand in canonical key order so Verify can rebuild it from the columns.
-func chainHash(prev []byte, sessionID string, version int64, kind Kind, timeMs int64, payload []byte) []byte {
-	return chainHashQuoted(prev, jsonString(sessionID), version, jsonString(string(kind)), timeMs, payload)
-}
-
-// chainHashQuoted takes the session ID and kind already JSON-quoted, so a
-// batch quotes them once.
-func chainHashQuoted(prev, sessionJSON []byte, version int64, kindJSON []byte, timeMs int64, payload []byte) []byte {
-	b := make([]byte, 0, len(prev)+len(payload)+len(sessionJSON)+len(kindJSON)+96)
-	b = append(b, prev...)
-	b = append(b, `{"data":`...)
-	b = append(b, payload...)
-	b = append(b, `,"kind":`...)
-	b = append(b, kindJSON...)
-	b = append(b, `,"session_id":`...)
-	b = append(b, sessionJSON...)
-	b = append(b, `,"time_ms":`...)
-	b = strconv.AppendInt(b, timeMs, 10)
-	b = append(b, `,"version":`...)
-	b = strconv.AppendInt(b, version, 10)
-	b = append(b, '}')
-	sum := sha256.Sum256(b)
-	return sum[:]
 }
 
 func jsonString(s string) []byte {

@@ -16,7 +16,7 @@ import (
 
 func benchStore(b *testing.B) (*Store, string) {
 	b.Helper()
-	s, err := Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"))
+	s, err := Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"), testKey)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func bigDB(b *testing.B) (s *Store, big, ordinary string) {
 	b.Helper()
 	ctx := context.Background()
 	path := filepath.Join(os.TempDir(), fmt.Sprintf("warden-bench-1m-v%d-b3.db", SchemaVersion()))
-	if s, err := Open(ctx, path); err == nil {
+	if s, err := Open(ctx, path, testKey); err == nil {
 		if m, err := s.GetMemory(ctx, "bench", "bench:", "ready"); err == nil {
 			return s, "big", m.Value
 		}
@@ -122,7 +122,7 @@ func bigDB(b *testing.B) (s *Store, big, ordinary string) {
 		os.Remove(path + suffix)
 	}
 	b.Logf("building %s (%d events), once", path, bigTotal)
-	s, err := Open(ctx, path, WithIDs(func() string { return "bench" }))
+	s, err := Open(ctx, path, testKey, WithIDs(func() string { return "bench" }))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 
 func TestConformance(t *testing.T) {
 	t.Parallel()
-	storetest.Run(t, func(t *testing.T, path string, opts ...store.Option) store.API {
-		s, err := store.Open(context.Background(), path, opts...)
+	storetest.Run(t, func(t *testing.T, path string, key store.Key, opts ...store.Option) store.API {
+		s, err := store.Open(context.Background(), path, key, opts...)
 		if err != nil {
 			t.Fatalf("Open: %v", err)
 		}

@@ -90,7 +90,7 @@ func TestCrashDurability(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	s, err := Open(ctx, path)
+	s, err := Open(ctx, path, testKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestTwoProcessesShareTheFile(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "warden.db")
-	s, err := Open(ctx, path)
+	s, err := Open(ctx, path, testKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func TestReadOnlyDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	existing := filepath.Join(dir, "existing.db")
-	s, err := Open(context.Background(), existing)
+	s, err := Open(context.Background(), existing, testKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func TestReadOnlyDirectory(t *testing.T) {
 func openAsUnprivileged(t *testing.T, base, path string) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		_, err := Open(context.Background(), path)
+		_, err := Open(context.Background(), path, testKey)
 		if err == nil {
 			t.Fatal("Open succeeded")
 		}

@@ -10,12 +10,27 @@
 // appends with expectedVersion N either wins or gets a *ConflictError, so two
 // writers never interleave unknowingly. AnyVersion skips the check.
 //
-// Each event stores sha256(prev_hash || envelope), where envelope is the
-// canonical JSON of {data, kind, session_id, time_ms, version} and the first
-// event's prev_hash is 32 zero bytes. The session row records the head of its
-// chain, so editing, reordering, inserting or cutting off events is caught by
-// Verify. A person with write access to the file can rebuild a consistent
-// chain; the chain makes tampering evident, it does not make it impossible.
+// Each event stores HMAC-SHA256(event key, prev_hash || envelope), where
+// envelope is the canonical JSON of {data, kind, session_id, time_ms,
+// version} and the first event's prev_hash is 32 zero bytes. The key is
+// derived from the installation's audit key, which Open takes and which
+// lives outside the database (package auditkey: audit.key in Warden's
+// config folder). The session row records the head of its chain and a MAC
+// over (id, version, chain_from, head) under a second derived key, so
+// editing, reordering, inserting or cutting off events is caught by
+// Verify, and so is a consistent rewrite that recomputes every link: without
+// the key nobody can compute a link or a head that verifies. An append to a
+// session whose head does not verify is refused, so the next write cannot
+// launder a tampered head into a valid one.
+//
+// Databases written before keying (schema 2) keep their plain
+// sha256(prev_hash || envelope) links: events.chain records each event's
+// kind (0 plain, 1 keyed), and migration 3 sets every existing session's
+// chain_from past its last event and MACs its head, which pins the keyless
+// prefix: it can no more be rewritten, widened or cut than a keyed chain.
+// What the chain cannot catch: someone holding the key, and the removal of
+// a whole session (rows and events together) or the restore of an older
+// copy of the file — there is no anchor outside the file to compare with.
 //
 // Session rows (title, approval and sandbox policy, planning flag) and the
 // set of pending permission requests are projections of the log, updated in

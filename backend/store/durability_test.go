@@ -11,7 +11,7 @@ import (
 func TestDurabilityModes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "warden.db"))
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "warden.db"), testKey)
 	if err != nil {
 		t.Fatal(err)
 	}

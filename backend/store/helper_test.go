@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 	case "shared-writer":
 		os.Exit(sharedWriter(os.Getenv(helperDBEnv), os.Args[len(os.Args)-1]))
 	case "open":
-		_, err := Open(context.Background(), os.Getenv(helperDBEnv))
+		_, err := Open(context.Background(), os.Getenv(helperDBEnv), testKey)
 		fmt.Print(err)
 		os.Exit(0)
 	default:
@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 // returns, until it is killed.
 func crashWriter(path string) int {
 	ctx := context.Background()
-	s, err := Open(ctx, path)
+	s, err := Open(ctx, path, testKey)
 	if err != nil {
 		fmt.Println("err", err)
 		return 1
@@ -84,7 +84,7 @@ func crashWriter(path string) int {
 // optimistic versions, retrying conflicts, as a second process would.
 func sharedWriter(path, sessions string) int {
 	ctx := context.Background()
-	s, err := Open(ctx, path)
+	s, err := Open(ctx, path, testKey)
 	if err != nil {
 		fmt.Println("err", err)
 		return 1
@@ -130,3 +130,7 @@ func splitComma(s string) []string {
 	}
 	return out
 }
+
+// testKey is the audit key of the package's tests; a constant, so the
+// helper processes chain with the same key as the test that starts them.
+var testKey = Key([]byte("warden store tests: audit key 32"))

@@ -74,6 +74,20 @@ type MessageAppended struct {
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"` // role tool: the call it answers
 	Model      string     `json:"model,omitempty"`
+	// Images are what the model is shown besides Text (a tool's
+	// screenshots, already capped and downscaled for the model).
+	Images []Image `json:"images,omitempty"`
+}
+
+// Image is one picture inside a message; Data is base64 in JSON.
+type Image struct {
+	MimeType string `json:"mime_type"`
+	Data     []byte `json:"data"`
+	Width    int    `json:"width,omitempty"`
+	Height   int    `json:"height,omitempty"`
+	// Omitted says why the picture was left out of the message (too large
+	// even after downscaling, an unknown format); Data is empty then.
+	Omitted string `json:"omitted,omitempty"`
 }
 
 func (m MessageAppended) validate() error {
@@ -304,6 +318,8 @@ type SubagentStarted struct {
 	SubagentID string `json:"subagent_id"` // the child session
 	CallID     string `json:"call_id,omitempty"`
 	Task       string `json:"task"`
+	// Background children report to the parent's model at its next turn.
+	Background bool `json:"background,omitempty"`
 }
 
 // SubagentFinished reports a child session's outcome.
@@ -312,6 +328,8 @@ type SubagentFinished struct {
 	SubagentID string `json:"subagent_id"`
 	Result     string `json:"result,omitempty"`
 	Error      string `json:"error,omitempty"`
+	Background bool   `json:"background,omitempty"`
+	Killed     bool   `json:"killed,omitempty"` // stopped by the human
 }
 
 // NetworkConnection is one connection a caged command made (or was refused)

@@ -75,10 +75,53 @@ func SchemaVersion() int {
 	return len(ms)
 }
 
+// goSteps are the parts of migrations that need Go (and the audit key),
+// run after the migration's SQL in its transaction, by migration name.
+var goSteps = map[string]func(context.Context, *sql.Tx, chainer) error{
+	"keyed_chain": keyExistingHeads,
+}
+
+// keyExistingHeads pins every session that exists when keying begins: its
+// events so far stay plain sha256 (chain_from = version+1) and its head
+// gets a MAC, so neither that prefix nor the head can later be rewritten
+// without the key.
+func keyExistingHeads(ctx context.Context, tx *sql.Tx, ch chainer) error {
+	rows, err := tx.QueryContext(ctx, `SELECT id, version, head_hash FROM sessions`)
+	if err != nil {
+		return err
+	}
+	type head struct {
+		id      string
+		version int64
+		hash    []byte
+	}
+	var heads []head
+	for rows.Next() {
+		var h head
+		if err := rows.Scan(&h.id, &h.version, &h.hash); err != nil {
+			rows.Close()
+			return err
+		}
+		heads = append(heads, h)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, h := range heads {
+		from := h.version + 1
+		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET chain_from = ?, head_mac = ? WHERE id = ?`,
+			from, ch.headMAC(h.id, h.version, from, h.hash), h.id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // migrate applies pending migrations, each in its own IMMEDIATE transaction
 // (the writer pool's default), re-reading the version inside it so that two
 // processes opening a new file at once do not both apply a step.
-func migrate(ctx context.Context, db *sql.DB, path string, now func() time.Time) error {
+func migrate(ctx context.Context, db *sql.DB, path string, now func() time.Time, ch chainer) error {
 	ms, err := loadMigrations(migrationFS)
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
@@ -88,14 +131,14 @@ func migrate(ctx context.Context, db *sql.DB, path string, now func() time.Time)
 		return openError(path, err)
 	}
 	for {
-		done, err := migrateStep(ctx, db, path, ms, now)
+		done, err := migrateStep(ctx, db, path, ms, now, ch)
 		if err != nil || done {
 			return err
 		}
 	}
 }
 
-func migrateStep(ctx context.Context, db *sql.DB, path string, ms []migration, now func() time.Time) (done bool, err error) {
+func migrateStep(ctx context.Context, db *sql.DB, path string, ms []migration, now func() time.Time, ch chainer) (done bool, err error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return false, openError(path, err)
@@ -116,6 +159,11 @@ func migrateStep(ctx context.Context, db *sql.DB, path string, ms []migration, n
 	m := ms[cur]
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 		return false, fmt.Errorf("store: %s: migration %04d_%s: %w", path, m.version, m.name, err)
+	}
+	if step := goSteps[m.name]; step != nil {
+		if err := step(ctx, tx, ch); err != nil {
+			return false, fmt.Errorf("store: %s: migration %04d_%s: %w", path, m.version, m.name, err)
+		}
 	}
 	if _, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations(version, name, applied_ms) VALUES (?, ?, ?)",
 		m.version, m.name, now().UnixMilli()); err != nil {

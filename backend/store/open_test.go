@@ -32,7 +32,7 @@ var (
 func buildBigFixture(t *testing.T) ([]byte, error) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "warden.db")
-	s, err := Open(ctx, path)
+	s, err := Open(ctx, path, testKey)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +120,7 @@ func TestOpenRefusesBadFiles(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := tc.prepare(t)
 			before, _ := os.ReadFile(path)
-			s, err := Open(context.Background(), path, tc.opts...)
+			s, err := Open(context.Background(), path, testKey, tc.opts...)
 			if err == nil {
 				s.Close()
 				t.Fatal("Open succeeded")
@@ -166,7 +166,7 @@ func TestVerifyReportsDamagedPages(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open(context.Background(), path)
+	s, err := Open(context.Background(), path, testKey)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -183,7 +183,7 @@ func TestVerifyReportsDamagedPages(t *testing.T) {
 func TestOpenRefusesNewerSchema(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "warden.db")
-	s, err := Open(context.Background(), path)
+	s, err := Open(context.Background(), path, testKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	_, err = Open(context.Background(), path)
+	_, err = Open(context.Background(), path, testKey)
 	if !errors.Is(err, ErrNewerSchema) || !strings.Contains(err.Error(), "schema version 99") {
 		t.Fatalf("err = %v, want ErrNewerSchema naming version 99", err)
 	}

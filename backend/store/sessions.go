@@ -51,6 +51,8 @@ type sessionState struct {
 	workspaceID string
 	version     int64
 	head        []byte
+	chainFrom   int64  // first keyed version
+	headMAC     []byte // as stored; checked before and rewritten after an append
 	title       string
 	approval    policy.ApprovalPolicy
 	sandbox     policy.SandboxPolicy
@@ -60,8 +62,9 @@ type sessionState struct {
 func loadState(ctx context.Context, tx *sql.Tx, id string) (sessionState, error) {
 	var st sessionState
 	var approval, sandbox string
-	err := tx.QueryRowContext(ctx, `SELECT workspace_id, version, head_hash, title, approval_policy, sandbox_policy, planning
-		FROM sessions WHERE id = ?`, id).Scan(&st.workspaceID, &st.version, &st.head, &st.title, &approval, &sandbox, &st.planning)
+	err := tx.QueryRowContext(ctx, `SELECT workspace_id, version, head_hash, chain_from, head_mac, title, approval_policy,
+		sandbox_policy, planning FROM sessions WHERE id = ?`, id).Scan(&st.workspaceID, &st.version, &st.head, &st.chainFrom,
+		&st.headMAC, &st.title, &approval, &sandbox, &st.planning)
 	if errors.Is(err, sql.ErrNoRows) {
 		return st, fmt.Errorf("store: session %s: %w", id, ErrNotFound)
 	}
@@ -82,9 +85,9 @@ func (st *sessionState) save(ctx context.Context, tx *sql.Tx, id string, nowMs i
 	if err != nil {
 		return fmt.Errorf("store: session %s: %w", id, err)
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE sessions SET version = ?, head_hash = ?, title = ?, approval_policy = ?,
+	_, err = tx.ExecContext(ctx, `UPDATE sessions SET version = ?, head_hash = ?, head_mac = ?, title = ?, approval_policy = ?,
 		sandbox_policy = ?, planning = ?, updated_ms = ? WHERE id = ?`,
-		st.version, st.head, st.title, st.approval.String(), string(sb), st.planning, nowMs, id)
+		st.version, st.head, st.headMAC, st.title, st.approval.String(), string(sb), st.planning, nowMs, id)
 	if err != nil {
 		return fmt.Errorf("store: update session %s: %w", id, err)
 	}
@@ -120,8 +123,9 @@ func (s *Store) CreateSession(ctx context.Context, n NewSession) (Session, error
 		}
 		now := s.now().UnixMilli()
 		_, err = tx.ExecContext(ctx, `INSERT INTO sessions(id, workspace_id, parent_id, title, approval_policy,
-			sandbox_policy, planning, head_hash, created_ms, updated_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			n.ID, ws.ID, n.ParentID, n.Title, n.Approval.String(), string(sb), n.Planning, zeroHash, now, now)
+			sandbox_policy, planning, head_hash, chain_from, head_mac, created_ms, updated_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
+			n.ID, ws.ID, n.ParentID, n.Title, n.Approval.String(), string(sb), n.Planning, zeroHash,
+			s.chain.headMAC(n.ID, 0, 1, zeroHash), now, now)
 		if err != nil {
 			return fmt.Errorf("store: create session %s: %w", n.ID, err)
 		}

@@ -26,6 +26,7 @@ type Store struct {
 	newID  func() string
 	poll   time.Duration
 	closed chan struct{}
+	chain  chainer // keys derived from the audit key
 
 	relaxed bool // the writer connection runs synchronous=NORMAL; owned by whoever holds it
 }
@@ -76,7 +77,13 @@ func DefaultPath() (string, error) {
 // Open opens (creating if needed) the database at path, checks that it is a
 // sound Warden database and applies pending migrations. A file that is not
 // SQLite, is damaged, or comes from a newer Warden is refused untouched.
-func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
+// key is the installation's audit key (see package auditkey): every event
+// appended is chained with HMAC-SHA256 under it and Verify checks with it.
+func Open(ctx context.Context, path string, key Key, opts ...Option) (*Store, error) {
+	ch, err := newChainer(key)
+	if err != nil {
+		return nil, err
+	}
 	o := options{
 		now:         time.Now,
 		newID:       func() string { return uuid.NewString() },
@@ -93,7 +100,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if err := preflight(abs, o.mustExist); err != nil {
 		return nil, err
 	}
-	s := &Store{path: abs, hub: newHub(), now: o.now, newID: o.newID, poll: o.poll, closed: make(chan struct{})}
+	s := &Store{path: abs, hub: newHub(), now: o.now, newID: o.newID, poll: o.poll, closed: make(chan struct{}), chain: ch}
 	if s.w, err = sql.Open("sqlite", dsn(abs, o.busyTimeout, false)); err != nil {
 		return nil, openError(abs, err)
 	}
@@ -125,7 +132,7 @@ func (s *Store) init(ctx context.Context) error {
 	if mode != "wal" {
 		return fmt.Errorf("store: %s: cannot switch to WAL mode (journal_mode is %q); is the file on a network or read-only filesystem?", s.path, mode)
 	}
-	if err := migrate(ctx, s.w, s.path, s.now); err != nil {
+	if err := migrate(ctx, s.w, s.path, s.now, s.chain); err != nil {
 		return err
 	}
 	// Touch the schema through the reader pool too, so a damaged file fails

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"fmt"
 	"sort"
@@ -24,12 +25,23 @@ func (b BadEvent) String() string {
 
 // VerifyReport is what Verify found.
 type VerifyReport struct {
-	Path      string     `json:"path"`
-	Schema    int        `json:"schema_version"`
-	Sessions  int        `json:"sessions"`
-	Events    int64      `json:"events"`
-	Integrity []string   `json:"integrity"` // PRAGMA integrity_check; ["ok"] when sound
-	Bad       []BadEvent `json:"bad,omitempty"`
+	Path      string   `json:"path"`
+	Schema    int      `json:"schema_version"`
+	Sessions  int      `json:"sessions"`
+	Events    int64    `json:"events"`
+	Integrity []string `json:"integrity"` // PRAGMA integrity_check; ["ok"] when sound
+	// Keyed counts what was checked against the installation's audit key
+	// (HMAC-SHA256); Legacy the plain sha256 events written before keying,
+	// trusted only as far as a keyed session head pins them.
+	Keyed  ChainStat  `json:"hmac_sha256"`
+	Legacy ChainStat  `json:"sha256_legacy"`
+	Bad    []BadEvent `json:"bad,omitempty"`
+}
+
+// ChainStat counts the events of one chain kind and the sessions holding any.
+type ChainStat struct {
+	Sessions int   `json:"sessions"`
+	Events   int64 `json:"events"`
 }
 
 // maxBad bounds the problems a report lists.
@@ -49,15 +61,22 @@ func (r VerifyReport) FirstBad() (BadEvent, bool) {
 }
 
 type chainHead struct {
-	version int64
-	head    []byte
-	seen    bool
+	version   int64
+	head      []byte
+	chainFrom int64
+	headMAC   []byte
+	seen      bool
+	keyed     bool // holds a keyed event
+	legacy    bool // holds a plain sha256 event
 }
 
 // Verify runs PRAGMA integrity_check and walks every session's hash chain in
 // one read snapshot: versions must run 1..N without gaps, each prev_hash
-// must be the previous event's hash, each hash must match its content, each
-// payload must decode, and the chain must end where the session row says.
+// must be the previous event's hash, each hash must match its content (as
+// HMAC-SHA256 under the store's key from the session's chain_from on, as
+// plain sha256 before), each payload must decode, the chain must end where
+// the session row says, and the session row's head MAC must verify — which
+// pins the keyless prefix and the end of the log to what Warden wrote.
 // The error is for failures to read at all; problems go in the report.
 func (s *Store) Verify(ctx context.Context) (VerifyReport, error) {
 	rep := VerifyReport{Path: s.path}
@@ -73,14 +92,14 @@ func (s *Store) Verify(ctx context.Context) (VerifyReport, error) {
 		return rep, err
 	}
 	heads := map[string]*chainHead{}
-	rows, err := tx.QueryContext(ctx, "SELECT id, version, head_hash FROM sessions")
+	rows, err := tx.QueryContext(ctx, "SELECT id, version, head_hash, chain_from, head_mac FROM sessions")
 	if err != nil {
 		return rep, fmt.Errorf("store: verify: %w", err)
 	}
 	for rows.Next() {
 		var id string
 		h := &chainHead{}
-		if err := rows.Scan(&id, &h.version, &h.head); err != nil {
+		if err := rows.Scan(&id, &h.version, &h.head, &h.chainFrom, &h.headMAC); err != nil {
 			rows.Close()
 			return rep, fmt.Errorf("store: verify: %w", err)
 		}
@@ -88,13 +107,24 @@ func (s *Store) Verify(ctx context.Context) (VerifyReport, error) {
 	}
 	rows.Close()
 	rep.Sessions = len(heads)
-	if err := walkChains(ctx, tx, heads, &rep); err != nil {
+	if err := s.walkChains(ctx, tx, heads, &rep); err != nil {
 		return rep, err
 	}
 	for id, h := range heads {
 		if !h.seen && h.version > 0 {
 			rep.Bad = append(rep.Bad, BadEvent{SessionID: id, Version: 1,
 				Problem: fmt.Sprintf("session claims %d events but none are in the log", h.version)})
+		}
+		if h.keyed {
+			rep.Keyed.Sessions++
+		}
+		if h.legacy {
+			rep.Legacy.Sessions++
+		}
+		if !sameMAC(h.headMAC, s.chain.headMAC(id, h.version, h.chainFrom, h.head)) {
+			rep.Bad = append(rep.Bad, BadEvent{SessionID: id, Version: h.version, Problem: "the session's head MAC does not " +
+				"verify under this installation's audit key: its events were rewritten, added or cut off the end by " +
+				"someone without the key (or the key in the config folder is not the one that wrote this log)"})
 		}
 	}
 	sort.SliceStable(rep.Bad, func(i, j int) bool { return badOrder(rep.Bad[i]) < badOrder(rep.Bad[j]) })
@@ -129,8 +159,8 @@ func integrity(ctx context.Context, tx *sql.Tx) ([]string, error) {
 	return out, rows.Err()
 }
 
-func walkChains(ctx context.Context, tx *sql.Tx, heads map[string]*chainHead, rep *VerifyReport) error {
-	rows, err := tx.QueryContext(ctx, `SELECT seq, session_id, version, kind, time_ms, payload, prev_hash, hash
+func (s *Store) walkChains(ctx context.Context, tx *sql.Tx, heads map[string]*chainHead, rep *VerifyReport) error {
+	rows, err := tx.QueryContext(ctx, `SELECT seq, session_id, version, kind, time_ms, payload, prev_hash, hash, chain
 		FROM events ORDER BY session_id, version`)
 	if err != nil {
 		return fmt.Errorf("store: verify: %w", err)
@@ -142,7 +172,13 @@ func walkChains(ctx context.Context, tx *sql.Tx, heads map[string]*chainHead, re
 		prev     []byte
 		lastSeq  int64
 		lastKind Kind
+		from     int64 = 1 // the current session's first keyed version
 	)
+	plain := sha256.New()
+	mac, err := s.chain.eventHasher(ChainHMAC)
+	if err != nil {
+		return err
+	}
 	bad := func(b BadEvent) {
 		if len(rep.Bad) < 10*maxBad {
 			rep.Bad = append(rep.Bad, b)
@@ -171,25 +207,54 @@ func walkChains(ctx context.Context, tx *sql.Tx, heads map[string]*chainHead, re
 		var kind, payload string
 		var ms int64
 		var prevHash, hash []byte
-		if err := rows.Scan(&e.Seq, &e.SessionID, &e.Version, &kind, &ms, &payload, &prevHash, &hash); err != nil {
+		var chain ChainKind
+		if err := rows.Scan(&e.Seq, &e.SessionID, &e.Version, &kind, &ms, &payload, &prevHash, &hash, &chain); err != nil {
 			return fmt.Errorf("store: verify: read event: %w", err)
 		}
 		e.Kind = Kind(kind)
 		rep.Events++
 		if e.SessionID != cur {
 			finish()
-			cur, want, prev = e.SessionID, 1, zeroHash
-			if _, ok := heads[cur]; !ok {
+			cur, want, prev, from = e.SessionID, 1, zeroHash, 1
+			if h, ok := heads[cur]; ok {
+				from = h.chainFrom
+			} else {
 				bad(withProblem(e, "event of a session that does not exist"))
 			}
 		}
+		wantChain := ChainHMAC
+		if e.Version < from {
+			wantChain = ChainSHA256
+		}
+		if h := heads[cur]; h != nil {
+			switch chain {
+			case ChainHMAC:
+				h.keyed = true
+				rep.Keyed.Events++
+			case ChainSHA256:
+				h.legacy = true
+				rep.Legacy.Events++
+			}
+		}
+		sid, kj := jsonString(e.SessionID), jsonString(kind)
 		switch {
 		case e.Version != want:
 			bad(withProblem(e, fmt.Sprintf("expected version %d: events are missing or reordered", want)))
 		case !bytes.Equal(prevHash, prev):
 			bad(withProblem(e, "prev_hash does not match the previous event's hash: an earlier event was changed or removed"))
-		case !bytes.Equal(hash, chainHash(prevHash, e.SessionID, e.Version, e.Kind, ms, []byte(payload))):
-			bad(withProblem(e, "hash does not match the event's content: the event was changed"))
+		case chain != ChainSHA256 && chain != ChainHMAC:
+			bad(withProblem(e, fmt.Sprintf("unknown chain kind %d", int(chain))))
+		case chain != wantChain && chain == ChainSHA256:
+			bad(withProblem(e, fmt.Sprintf("plain sha256 hash where the chain is keyed (from version %d on): "+
+				"the event was rewritten by someone without the audit key", from)))
+		case chain != wantChain:
+			bad(withProblem(e, fmt.Sprintf("chain kind %s where the session's history before keying (versions 1-%d) "+
+				"is plain sha256", chain, from-1)))
+		case chain == ChainHMAC && !sameMAC(hash, chainSum(mac, prevHash, sid, e.Version, kj, ms, []byte(payload))):
+			bad(withProblem(e, "hash does not match the event's content under this installation's audit key (HMAC-SHA256): "+
+				"the event was changed"))
+		case chain == ChainSHA256 && !bytes.Equal(hash, chainSum(plain, prevHash, sid, e.Version, kj, ms, []byte(payload))):
+			bad(withProblem(e, "hash does not match the event's content (plain sha256, written before keying): the event was changed"))
 		}
 		if _, err := decodeData(e.Kind, []byte(payload)); err != nil {
 			bad(withProblem(e, "payload does not decode: "+err.Error()))

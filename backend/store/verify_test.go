@@ -14,7 +14,7 @@ func tamperFixture(t *testing.T) (path, sid string) {
 	t.Helper()
 	ctx := context.Background()
 	path = filepath.Join(t.TempDir(), "warden.db")
-	s, err := Open(ctx, path)
+	s, err := Open(ctx, path, testKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,8 @@ func TestVerifyFindsTampering(t *testing.T) {
 			3, "hash does not match"},
 		{"payload garbage", fixed(`UPDATE events SET payload = 'not json' WHERE session_id = 's1' AND version = 3`),
 			3, "hash does not match"},
-		{"edit with rehash", rehashed, 4, "prev_hash does not match"},
+		{"edit with a plain sha256 rehash", rehashed(false), 3, "hash does not match the event's content under this installation's audit key"},
+		{"edit with a keyed rehash of that event alone", rehashed(true), 4, "prev_hash does not match"},
 		{"middle event deleted", fixed(`DELETE FROM events WHERE session_id = 's1' AND version = 3`),
 			4, "expected version 3"},
 		{"tail cut", fixed(`DELETE FROM events WHERE session_id = 's1' AND version = 5`),
@@ -85,7 +86,7 @@ func TestVerifyFindsTampering(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path, sid := tamperFixture(t)
 			rawExec(t, path, tc.stmts(t, path)...)
-			s, err := Open(context.Background(), path)
+			s, err := Open(context.Background(), path, testKey)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,9 +115,14 @@ func fixed(stmts ...string) func(*testing.T, string) []string {
 	return func(*testing.T, string) []string { return stmts }
 }
 
-// rehashed edits version 3 and recomputes its hash, so only the link to
-// version 4 gives it away.
-func rehashed(t *testing.T, path string) []string {
+// rehashed edits version 3 and recomputes its hash: without the key as
+// plain sha256, which its MAC check catches, or with the key, so only the
+// link to version 4 gives it away.
+func rehashed(withKey bool) func(t *testing.T, path string) []string {
+	return func(t *testing.T, path string) []string { return rehash3(t, path, withKey) }
+}
+
+func rehash3(t *testing.T, path string, withKey bool) []string {
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
@@ -131,6 +137,9 @@ func rehashed(t *testing.T, path string) []string {
 	}
 	payload = strings.Replace(payload, "two", "TWO", 1)
 	h := chainHash(prev, "s1", 3, Kind(kind), ms, []byte(payload))
+	if withKey {
+		h = attackerSum(t, testKey)(prev, "s1", 3, kind, ms, []byte(payload))
+	}
 	return []string{
 		`UPDATE events SET payload = '` + payload + `', hash = x'` + hexOf(h) + `' WHERE session_id = 's1' AND version = 3`,
 	}

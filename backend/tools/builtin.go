@@ -16,5 +16,6 @@ func Builtins(cage *sandbox.Cage, mons *Monitors, rgPath string) (*Registry, err
 		NewMonitorStart(mons),
 		NewMonitorList(mons),
 		NewMonitorStop(mons),
+		NewMonitorRead(mons),
 	)
 }

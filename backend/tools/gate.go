@@ -36,17 +36,37 @@ type ApprovalRequest struct {
 	Risk      policy.Risk     `json:"risk"`
 	Reasons   []policy.Reason `json:"reasons"`
 	// Signature is exactly what "always" would remember.
-	Signature string        `json:"signature"`
-	Preview   string        `json:"preview,omitempty"`
-	Trace     []policy.Step `json:"trace"`
+	Signature string `json:"signature"`
+	// AlwaysRefused says why "always" is not offered (a protected path is
+	// approved one write at a time); empty when it is.
+	AlwaysRefused string        `json:"always_refused,omitempty"`
+	Preview       string        `json:"preview,omitempty"`
+	Trace         []policy.Step `json:"trace"`
+	// Direct marks an ask the tool raised itself (Env.Ask: present_plan),
+	// not the engine: an axis change never re-decides it.
+	Direct bool `json:"direct,omitempty"`
 }
 
-// Approval is a human's answer. Always means the broker has remembered a
-// grant for the signature (the gate only records it as human:always).
+// Question is what a tool asks the human through Env.Ask.
+type Question struct {
+	Signature string          // what "always" would remember; the tool's name when empty
+	Args      json.RawMessage // shown with the prompt
+	Why       string          // one line for the trace
+}
+
+// Approval is the answer to an ask. Always means the broker has remembered
+// a grant for the signature (the gate only records it as human:always).
+//
+// Decided, when set, is the whole outcome, decided by something other than
+// a human's yes or no: a re-decision after an axis change (sandbox-rejected,
+// with its remedy), a cancel, an answer given before a restart. The gate
+// records it and hands it to the model as it is; Approved and Always are
+// then ignored. Its verdict must be allow or deny.
 type Approval struct {
-	Approved bool   `json:"approved"`
-	Always   bool   `json:"always,omitempty"`
-	Note     string `json:"note,omitempty"`
+	Approved bool             `json:"approved"`
+	Always   bool             `json:"always,omitempty"`
+	Note     string           `json:"note,omitempty"`
+	Decided  *policy.Decision `json:"decided,omitempty"`
 }
 
 // Approver parks a call until a human answers. It returns an error when no
@@ -85,6 +105,7 @@ type Event struct {
 	Reason    policy.Reason    `json:"reason,omitempty"`   // Denied
 	Detail    string           `json:"detail,omitempty"`   // Denied
 	Preview   string           `json:"preview,omitempty"`  // Requested
+	Direct    bool             `json:"direct,omitempty"`   // Requested: raised by the tool (Env.Ask)
 	Result    *Result          `json:"result,omitempty"`   // Completed, Failed
 	Error     string           `json:"error,omitempty"`    // Failed
 	Duration  time.Duration    `json:"duration_ns,omitempty"`
@@ -117,6 +138,19 @@ type GateConfig struct {
 	NewID           func() string
 	// Network decides the destinations of caged commands (gate_net.go).
 	Network NetworkConfig
+	// Prior is a human's answer, already recorded, to an ask of this very
+	// call made before a restart. When the call decides to Ask (or Allow)
+	// again under the same signature, that answer stands and nothing new is
+	// recorded for its permission: the log keeps one ask and one answer.
+	// A Deny (the policy tightened meanwhile) still denies.
+	Prior *PriorAnswer
+}
+
+// PriorAnswer is an ask's recorded answer that a resumed call stands on.
+type PriorAnswer struct {
+	RequestID string
+	Signature string
+	Decision  policy.Decision // verdict allow, with its source (human:once|always)
 }
 
 // Gate is the one path every tool call takes: effects, decision, approval,
@@ -150,7 +184,13 @@ type Outcome struct {
 // gate itself (session lookup, journal); refusals and tool failures are in
 // the Outcome's Result for the model to read.
 func (g *Gate) Call(ctx context.Context, t Tool, args json.RawMessage, env Env) (Outcome, error) {
-	out := Outcome{CallID: g.cfg.NewID()}
+	// The caller names the call (the model's id) in env.CallID, so the log
+	// and the conversation agree; a call without one gets a fresh id.
+	out := Outcome{CallID: env.CallID}
+	if out.CallID == "" {
+		out.CallID = g.cfg.NewID()
+	}
+	env.CallID = out.CallID
 	s, err := g.cfg.Session(ctx, env)
 	if err != nil {
 		return out, fmt.Errorf("gate: session: %w", err)
@@ -167,14 +207,22 @@ func (g *Gate) Call(ctx context.Context, t Tool, args json.RawMessage, env Env) 
 	out.Effects = effects
 	d := g.cfg.Decider.Decide(policy.Call{Tool: t.Name(), Effects: effects}, s)
 	base := Event{CallID: out.CallID, RequestID: g.cfg.NewID(), Tool: t.Name()}
-	switch d.Verdict {
-	case policy.VerdictAllow:
+	switch {
+	case g.stands(d):
+		// The answer recorded before the restart is this call's answer.
+		now := d
+		d = g.cfg.Prior.Decision
+		d.Trace = append(append([]policy.Step(nil), d.Trace...), policy.Step{Step: "resume",
+			Saw: "decided " + string(now.Verdict) + " again after a restart; request " + g.cfg.Prior.RequestID +
+				" was answered " + d.Source,
+			Concluded: "that answer stands"})
+	case d.Verdict == policy.VerdictAllow:
 		ev := g.ev(base, EventPermissionGranted)
 		ev.Effects, ev.Decision, ev.Source = effects, &d, d.Source
 		if err := g.record(ctx, env, ev); err != nil {
 			return out, err
 		}
-	case policy.VerdictAsk:
+	case d.Verdict == policy.VerdictAsk:
 		d, err = g.ask(ctx, t, args, env, effects, d, base)
 		if err != nil {
 			return out, err
@@ -200,14 +248,47 @@ func (g *Gate) Call(ctx context.Context, t Tool, args json.RawMessage, env Env) 
 	}
 	out.Invoked = true
 	env.Egress = g.egress(env, out.CallID)
+	env.Ask = func(ctx context.Context, q Question) (policy.Decision, error) { return g.toolAsk(ctx, t, env, q, base) }
 	out.Result, err = g.invoke(ctx, t, args, env, base)
 	return out, err
 }
 
+// toolAsk is Env.Ask: a question the running tool puts to the human
+// (present_plan) takes the same path as the engine's asks — recorded,
+// parked on the Approver, answered, timed out or cancelled, recorded again —
+// under its own request id. A prior answer to it (a restart) stands.
+func (g *Gate) toolAsk(ctx context.Context, t Tool, env Env, q Question, base Event) (policy.Decision, error) {
+	if q.Signature == "" {
+		q.Signature = t.Name()
+	}
+	d := policy.Decision{Verdict: policy.VerdictAsk, Reasons: []policy.Reason{}, Signature: q.Signature,
+		Trace: []policy.Step{{Step: "tool", Saw: t.Name() + " asks the human: " + q.Why, Concluded: "ask"}}}
+	if g.stands(d) {
+		p := g.cfg.Prior.Decision
+		p.Trace = append(append([]policy.Step(nil), p.Trace...), policy.Step{Step: "resume",
+			Saw: "asked again after a restart; request " + g.cfg.Prior.RequestID + " was answered " + p.Source, Concluded: "that answer stands"})
+		return p, nil
+	}
+	base.RequestID = g.cfg.NewID()
+	return g.askAs(ctx, t, q.Args, env, nil, d, base, true)
+}
+
+// stands reports whether the prior answer decides this call: same
+// signature, and the engine would ask or allow (never over a Deny).
+func (g *Gate) stands(d policy.Decision) bool {
+	p := g.cfg.Prior
+	return p != nil && p.Signature == d.Signature && p.Decision.Verdict == policy.VerdictAllow &&
+		(d.Verdict == policy.VerdictAsk || d.Verdict == policy.VerdictAllow)
+}
+
 func (g *Gate) ask(ctx context.Context, t Tool, args json.RawMessage, env Env, effects []policy.Effect, d policy.Decision, base Event) (policy.Decision, error) {
+	return g.askAs(ctx, t, args, env, effects, d, base, false)
+}
+
+func (g *Gate) askAs(ctx context.Context, t Tool, args json.RawMessage, env Env, effects []policy.Effect, d policy.Decision, base Event, direct bool) (policy.Decision, error) {
 	req := ApprovalRequest{SessionID: env.SessionID, CallID: base.CallID, Tool: t.Name(), Args: args, Effects: effects,
-		Risk: t.Risk(), Reasons: d.Reasons, Signature: d.Signature, Trace: d.Trace}
-	if pv, ok := t.(Previewer); ok {
+		Risk: t.Risk(), Reasons: d.Reasons, Signature: d.Signature, Trace: d.Trace, AlwaysRefused: d.AlwaysRefused, Direct: direct}
+	if pv, ok := t.(Previewer); ok && !direct {
 		if p, err := pv.Preview(args, env); err == nil {
 			req.Preview = p
 		} else {
@@ -215,16 +296,31 @@ func (g *Gate) ask(ctx context.Context, t Tool, args json.RawMessage, env Env, e
 		}
 	}
 	ev := g.ev(base, EventPermissionRequested)
-	ev.Args, ev.Effects, ev.Decision, ev.Preview, ev.Risk = args, effects, &d, req.Preview, req.Risk
+	ev.Args, ev.Effects, ev.Decision, ev.Preview, ev.Risk, ev.Direct = args, effects, &d, req.Preview, req.Risk, direct
 	if err := g.record(ctx, env, ev); err != nil {
 		return d, err
 	}
 	ans, why := g.await(ctx, req)
+	if why == "" && ans.Decided != nil {
+		final := *ans.Decided
+		switch final.Verdict {
+		case policy.VerdictAllow:
+			if final.Source == "" {
+				final.Source = "human:once"
+			}
+			ev := g.ev(base, EventPermissionGranted)
+			ev.Effects, ev.Decision, ev.Source = effects, &final, final.Source
+			return final, g.record(ctx, env, ev)
+		case policy.VerdictDeny:
+			return final, g.deny(context.WithoutCancel(ctx), env, base, effects, &final)
+		}
+		why = fmt.Sprintf("the answer decided %q, which is neither allow nor deny", final.Verdict)
+	}
 	final := d
 	final.Reasons = nil
 	if why == "" && ans.Approved {
 		final.Verdict, final.Source = policy.VerdictAllow, "human:once"
-		if ans.Always {
+		if ans.Always && d.AlwaysRefused == "" {
 			final.Source = "human:always"
 		}
 		final.Trace = append(append([]policy.Step(nil), d.Trace...), policy.Step{Step: "approval", Saw: "asked a human: " + reasonList(d.Reasons), Concluded: "allow (" + final.Source + ")"})

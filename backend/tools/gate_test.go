@@ -78,6 +78,8 @@ func TestGate(t *testing.T) {
 	allow := policy.Decision{Verdict: policy.VerdictAllow, Source: "sandbox+policy", Signature: "fs.write"}
 	ask := policy.Decision{Verdict: policy.VerdictAsk, Reasons: []policy.Reason{policy.ReasonProtectedPath}, Signature: "fs.write"}
 	deny := policy.Decision{Verdict: policy.VerdictDeny, Reason: policy.ReasonSandboxRejected, Detail: "outside the workspace", Remedy: "switch the sandbox", Signature: "fs.write"}
+	askProtected := ask
+	askProtected.AlwaysRefused = "a protected path is approved one write at a time"
 	tests := []struct {
 		name     string
 		decision policy.Decision
@@ -95,6 +97,8 @@ func TestGate(t *testing.T) {
 		{"ask approved once", ask, &answer{a: Approval{Approved: true}}, 0, policy.VerdictAllow, "human:once", "",
 			"PermissionRequested,PermissionGranted,ToolInvocationStarted,ToolInvocationCompleted", true},
 		{"ask approved always", ask, &answer{a: Approval{Approved: true, Always: true}}, 0, policy.VerdictAllow, "human:always", "",
+			"PermissionRequested,PermissionGranted,ToolInvocationStarted,ToolInvocationCompleted", true},
+		{"always on a protected path counts once", askProtected, &answer{a: Approval{Approved: true, Always: true}}, 0, policy.VerdictAllow, "human:once", "",
 			"PermissionRequested,PermissionGranted,ToolInvocationStarted,ToolInvocationCompleted", true},
 		{"ask denied by the human", ask, &answer{a: Approval{Note: "not now"}}, 0, policy.VerdictDeny, "", policy.ReasonUserDenied,
 			"PermissionRequested,PermissionDenied", false},

@@ -158,3 +158,24 @@ func TestMonitorStartArguments(t *testing.T) {
 		t.Fatalf("watch effects %+v %v", eff, err)
 	}
 }
+
+// A monitor is watched for its whole life: a protected name it makes long
+// after it started is gone while it still runs, and reported.
+func TestMonitorCannotPlantProtectedNames(t *testing.T) {
+	mons := NewMonitors(testCage(t))
+	t.Cleanup(mons.Close)
+	env := testEnv(t)
+	var s streams
+	env.Output = s.out
+	plant := filepath.Join(env.Workspace, "pkg", ".envrc")
+	id := startedID(t, invoke(t, NewMonitorStart(mons), env, `{"command":"sleep 0.5; mkdir -p pkg; echo evil > pkg/.envrc; echo planted; sleep 30","name":"late"}`))
+	eventually(t, "the monitor's write", func() bool { return s.get("monitor/"+id+"/stdout") == "planted\n" })
+	eventually(t, "the planted file to go", func() bool { return !exists(plant) })
+	if r := invoke(t, NewMonitorList(mons), env, `{}`); !strings.Contains(text(r), "[running]") {
+		t.Fatalf("the monitor should still run: %s", text(r))
+	}
+	invoke(t, NewMonitorStop(mons), env, `{"id":"`+id+`"}`)
+	eventually(t, "the violation in the monitor's output", func() bool {
+		return strings.Contains(s.get("monitor/"+id+"/stderr"), "sandbox violation: "+plant)
+	})
+}

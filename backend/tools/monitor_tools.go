@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/tools/sandbox"
@@ -180,7 +181,7 @@ func (t *MonitorStop) Invoke(_ context.Context, args json.RawMessage, env Env) (
 	if err != nil {
 		return ErrorResult(err.Error()), nil
 	}
-	info, err := t.m.Stop(env.SessionID, p.ID)
+	info, err := t.m.StopBecause(env.SessionID, p.ID, "stopped by the model (monitor.stop)")
 	if err != nil {
 		return ErrorResult(err.Error()), nil
 	}
@@ -191,4 +192,91 @@ func monitorResult(text string, info MonitorInfo) Result {
 	res := TextResult(text)
 	res.Structured, _ = json.Marshal(info)
 	return res
+}
+
+// MonitorReadParams are the arguments of monitor.read.
+type MonitorReadParams struct {
+	ID       string `json:"id" desc:"The monitor id from monitor.start or monitor.list."`
+	Since    int    `json:"since,omitempty" desc:"First line number to return (lines are numbered from 1); pass the previous read's next to get only new output."`
+	MaxLines int    `json:"max_lines,omitempty" desc:"At most this many lines (default 200)."`
+	WaitSec  int    `json:"wait_sec,omitempty" desc:"When there is nothing new, wait up to this many seconds (at most 300) for output or the monitor's end."`
+}
+
+// MonitorRead is the monitor.read tool: a monitor's output since a line,
+// optionally waiting for more, so the model can follow a dev server or a
+// test watcher it started.
+type MonitorRead struct{ m *Monitors }
+
+// NewMonitorRead returns monitor.read over m.
+func NewMonitorRead(m *Monitors) *MonitorRead { return &MonitorRead{m: m} }
+
+func (*MonitorRead) Name() string { return "monitor.read" }
+func (*MonitorRead) Description() string {
+	return "Read a background monitor's output lines (or change events) from a line number on, optionally waiting " +
+		"for new ones; the result says the monitor's state and the next line number to read from."
+}
+func (*MonitorRead) Schema() json.RawMessage { return SchemaOf[MonitorReadParams]() }
+func (*MonitorRead) Risk() policy.Risk       { return policy.RiskLow }
+
+const maxMonitorWait = 300
+
+func parseMonitorRead(args json.RawMessage) (MonitorReadParams, error) {
+	p, err := decodeArgs[MonitorReadParams](args)
+	if err != nil {
+		return p, err
+	}
+	switch {
+	case strings.TrimSpace(p.ID) == "":
+		return p, errors.New("id is empty")
+	case p.Since < 0, p.MaxLines < 0, p.WaitSec < 0:
+		return p, errors.New("since, max_lines and wait_sec must not be negative")
+	case p.WaitSec > maxMonitorWait:
+		return p, fmt.Errorf("wait_sec %d is over %d", p.WaitSec, maxMonitorWait)
+	}
+	return p, nil
+}
+
+func (*MonitorRead) Effects(args json.RawMessage, _ Env) ([]policy.Effect, error) {
+	if _, err := parseMonitorRead(args); err != nil {
+		return nil, err
+	}
+	return []policy.Effect{{Kind: policy.EffectMeta}}, nil
+}
+
+func (t *MonitorRead) Invoke(ctx context.Context, args json.RawMessage, env Env) (Result, error) {
+	p, err := parseMonitorRead(args)
+	if err != nil {
+		return ErrorResult(err.Error()), nil
+	}
+	page, err := t.m.Read(ctx, env.SessionID, p.ID, p.Since, p.MaxLines, time.Duration(p.WaitSec)*time.Second)
+	if err != nil {
+		if ctx.Err() != nil {
+			return Result{}, err
+		}
+		return ErrorResult(err.Error()), nil
+	}
+	state := "running"
+	if !page.Info.Running {
+		state = "ended"
+		if page.Info.ExitCode != nil {
+			state = fmt.Sprintf("exited %d", *page.Info.ExitCode)
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s [%s]", page.Info.ID, page.Info.Name, state)
+	if page.Dropped > 0 {
+		fmt.Fprintf(&b, "; %d earlier lines are no longer kept", page.Dropped)
+	}
+	if len(page.Lines) == 0 {
+		b.WriteString("; no new output")
+	} else {
+		fmt.Fprintf(&b, "; lines %d-%d:", page.From, page.Next-1)
+	}
+	for _, l := range page.Lines {
+		b.WriteString("\n" + l)
+	}
+	fmt.Fprintf(&b, "\nnext: %d", page.Next)
+	res := TextResult(b.String())
+	res.Structured, _ = json.Marshal(page)
+	return res, nil
 }

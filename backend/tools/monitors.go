@@ -16,11 +16,15 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/warden-dev/warden/backend/store"
+
 	"github.com/warden-dev/warden/backend/tools/sandbox"
 )
 
 const (
 	monitorTailLines = 50
+	// monitorKeepLines is how much output monitor.read can page through.
+	monitorKeepLines = 2000
 	maxWatchDirs     = 2000
 )
 
@@ -60,6 +64,19 @@ type monitor struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	out    func(stream string, chunk []byte)
+	log    func(store.Event)
+
+	// lines keeps the last monitorKeepLines lines for monitor.read; first
+	// is the number of lines[0] (lines are numbered from 1 as they come).
+	lines []string
+	first int
+	// changed is closed (and replaced) on every new line and at the end,
+	// so a reader can wait for either.
+	changed chan struct{}
+	// stopReason is why it was stopped, set before cancel; "" when it
+	// ended by itself.
+	stopReason string
+	ended      sync.Once
 }
 
 // NewMonitors returns a manager starting command monitors in cage.
@@ -88,8 +105,9 @@ func (m *Monitors) Start(env Env, spec MonitorSpec) (MonitorInfo, error) {
 	id := fmt.Sprintf("mon-%d", m.seq)
 	m.mu.Unlock()
 	ctx, cancel := context.WithCancel(context.Background())
-	mon := &monitor{cancel: cancel, done: make(chan struct{}), out: env.Output,
-		info: MonitorInfo{ID: id, SessionID: env.SessionID, Name: spec.Name, Started: time.Now(), Running: true}}
+	mon := &monitor{cancel: cancel, done: make(chan struct{}), out: env.Output, log: env.Log, first: 1,
+		changed: make(chan struct{}),
+		info:    MonitorInfo{ID: id, SessionID: env.SessionID, Name: spec.Name, Started: time.Now(), Running: true}}
 	if mon.info.Name == "" {
 		mon.info.Name = id
 	}
@@ -108,7 +126,40 @@ func (m *Monitors) Start(env Env, spec MonitorSpec) (MonitorInfo, error) {
 	m.mu.Lock()
 	m.mons[id] = mon
 	m.mu.Unlock()
+	what := spec.Command
+	if what == "" {
+		what = "watch " + spec.WatchPath
+	}
+	mon.record(store.MonitorStarted{MonitorID: id, CallID: env.CallID, Command: what, Cwd: spec.Cwd})
 	return mon.snapshot(), nil
+}
+
+func (mon *monitor) record(ev store.Event) {
+	if mon.log != nil {
+		mon.log(ev)
+	}
+}
+
+// finish marks the monitor ended and records MonitorStopped, once.
+func (mon *monitor) finish(code *int) {
+	mon.ended.Do(func() {
+		mon.mu.Lock()
+		mon.info.Running = false
+		if code != nil {
+			mon.info.ExitCode = code
+		}
+		reason := mon.stopReason
+		if reason == "" {
+			reason = "exited"
+			if code == nil {
+				reason = "ended"
+			}
+		}
+		close(mon.changed)
+		mon.changed = make(chan struct{})
+		mon.mu.Unlock()
+		mon.record(store.MonitorStopped{MonitorID: mon.info.ID, ExitCode: code, Reason: reason})
+	})
 }
 
 func (m *Monitors) startCommand(ctx context.Context, env Env, spec MonitorSpec, mon *monitor) error {
@@ -145,10 +196,8 @@ func (m *Monitors) startCommand(ctx context.Context, env Env, spec MonitorSpec, 
 		for _, v := range prep.Finish() {
 			mon.emit("stderr", fmt.Sprintf("sandbox violation: %s: %s", v.Path, v.Detail))
 		}
-		mon.mu.Lock()
-		mon.info.Running, mon.info.ExitCode = false, &code
-		mon.mu.Unlock()
 		mon.send("exit", fmt.Sprintf("exit code %d", code))
+		mon.finish(&code)
 		close(mon.done)
 	}()
 	return nil
@@ -170,6 +219,13 @@ func (mon *monitor) emit(stream, line string) {
 	if over := len(mon.info.Tail) - monitorTailLines; over > 0 {
 		mon.info.Tail = append(mon.info.Tail[:0], mon.info.Tail[over:]...)
 	}
+	mon.lines = append(mon.lines, line)
+	if over := len(mon.lines) - monitorKeepLines; over > 0 {
+		mon.lines = append(mon.lines[:0], mon.lines[over:]...)
+		mon.first += over
+	}
+	close(mon.changed)
+	mon.changed = make(chan struct{})
 	mon.mu.Unlock()
 	mon.send(stream, line)
 }
@@ -224,12 +280,11 @@ func startWatch(ctx context.Context, root string, mon *monitor) error {
 		for {
 			select {
 			case <-ctx.Done():
-				mon.mu.Lock()
-				mon.info.Running = false
-				mon.mu.Unlock()
+				mon.finish(nil)
 				return
 			case ev, ok := <-w.Events:
 				if !ok {
+					mon.finish(nil)
 					return
 				}
 				if ev.Has(fsnotify.Create) {
@@ -240,6 +295,7 @@ func startWatch(ctx context.Context, root string, mon *monitor) error {
 				mon.emit("event", strings.ToLower(ev.Op.String())+" "+ev.Name)
 			case err, ok := <-w.Errors:
 				if !ok {
+					mon.finish(nil)
 					return
 				}
 				mon.emit("event", "error "+err.Error())
@@ -265,8 +321,14 @@ func (m *Monitors) List(sessionID string) []MonitorInfo {
 	return out
 }
 
-// Stop stops one monitor of the session and waits for it to end.
+// Stop stops one monitor of the session for the human (a window's kill
+// button) and waits for it to end.
 func (m *Monitors) Stop(sessionID, id string) (MonitorInfo, error) {
+	return m.StopBecause(sessionID, id, "stopped by the user")
+}
+
+// StopBecause stops one monitor of the session, recording why.
+func (m *Monitors) StopBecause(sessionID, id, reason string) (MonitorInfo, error) {
 	m.mu.Lock()
 	mon, ok := m.mons[id]
 	if ok && mon.info.SessionID != sessionID {
@@ -279,11 +341,16 @@ func (m *Monitors) Stop(sessionID, id string) (MonitorInfo, error) {
 	if !ok {
 		return MonitorInfo{}, fmt.Errorf("no monitor %q in this session", id)
 	}
-	mon.stop()
+	mon.stop(reason)
 	return mon.snapshot(), nil
 }
 
-func (mon *monitor) stop() {
+func (mon *monitor) stop(reason string) {
+	mon.mu.Lock()
+	if mon.stopReason == "" && mon.info.Running {
+		mon.stopReason = reason
+	}
+	mon.mu.Unlock()
 	mon.cancel()
 	select {
 	case <-mon.done:
@@ -303,7 +370,7 @@ func (m *Monitors) StopSession(sessionID string) int {
 	}
 	m.mu.Unlock()
 	for _, mon := range stop {
-		mon.stop()
+		mon.stop("the session closed")
 	}
 	return len(stop)
 }
@@ -315,7 +382,7 @@ func (m *Monitors) Close() {
 	m.mons = map[string]*monitor{}
 	m.mu.Unlock()
 	for _, mon := range all {
-		mon.stop()
+		mon.stop("Warden shut down")
 	}
 }
 
@@ -331,4 +398,69 @@ func exposedURLs(prep *sandbox.Prepared, ports []int) []sandbox.Exposed {
 		out = append(out, sandbox.Exposed{CagePort: p, HostAddr: addr, URL: "http://" + addr + "/"})
 	}
 	return out
+}
+
+// MonitorLines is a page of a monitor's output for monitor.read.
+type MonitorLines struct {
+	Info  MonitorInfo `json:"info"`
+	From  int         `json:"from"`  // number of Lines[0]
+	Next  int         `json:"next"`  // pass as since to read on
+	Lines []string    `json:"lines"` // output lines and change events, in order
+	// Dropped counts lines asked for that are no longer kept.
+	Dropped int `json:"dropped,omitempty"`
+}
+
+// Read returns up to limit lines numbered since or later (lines are numbered
+// from 1). With wait > 0 and nothing new, it waits that long for a line or
+// the monitor's end.
+func (m *Monitors) Read(ctx context.Context, sessionID, id string, since, limit int, wait time.Duration) (MonitorLines, error) {
+	m.mu.Lock()
+	mon, ok := m.mons[id]
+	m.mu.Unlock()
+	if !ok || mon.info.SessionID != sessionID {
+		return MonitorLines{}, fmt.Errorf("no monitor %q in this session", id)
+	}
+	if since < 1 {
+		since = 1
+	}
+	if limit <= 0 {
+		limit = 200
+	}
+	var timeout <-chan time.Time
+	if wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		timeout = t.C
+	}
+	for {
+		mon.mu.Lock()
+		end := mon.first + len(mon.lines)
+		running, changed := mon.info.Running, mon.changed
+		mon.mu.Unlock()
+		if since < end || !running || timeout == nil {
+			break
+		}
+		select {
+		case <-changed:
+		case <-timeout:
+			timeout = nil
+		case <-ctx.Done():
+			return MonitorLines{}, ctx.Err()
+		}
+	}
+	mon.mu.Lock()
+	defer mon.mu.Unlock()
+	out := MonitorLines{From: since}
+	if since < mon.first {
+		out.Dropped, out.From = mon.first-since, mon.first
+	}
+	i := out.From - mon.first
+	j := min(len(mon.lines), max(i, 0)+limit)
+	if i < len(mon.lines) {
+		out.Lines = append([]string(nil), mon.lines[i:j]...)
+	}
+	out.Next = out.From + len(out.Lines)
+	out.Info = mon.info
+	out.Info.Tail = nil
+	return out, nil
 }

@@ -33,8 +33,8 @@ func TestEveryBuiltinHasAValidSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(reg.List()) != 9 {
-		t.Fatalf("want 9 built-in tools, got %d", len(reg.List()))
+	if len(reg.List()) != 10 {
+		t.Fatalf("want 10 built-in tools, got %d", len(reg.List()))
 	}
 	for _, tool := range reg.List() {
 		var m map[string]any

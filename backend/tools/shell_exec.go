@@ -144,7 +144,10 @@ type shellRun struct {
 	Confined   bool                `json:"confined"`
 	Violations []sandbox.Violation `json:"violations,omitempty"`
 	Network    []string            `json:"network_refused,omitempty"`
-	timeout    time.Duration
+	// Hidden are the hidden paths a failed command named: it needed a
+	// secret the cage keeps out.
+	Hidden  []string `json:"hidden,omitempty"`
+	timeout time.Duration
 }
 
 func runShell(ctx context.Context, cage *sandbox.Cage, env Env, command, cwd string, extra map[string]string, timeout time.Duration) (*shellRun, error) {
@@ -163,6 +166,9 @@ func runShell(ctx context.Context, cage *sandbox.Cage, env Env, command, cwd str
 	r.Network = RefusedConnections(env.Egress)
 	r.Stdout, r.Stderr = stdout.String(), stderr.String()
 	r.Truncated = stdout.truncated() || stderr.truncated()
+	if err != nil { // a failed command: did it need a hidden path?
+		r.Hidden = sandbox.HiddenMentions(prep.Hidden, r.Stdout+r.Stderr)
+	}
 	r.TimedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
 	var ee *exec.ExitError
 	switch {
@@ -248,6 +254,9 @@ func (r *shellRun) result() Result {
 	}
 	for _, n := range r.Network {
 		b.WriteString(n + "\n")
+	}
+	for _, h := range r.Hidden {
+		fmt.Fprintf(&b, "sandbox: %s is hidden from the cage (a secret, Warden's own data, or [sandbox] deny_read)\n", h)
 	}
 	if r.Stdout != "" {
 		b.WriteString("stdout:\n" + r.Stdout)

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/tools/sandbox"
 )
 
 type shellOut struct {
@@ -23,6 +25,7 @@ type shellOut struct {
 	Violations []struct {
 		Path string `json:"path"`
 	} `json:"violations"`
+	Hidden []string `json:"hidden"`
 }
 
 func shellResult(t *testing.T, r Result) shellOut {
@@ -177,10 +180,10 @@ func TestShellExecStreamsAndRunsUnconfinedUnderFullAccess(t *testing.T) {
 
 func TestShellExecReportsViolations(t *testing.T) {
 	sh := NewShellExec(testCage(t))
-	env := testEnv(t) // no .git: .git/hooks cannot get a placeholder
+	env := testEnv(t) // no .git: the call makes one, and git's own folders may stay
 	r := invoke(t, sh, env, `{"command":"mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit"}`)
 	o := shellResult(t, r)
-	if len(o.Violations) == 0 || !r.IsError || exists(filepath.Join(env.Workspace, ".git/hooks")) {
+	if len(o.Violations) == 0 || !r.IsError || exists(filepath.Join(env.Workspace, ".git/hooks/pre-commit")) {
 		t.Fatalf("violation not reported/undone: %+v %s", o, text(r))
 	}
 }
@@ -196,5 +199,21 @@ func TestShellExecUnconfinedReapsBackgroundChildren(t *testing.T) {
 	time.Sleep(1500 * time.Millisecond)
 	if exists(filepath.Join(env.Workspace, "late")) {
 		t.Fatal("a background child outlived the unconfined call")
+	}
+}
+
+func TestShellExecNamesAHiddenPath(t *testing.T) {
+	env := testEnv(t)
+	secret := filepath.Join(env.Workspace, "vault")
+	writeFile(t, filepath.Join(secret, "key"), "TOP-SECRET")
+	c := sandbox.New(sandbox.Config{DenyRead: []string{secret}})
+	if st := c.Detect(context.Background()); !st.Available {
+		t.Fatalf("the cage must work on this machine: %s", st.Reason)
+	}
+	r := invoke(t, NewShellExec(c), env, string(mustJSON(t, map[string]string{"command": "cat " + filepath.Join(secret, "key")})))
+	o := shellResult(t, r)
+	if !r.IsError || strings.Contains(text(r), "TOP-SECRET") || len(o.Hidden) != 1 || o.Hidden[0] != secret ||
+		!strings.Contains(text(r), secret+" is hidden from the cage") {
+		t.Fatalf("the refusal must name the hidden path: %+v\n%s", o, text(r))
 	}
 }

@@ -10,12 +10,17 @@ import (
 	"encoding/json"
 
 	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools/sandbox"
 )
 
 // Env is what a tool knows about the session it runs in.
 type Env struct {
 	SessionID string
+	// CallID names the call being run; the gate sets it to the call's id
+	// before Invoke, so a tool that records events about its call (a
+	// subagent, a monitor, a plan) names the same call the log does.
+	CallID    string
 	Workspace string // absolute, symlink-resolved
 	Sandbox   policy.SandboxPolicy
 	// Output receives streamed output (stdout/stderr chunks, monitor lines)
@@ -24,6 +29,14 @@ type Env struct {
 	// Egress decides the connections of the call's caged commands; the
 	// gate sets it (gate_net.go).
 	Egress *sandbox.Egress
+	// Log appends a typed event to the session's log for what a tool
+	// starts that outlives its call (a monitor's start and end). It may be
+	// nil; it is safe to call after the call returned.
+	Log func(store.Event)
+	// Ask puts a question to the human from inside a running call (the
+	// gate sets it): recorded and answered like any ask, it returns the
+	// outcome — allow, or deny with who decided and why.
+	Ask func(ctx context.Context, q Question) (policy.Decision, error)
 }
 
 // Content is one part of a tool result.

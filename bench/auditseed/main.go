@@ -19,6 +19,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/warden-dev/warden/backend/auditkey"
+	"github.com/warden-dev/warden/backend/config"
 	"github.com/warden-dev/warden/backend/store"
 )
 
@@ -82,7 +84,17 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	s, err := store.Open(ctx, o.db)
+	// The installation's key, so `warden serve` on the seeded file can
+	// append to it and `warden audit verify` checks it.
+	cfg, err := config.UserPath()
+	if err != nil {
+		return err
+	}
+	key, _, err := auditkey.LoadOrCreate(auditkey.PathFor(cfg))
+	if err != nil {
+		return err
+	}
+	s, err := store.Open(ctx, o.db, key)
 	if err != nil {
 		return err
 	}

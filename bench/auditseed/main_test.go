@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/warden-dev/warden/backend/auditkey"
+	"github.com/warden-dev/warden/backend/config"
 	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/store/storetest"
 )
 
 func TestParse(t *testing.T) {
@@ -65,7 +69,7 @@ func TestSeed(t *testing.T) {
 			if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 				t.Fatalf("output %q: %v", out.String(), err)
 			}
-			s, err := store.Open(ctx, db)
+			s, err := store.Open(ctx, db, installationKey(t))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,7 +143,8 @@ func TestMixDeterministic(t *testing.T) {
 func BenchmarkSeed10k(b *testing.B) {
 	ctx := context.Background()
 	for i := 0; i < b.N; i++ {
-		s, err := store.Open(ctx, filepath.Join(b.TempDir(), "seed.db"))
+		path := filepath.Join(b.TempDir(), "seed.db")
+		s, err := store.Open(ctx, path, storetest.KeyFor(path))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -164,4 +169,31 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("parse(%q) accepted %+v", line, o)
 		}
 	})
+}
+
+// TestMain points the config folder, where run finds the installation's
+// audit key, at a scratch folder: tests never create the user's key.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "auditseed-config-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CONFIG_HOME", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// installationKey is the key run chained the seeded file with.
+func installationKey(t *testing.T) store.Key {
+	t.Helper()
+	cfg, err := config.UserPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := auditkey.Load(auditkey.PathFor(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key
 }

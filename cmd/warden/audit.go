@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/warden-dev/warden/backend/auditkey"
 	"github.com/warden-dev/warden/backend/store"
 )
 
@@ -26,7 +27,8 @@ func auditCommand() command {
 func auditUsage(w io.Writer) {
 	fmt.Fprintln(w, "Usage: warden audit <verify|export|tail> [flags]")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "  verify   walk every hash chain and integrity-check the database")
+	fmt.Fprintln(w, "  verify   walk every hash chain (HMAC-SHA256 keyed with the audit key in the")
+	fmt.Fprintln(w, "           config folder; plain SHA-256 before keying) and integrity-check the database")
 	fmt.Fprintln(w, "  export   write one session's events as jsonl or csv")
 	fmt.Fprintln(w, "  tail     print events as they are appended")
 	fmt.Fprintln(w)
@@ -77,7 +79,22 @@ func auditVerify(ctx context.Context, args []string, io stdio) int {
 	if code, ok := parseFlags(fs, args, io); !ok {
 		return code
 	}
-	s, err := db.open(ctx, store.MustExist())
+	path, err := db.resolve()
+	if err != nil {
+		fmt.Fprintln(io.err, "warden audit verify:", err)
+		return 1
+	}
+	keyPath, err := auditKeyPath()
+	if err != nil {
+		fmt.Fprintln(io.err, "warden audit verify:", err)
+		return 1
+	}
+	key, created, err := auditkey.LoadOrCreate(keyPath)
+	if err != nil {
+		fmt.Fprintln(io.err, "warden audit verify:", err)
+		return 1
+	}
+	s, err := store.Open(ctx, path, key, store.MustExist())
 	if err != nil {
 		fmt.Fprintln(io.err, "warden audit verify:", err)
 		return 1
@@ -88,15 +105,22 @@ func auditVerify(ctx context.Context, args []string, io stdio) int {
 		fmt.Fprintln(io.err, "warden audit verify:", err)
 		return 1
 	}
+	if created && rep.Keyed.Events > 0 {
+		fmt.Fprintf(io.err, "warden audit verify: there was no audit key at %s; a new one was made, and keyed events written with the old one cannot verify\n", keyPath)
+	}
 	if *asJSON {
 		enc := json.NewEncoder(io.out)
 		enc.SetIndent("", "  ")
-		enc.Encode(rep)
+		enc.Encode(struct {
+			store.VerifyReport
+			Key string `json:"key"`
+		}{rep, keyPath})
 	}
+	chains := chainLines(rep, keyPath)
 	if rep.OK() {
 		if !*asJSON {
-			fmt.Fprintf(io.out, "ok: %s\n  schema version %d, %d sessions, %d events\n  integrity_check ok, every hash chain verifies\n",
-				rep.Path, rep.Schema, rep.Sessions, rep.Events)
+			fmt.Fprintf(io.out, "ok: %s\n  schema version %d, %d sessions, %d events\n  integrity_check ok, every hash chain verifies\n%s",
+				rep.Path, rep.Schema, rep.Sessions, rep.Events, chains)
 		}
 		return 0
 	}
@@ -110,8 +134,21 @@ func auditVerify(ctx context.Context, args []string, io stdio) int {
 			fmt.Fprintf(io.err, "  %d problems in all (run with --json to list them)\n", len(rep.Bad))
 		}
 	}
-	fmt.Fprintf(io.err, "  checked %d sessions, %d events\n", rep.Sessions, rep.Events)
+	fmt.Fprintf(io.err, "  checked %d sessions, %d events\n%s", rep.Sessions, rep.Events, chains)
 	return 1
+}
+
+// chainLines says which kinds of chain the report checked: the keyed one
+// (with where its key lives) and the plain sha256 one of events written
+// before keying.
+func chainLines(rep store.VerifyReport, keyPath string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "  chain: HMAC-SHA256, keyed with %s: %d events in %d sessions\n", keyPath, rep.Keyed.Events, rep.Keyed.Sessions)
+	if rep.Legacy.Events > 0 {
+		fmt.Fprintf(&b, "  chain: plain SHA-256 (written before keying; pinned by the keyed session heads): %d events in %d sessions\n",
+			rep.Legacy.Events, rep.Legacy.Sessions)
+	}
+	return b.String()
 }
 
 func firstN(s []string, n int) []string {

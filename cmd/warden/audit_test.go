@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,7 +24,7 @@ func auditDB(t *testing.T) string {
 	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "warden.db")
-	s, err := store.Open(ctx, path)
+	s, err := openStore(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,6 +42,58 @@ func auditDB(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// plainRechain rewrites session s1's event at version from (old replaced
+// by new in its payload) straight in the SQLite file and recomputes the
+// chain from there to the head as plain sha256, the way anyone who can
+// write the file but lacks the key would: a consistent chain of the old,
+// keyless kind, the session row's head moved to its end.
+func plainRechain(t *testing.T, path string, from int64, old, new string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`DROP TRIGGER events_no_update`); err != nil {
+		t.Fatal(err)
+	}
+	var prev []byte
+	if err := db.QueryRow(`SELECT prev_hash FROM events WHERE session_id = 's1' AND version = ?`, from).Scan(&prev); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.Query(`SELECT seq, version, kind, time_ms, payload FROM events WHERE session_id = 's1' AND version >= ? ORDER BY version`, from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type ev struct {
+		seq, version, ms int64
+		kind, payload    string
+	}
+	var evs []ev
+	for rows.Next() {
+		var e ev
+		rows.Scan(&e.seq, &e.version, &e.kind, &e.ms, &e.payload)
+		evs = append(evs, e)
+	}
+	rows.Close()
+	for _, e := range evs {
+		if e.version == from {
+			e.payload = strings.Replace(e.payload, old, new, 1)
+		}
+		env, _ := json.Marshal(e.kind)
+		sid, _ := json.Marshal("s1")
+		sum := sha256.Sum256([]byte(fmt.Sprintf(`%s{"data":%s,"kind":%s,"session_id":%s,"time_ms":%d,"version":%d}`,
+			prev, e.payload, env, sid, e.ms, e.version)))
+		if _, err := db.Exec(`UPDATE events SET payload = ?, prev_hash = ?, hash = ? WHERE seq = ?`, e.payload, prev, sum[:], e.seq); err != nil {
+			t.Fatal(err)
+		}
+		prev = sum[:]
+	}
+	if _, err := db.Exec(`UPDATE sessions SET head_hash = ? WHERE id = 's1'`, prev); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func runCLI(t *testing.T, ctx context.Context, args ...string) (int, string, string) {
@@ -60,6 +114,8 @@ func TestAuditVerify(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
+	rewritten := auditDB(t)
+	plainRechain(t, rewritten, 3, "rm -rf", "ls")
 	notDB := filepath.Join(t.TempDir(), "notes.db")
 	os.WriteFile(notDB, []byte("plain text, not a database"), 0o600)
 	cases := []struct {
@@ -72,6 +128,11 @@ func TestAuditVerify(t *testing.T) {
 	}{
 		{"sound", []string{"--db", sound}, "", 0, "ok: " + sound, ""},
 		{"sound counts", []string{"--db", sound}, "", 0, "1 sessions, 5 events", ""},
+		{"says which chain it checked", []string{"--db", sound}, "", 0, "chain: HMAC-SHA256, keyed with " +
+			filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "warden", "audit.key") + ": 5 events in 1 sessions", ""},
+		{"consistent plain sha256 rewrite fails", []string{"--db", rewritten}, "", 1, "",
+			"first bad event: session s1 version 3 (seq 3, permission_requested): hash does not match the event's content under this installation's audit key"},
+		{"failure says which chain it checked", []string{"--db", rewritten}, "", 1, "", "chain: HMAC-SHA256, keyed with"},
 		{"WARDEN_DB", nil, sound, 0, "ok: " + sound, ""},
 		{"flag beats env", []string{"--db", tampered}, sound, 1, "", "FAILED"},
 		{"tampered names first bad event", []string{"--db", tampered}, "", 1, "",
@@ -189,7 +250,7 @@ func TestAuditTail(t *testing.T) {
 			done <- run(ctx, []string{"audit", "tail", "--db", path, "-n", "0", "--format", "jsonl",
 				"--kinds", "permission_requested"}, stdio{in: strings.NewReader(""), out: &out, err: &errb})
 		}()
-		s, err := store.Open(context.Background(), path)
+		s, err := openStore(context.Background(), path)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"os"
 
+	"github.com/warden-dev/warden/backend/auditkey"
+	"github.com/warden-dev/warden/backend/config"
 	"github.com/warden-dev/warden/backend/store"
 )
 
@@ -40,7 +42,31 @@ func (d *dbFlag) open(ctx context.Context, opts ...store.Option) (*store.Store, 
 	if err != nil {
 		return nil, err
 	}
-	return store.Open(ctx, path, opts...)
+	return openStore(ctx, path, opts...)
+}
+
+// auditKeyPath is the installation's audit key: audit.key in Warden's
+// config folder, next to config.toml.
+func auditKeyPath() (string, error) {
+	cfg, err := config.UserPath()
+	if err != nil {
+		return "", err
+	}
+	return auditkey.PathFor(cfg), nil
+}
+
+// openStore opens the database at path chained with the installation's
+// audit key, creating the key at first use.
+func openStore(ctx context.Context, path string, opts ...store.Option) (*store.Store, error) {
+	kp, err := auditKeyPath()
+	if err != nil {
+		return nil, err
+	}
+	key, _, err := auditkey.LoadOrCreate(kp)
+	if err != nil {
+		return nil, err
+	}
+	return store.Open(ctx, path, key, opts...)
 }
 
 // explicitDB is the database the user named, by --db or $WARDEN_DB, or ""

@@ -66,7 +66,7 @@ func callEffects(tool string, args json.RawMessage, workspace string) ([]policy.
 			return []policy.Effect{{Kind: policy.EffectRead, Paths: []string{resolvePath(a.WatchPath, workspace)}}}, nil
 		}
 		return nil, errors.New("monitor.start: needs \"command\" or \"watch_path\"")
-	case "monitor.list", "monitor.stop", "write_plan", "present_plan", "task", "ask_user", "todo_write":
+	case "monitor.list", "monitor.stop", "monitor.read", "write_plan", "present_plan", "task", "task_result", "ask_user", "todo_write":
 		return []policy.Effect{{Kind: policy.EffectMeta}}, nil
 	case "browser.action", "browser.batch":
 		if a.Action == "" {

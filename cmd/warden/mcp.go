@@ -135,7 +135,7 @@ func openMCPEnv(ctx context.Context, workspace, dbPath string, startUntrusted bo
 	if err := os.MkdirAll(filepath.Dir(dbPath), 0o700); err != nil {
 		return nil, fmt.Errorf("database directory: %w", err)
 	}
-	db, err := store.Open(ctx, dbPath)
+	db, err := openStore(ctx, dbPath)
 	if err != nil {
 		return nil, err
 	}

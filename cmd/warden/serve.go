@@ -21,9 +21,9 @@ func serveMain(ctx context.Context, args []string, io stdio) int {
 	fset := flag.NewFlagSet("warden serve", flag.ContinueOnError)
 	fset.SetOutput(io.err)
 	addr := fset.String("addr", "127.0.0.1:0", "listen address (loopback only unless --insecure-bind)")
-	insecure := fset.Bool("insecure-bind", false, "allow a non-loopback listen address (the token is then the only lock)")
+	insecure := fset.Bool("insecure-bind", false, "allow a non-loopback listen address (the sign-in code and session cookie are then the only lock)")
 	db := fset.String("db", "", "the database (default $WARDEN_DB, else $XDG_DATA_HOME/warden/warden.db)")
-	static := fset.String("static", "frontend/dist", "the built frontend folder")
+	static := fset.String("static", "", "the built frontend folder (default frontend/dist, else the installed copy, ../share/warden/frontend beside this binary)")
 	modelSpec := fset.String("model", "", "PROVIDER:MODEL, script:FILE or demo (default: the built-in demo)")
 	baseURL := fset.String("base-url", "", "base URL of the model API")
 	approval := fset.String("approval", "", "default approval policy of new sessions (default: config.toml, else on-request)")
@@ -69,7 +69,7 @@ func serveMain(ctx context.Context, args []string, io stdio) int {
 		return 1
 	}
 	opts := server.Options{Service: g.Service, Settings: g.Settings, Token: token}
-	if st, hint := staticDir(*static); st != nil {
+	if st, hint := staticDir(staticDefault(*static)); st != nil {
 		opts.Static = st
 	} else {
 		opts.StaticHint = hint
@@ -92,6 +92,29 @@ func serveMain(ctx context.Context, args []string, io stdio) int {
 		return 1
 	}
 	return 0
+}
+
+// staticDefault is the --static folder: the flag, else a source tree's
+// frontend/dist in the working directory, else the packaged copy beside
+// the installed binary (/usr/bin/warden -> /usr/share/warden/frontend).
+func staticDefault(flagValue string) string {
+	if flagValue != "" {
+		return flagValue
+	}
+	const dev = "frontend/dist"
+	if _, err := os.Stat(filepath.Join(dev, "index.html")); err == nil {
+		return dev
+	}
+	if exe, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+		installed := filepath.Join(filepath.Dir(exe), "..", "share", "warden", "frontend")
+		if _, err := os.Stat(filepath.Join(installed, "index.html")); err == nil {
+			return installed
+		}
+	}
+	return dev
 }
 
 // staticDir opens the built frontend, or says why it cannot.

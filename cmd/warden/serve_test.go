@@ -13,7 +13,8 @@ import (
 )
 
 // TestServe starts `warden serve`, reads the printed URL, and checks that
-// the token opens the API and its absence does not.
+// its one-time code signs in once (a session cookie) and that the cookie
+// opens the API and its absence does not.
 func TestServe(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -30,10 +31,26 @@ func TestServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := strings.TrimSpace(line)
-	if !strings.HasPrefix(u, "http://127.0.0.1:") || !strings.Contains(u, "?token=") {
+	if !strings.HasPrefix(u, "http://127.0.0.1:") || !strings.Contains(u, "/?code=") || strings.Contains(u, "token") {
 		t.Fatalf("url %q", u)
 	}
-	base, tok, _ := strings.Cut(u, "?token=")
+	base, code, _ := strings.Cut(u, "?code=")
+	exchange := func() *http.Response {
+		res, err := http.Post(base+"api/auth", "application/json", strings.NewReader(`{"code":"`+code+`"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res
+	}
+	res := exchange()
+	if res.StatusCode != http.StatusNoContent || len(res.Cookies()) != 1 {
+		t.Fatalf("exchange: %d %v", res.StatusCode, res.Header["Set-Cookie"])
+	}
+	cookie := res.Cookies()[0].Name + "=" + res.Cookies()[0].Value
+	if again := exchange(); again.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("the code was accepted twice: %d", again.StatusCode)
+	}
 	cases := []struct {
 		name   string
 		method string // default Info
@@ -41,9 +58,9 @@ func TestServe(t *testing.T) {
 		status int
 		want   string
 	}{
-		{name: "with the token", auth: "Bearer " + tok, status: http.StatusOK, want: `"demo":true`},
+		{name: "with the session cookie", auth: cookie, status: http.StatusOK, want: `"demo":true`},
 		{name: "without", status: http.StatusUnauthorized},
-		{name: "settings are served", method: "GetSettings", auth: "Bearer " + tok, status: http.StatusOK, want: `"config_path":`},
+		{name: "settings are served", method: "GetSettings", auth: cookie, status: http.StatusOK, want: `"config_path":`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -53,7 +70,7 @@ func TestServe(t *testing.T) {
 			}
 			req, _ := http.NewRequest(http.MethodPost, base+"api/"+method, strings.NewReader("{}"))
 			if c.auth != "" {
-				req.Header.Set("Authorization", c.auth)
+				req.Header.Set("Cookie", c.auth)
 			}
 			res, err := http.DefaultClient.Do(req)
 			if err != nil {

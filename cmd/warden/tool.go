@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/warden-dev/warden/backend/assemble"
 	"github.com/warden-dev/warden/backend/config"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
@@ -107,8 +108,13 @@ func callTool(ctx context.Context, name string, f toolFlags) (toolOutput, int, e
 	if err != nil {
 		return out, 2, err
 	}
-	protected := wardenFolders()
-	cage := sandbox.New(sandbox.Config{Mode: sandboxMode(), Protected: protected})
+	path, err := resolveDBPath(f.db, os.Getenv)
+	if err != nil {
+		return out, 1, err
+	}
+	// The database is hidden from the cage wherever --db or WARDEN_DB put it.
+	protected := append(wardenFolders(), path, path+"-wal", path+"-shm", path+"-journal")
+	cage := sandbox.New(toolCageConfig(protected))
 	defer cage.Close()
 	status := cage.Detect(ctx)
 	// The engine is told what the cage will really do; --caged can only
@@ -132,11 +138,7 @@ func callTool(ctx context.Context, name string, f toolFlags) (toolOutput, int, e
 	if err != nil {
 		return out, 1, err
 	}
-	path, err := resolveDBPath(f.db, os.Getenv)
-	if err != nil {
-		return out, 1, err
-	}
-	st, err := store.Open(ctx, path)
+	st, err := openStore(ctx, path)
 	if err != nil {
 		return out, 1, err
 	}
@@ -214,13 +216,14 @@ func openToolMCP(ctx context.Context, st *store.Store, workspace string) (*mcp.M
 // sandboxMode reads sandbox.mode from the user's config file; "container"
 // trusts an outer container. An unreadable file means the default, bwrap:
 // the command never runs less confined because of a broken config.
-func sandboxMode() sandbox.Mode {
-	path, err := config.UserPath()
-	if err != nil {
-		return sandbox.ModeBwrap
+// toolCageConfig is the cage of `warden tool`, from the user's settings
+// (the defaults when the file cannot be read).
+func toolCageConfig(protected []string) sandbox.Config {
+	cfg := config.Default()
+	if path, err := config.UserPath(); err == nil {
+		if c, err := config.Load(path, ""); err == nil {
+			cfg = c
+		}
 	}
-	if cfg, err := config.Load(path, ""); err == nil && cfg.SandboxMode == "container" {
-		return sandbox.ModeContainer
-	}
-	return sandbox.ModeBwrap
+	return assemble.CageConfig(cfg, protected)
 }

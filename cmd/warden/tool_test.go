@@ -35,7 +35,7 @@ func runToolCLI(t *testing.T, args ...string) toolRun {
 // toolEventKinds lists the kinds of a session's events in the store file.
 func toolEventKinds(t *testing.T, db, sessionID string) string {
 	t.Helper()
-	st, err := store.Open(context.Background(), db, store.MustExist())
+	st, err := openStore(context.Background(), db, store.MustExist())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,18 @@
 // Node-side helpers of the audit measurement: the server and the report.
-import { serve } from '../serve.mjs'
+import { serve, signIn } from '../serve.mjs'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
-// startServer runs `warden serve` on db and resolves with its URL, base and
-// token once it prints them.
+// auditEnv keeps the run's data and config (the audit key the seeder and
+// the server chain with) in tmp.
+export function auditEnv(tmp) {
+  return { XDG_DATA_HOME: join(tmp, 'data'), XDG_CONFIG_HOME: join(tmp, 'config') }
+}
+
+// startServer runs `warden serve` on db, signs in from Node and resolves
+// with its base URL, the session cookie for Node's API calls and addTo,
+// which gives a browser context the same cookie (the one-time code is
+// spent: the page opens base).
 export async function startServer(root, tmp, db) {
   const bin = process.env.WARDEN_BIN ?? join(root, 'bin', 'warden')
   if (!existsSync(bin)) throw new Error(`${bin} is missing: run make cli`)
@@ -12,9 +20,9 @@ export async function startServer(root, tmp, db) {
   const dist = process.env.WARDEN_STATIC ?? join(root, 'frontend', 'dist')
   if (!existsSync(join(dist, 'index.html'))) throw new Error(`${dist} is missing: run make frontend`)
   const args = ['serve', '--addr', '127.0.0.1:0', '--db', db, '--static', dist, '--model', 'demo']
-  const server = await serve(bin, args, { ...process.env, XDG_DATA_HOME: join(tmp, 'data') })
-  const u = new URL(server.url)
-  return { ...server, base: u.origin, token: u.searchParams.get('token') }
+  const server = await serve(bin, args, { ...process.env, ...auditEnv(tmp) })
+  const session = await signIn(server.url)
+  return { ...server, base: session.base, cookie: session.cookie, addTo: session.addTo }
 }
 
 const begin = '<!-- audit-e2e:begin -->'

@@ -101,7 +101,7 @@ func TestDesktopNativeDialogs(t *testing.T) {
 	body := waitFile(t, saved, 20*time.Second)
 	shoot(t, artifacts, "desktop-audit-saved.png")
 
-	st, err := store.Open(context.Background(), dbPath)
+	st, err := openStore(t, dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -97,7 +97,7 @@ func TestDesktopPromptIsShownAndAnswered(t *testing.T) {
 
 	// Answer with the prompt's key, typed through the X server into the
 	// window, until the store records the answer.
-	st, err := store.Open(ctx, dbPath)
+	st, err := openStore(t, dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,16 +17,28 @@ const (
 // Spec names a provider and its model: "anthropic:claude-sonnet-4-5",
 // "openai:gpt-4.1", "openai:llama3.1:8b" (everything after the first colon is
 // the model, so Ollama tags survive), "script:path/to/turns.json", "demo".
+//
+// Options follow the model after a '#', comma-separated:
+// "openai:llama3.1:8b#text-only" marks a model that takes no images, so no
+// request to it ever carries one (TextOnly wraps its provider).
 type Spec struct {
 	Provider string
 	Model    string // the model id, or the script file path
+	TextOnly bool   // the model takes text only: images are replaced by a note
 }
+
+// SpecOptionTextOnly is the option that marks a text-only model.
+const SpecOptionTextOnly = "text-only"
 
 func (s Spec) String() string {
 	if s.Provider == KindDemo {
 		return KindDemo
 	}
-	return s.Provider + ":" + s.Model
+	out := s.Provider + ":" + s.Model
+	if s.TextOnly {
+		out += "#" + SpecOptionTextOnly
+	}
+	return out
 }
 
 // ParseModelSpec parses "PROVIDER:MODEL" (or "demo").
@@ -48,6 +60,18 @@ func ParseModelSpec(s string) (Spec, error) {
 	default:
 		return Spec{}, fmt.Errorf("model spec %q: unknown provider %q (want anthropic, openai, script or demo)", s, prov)
 	}
+	var textOnly bool
+	if i := strings.LastIndexByte(rest, '#'); i >= 0 {
+		for _, o := range strings.Split(rest[i+1:], ",") {
+			switch strings.ToLower(strings.TrimSpace(o)) {
+			case SpecOptionTextOnly:
+				textOnly = true
+			default:
+				return Spec{}, fmt.Errorf("model spec %q: unknown option %q after '#' (known: %s)", s, strings.TrimSpace(o), SpecOptionTextOnly)
+			}
+		}
+		rest = strings.TrimSpace(rest[:i])
+	}
 	if !found || rest == "" {
 		what := "model"
 		if prov == KindScript {
@@ -58,5 +82,5 @@ func ParseModelSpec(s string) (Spec, error) {
 	if strings.ContainsAny(rest, "\x00\n\r") {
 		return Spec{}, fmt.Errorf("model spec %q: control characters in the model", s)
 	}
-	return Spec{Provider: prov, Model: rest}, nil
+	return Spec{Provider: prov, Model: rest, TextOnly: textOnly}, nil
 }

@@ -21,7 +21,7 @@ func TestParseModelSpec(t *testing.T) {
 			continue
 		}
 		cols := strings.Split(line, "\t")
-		if len(cols) != 3 {
+		if len(cols) != 3 && len(cols) != 4 {
 			t.Fatalf("bad fixture line %q", line)
 		}
 		n++
@@ -38,6 +38,9 @@ func TestParseModelSpec(t *testing.T) {
 			}
 			if got.Provider != cols[1] || got.Model != cols[2] {
 				t.Errorf("ParseModelSpec(%q) = %+v, want %s/%s", cols[0], got, cols[1], cols[2])
+			}
+			if want := len(cols) == 4 && cols[3] == "text-only"; got.TextOnly != want {
+				t.Errorf("ParseModelSpec(%q).TextOnly = %v, want %v", cols[0], got.TextOnly, want)
 			}
 			again, err := ParseModelSpec(got.String())
 			if err != nil || again != got {

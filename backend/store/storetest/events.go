@@ -183,7 +183,7 @@ func testPendingSurvivesRestart(t *testing.T, open Opener) {
 	check(s, "", "r2")
 	check(s, b.ID)
 	s.Close()
-	s2 := open(t, path)
+	s2 := open(t, path, KeyFor(path))
 	defer s2.Close()
 	check(s2, "", "r2")
 	mustAppend(t, s2, a.ID, granted("r2"))

@@ -5,6 +5,7 @@ package storetest
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"path/filepath"
 	"sync"
@@ -15,8 +16,15 @@ import (
 	"github.com/warden-dev/warden/backend/store"
 )
 
-// Opener opens the implementation under test at path, with opts.
-type Opener func(t *testing.T, path string, opts ...store.Option) store.API
+// Opener opens the implementation under test at path, chaining with key.
+type Opener func(t *testing.T, path string, key store.Key, opts ...store.Option) store.API
+
+// KeyFor is the audit key the suite uses for the database at path: each
+// file has its own, and reopening a path finds its key again.
+func KeyFor(path string) store.Key {
+	k := sha256.Sum256([]byte("storetest audit key\x00" + path))
+	return k[:]
+}
 
 // Run runs every conformance test.
 func Run(t *testing.T, open Opener) {
@@ -40,6 +48,8 @@ func Run(t *testing.T, open Opener) {
 		{"McpTrust", testMcpTrust},
 		{"ConcurrentAppends", testConcurrentAppends},
 		{"VerifyAfterEverything", testVerifyAfterEverything},
+		{"VerifyNeedsTheKey", testVerifyNeedsTheKey},
+		{"AppendNeedsTheKey", testAppendNeedsTheKey},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -75,7 +85,7 @@ func (c *Clock) Advance(d time.Duration) {
 func openTemp(t *testing.T, open Opener, opts ...store.Option) (store.API, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "warden.db")
-	s := open(t, path, opts...)
+	s := open(t, path, KeyFor(path), opts...)
 	t.Cleanup(func() { s.Close() })
 	return s, path
 }

@@ -85,7 +85,7 @@ func testSubscribeOtherWriter(t *testing.T, open Opener) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := open(t, path)
+	other := open(t, path, KeyFor(path))
 	defer other.Close()
 	mustAppend(t, other, sess.ID, msg("from elsewhere"))
 	got := receive(t, sub, 1)

@@ -79,9 +79,16 @@ func findExecutable(explicit, envVar string, names ...string) (string, error) {
 	return "", fmt.Errorf("none of %v on PATH", names)
 }
 
+// installedCoreRel is where the .deb puts playwright-core, relative to the
+// directory of the installed executable (/usr/bin -> /usr/lib/warden/...),
+// so an installed Warden finds it without npm, also when the package is
+// unpacked somewhere else than /.
+const installedCoreRel = "../lib/warden/playwright-core"
+
 // findCorePackage returns a playwright-core directory of DriverVersion:
-// the explicit one, $WARDEN_PLAYWRIGHT_CORE, or the setup's install found by
-// walking up from the executable and from the working directory.
+// the explicit one, $WARDEN_PLAYWRIGHT_CORE, the setup's install found by
+// walking up from the executable and from the working directory, or the
+// package's copy beside the installed executable.
 func findCorePackage(explicit string) (string, error) {
 	if explicit == "" {
 		explicit = os.Getenv("WARDEN_PLAYWRIGHT_CORE")
@@ -107,7 +114,16 @@ func findCorePackage(explicit string) (string, error) {
 			}
 		}
 	}
-	return "", fmt.Errorf("playwright-core %s not found (looked for %s above %v)", DriverVersion, corePackageRel, starts)
+	if exe, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+		cand := filepath.Join(filepath.Dir(exe), installedCoreRel)
+		if _, err := os.Stat(cand); err == nil {
+			return cand, checkCorePackage(cand)
+		}
+	}
+	return "", fmt.Errorf("playwright-core %s not found (looked for %s above %v and for the installed %s)", DriverVersion, corePackageRel, starts, installedCoreRel)
 }
 
 func checkCorePackage(dir string) error {

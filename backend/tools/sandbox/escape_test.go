@@ -262,7 +262,7 @@ func TestEscapesFail(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			w := world{ws: gitRepo(t), out: t.TempDir()}
+			w := world{ws: gitRepo(t), out: testDir(t)}
 			if tc.setup != nil {
 				tc.setup(t, w)
 			}

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -9,8 +8,9 @@ import (
 )
 
 // What guards the protected paths beyond plain read-only binds: pins on the
-// folders above them, placeholders over the missing ones, and the check
-// after exit for what mounts cannot hold.
+// folders above them, and the state of the symlinks among them, which a
+// mount cannot hold (it lands on the target; the link itself can be
+// swapped), checked and restored after the call.
 
 // Violation is a cage-protected path a process created although it must not.
 // It has been removed again.
@@ -19,10 +19,7 @@ type Violation struct {
 	Detail string `json:"detail"`
 }
 
-// watched is a protected path the mounts alone cannot hold, with its state
-// before the run: one whose parent is missing (no placeholder possible), a
-// symlink (a mount lands on its target; the link itself can be swapped), or
-// one below a symlinked folder (the folder can be swapped).
+// watched is a protected symlink with its state before the run.
 type watched struct {
 	Protected
 	existed bool
@@ -53,54 +50,20 @@ func (w watched) changed() bool {
 	return now.existed != w.existed || now.link != w.link || (w.existed && (now.dev != w.dev || now.ino != w.ino))
 }
 
-// Finish removes placeholder mount points and undoes the creation of any
-// protected path that did not exist before, reporting each as a violation.
-// Call it after the process has been waited for.
-func (p *Prepared) Finish() []Violation {
-	for _, f := range p.temp {
-		_ = os.Remove(f)
+// restore undoes a change to a protected symlink.
+func (w watched) restore() (Violation, bool) {
+	if !w.changed() {
+		return Violation{}, false
 	}
-	var out []Violation
-	for _, m := range p.mount {
-		if emptyPlaceholder(m) {
-			_ = os.Remove(m.Path)
-			continue
-		}
-		if _, err := os.Lstat(m.Path); err == nil {
-			_ = os.RemoveAll(m.Path)
-			out = append(out, Violation{Path: m.Path, Detail: "created a cage-protected path; removed"})
+	_ = os.RemoveAll(w.Path)
+	detail := "created a cage-protected path; removed"
+	if w.existed {
+		detail = "replaced a cage-protected path; the replacement was removed"
+		if w.link != "" && os.Symlink(w.link, w.Path) == nil {
+			detail = "replaced a cage-protected symlink; restored"
 		}
 	}
-	for _, w := range p.watch {
-		if !w.changed() {
-			continue
-		}
-		_ = os.RemoveAll(w.Path)
-		detail := "created a cage-protected path; removed"
-		if w.existed {
-			detail = "replaced a cage-protected path; the replacement was removed"
-			if w.link != "" && os.Symlink(w.link, w.Path) == nil {
-				detail = "replaced a cage-protected symlink; restored"
-			}
-		}
-		out = append(out, Violation{Path: w.Path, Detail: detail})
-	}
-	return out
-}
-
-func emptyPlaceholder(p Protected) bool {
-	fi, err := os.Lstat(p.Path)
-	if err != nil {
-		return false
-	}
-	if p.Dir {
-		if !fi.IsDir() {
-			return false
-		}
-		ents, err := os.ReadDir(p.Path)
-		return err == nil && len(ents) == 0
-	}
-	return fi.Mode().IsRegular() && fi.Size() == 0
+	return Violation{Path: w.Path, Detail: detail}, true
 }
 
 // rootOf is the deepest writable root holding p.
@@ -124,16 +87,6 @@ func between(roots []string, p string) []string {
 	return out
 }
 
-// linkedAncestor says whether a folder between p's root and p is a symlink.
-func linkedAncestor(roots []string, p string) bool {
-	for _, d := range between(roots, p) {
-		if fi, err := os.Lstat(d); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // pins are the real folders between the roots and the protected paths,
 // parents first.
 func pins(roots []string, protected []Protected) []string {
@@ -151,45 +104,4 @@ func pins(roots []string, protected []Protected) []string {
 		return len(out[i]) < len(out[j]) || (len(out[i]) == len(out[j]) && out[i] < out[j])
 	})
 	return out
-}
-
-type placeholderSrc struct{ file, dir string }
-
-// placeholders makes (once) the empty read-only file and folder bound over
-// protected paths that do not exist.
-func (c *Cage) placeholders() (placeholderSrc, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.phDir != "" {
-		if _, err := os.Stat(c.phFile); err == nil {
-			return placeholderSrc{c.phFile, c.phFolder}, nil
-		}
-	}
-	d, err := os.MkdirTemp("", "warden-cage-")
-	if err != nil {
-		return placeholderSrc{}, fmt.Errorf("sandbox: placeholder: %w", err)
-	}
-	f := filepath.Join(d, "empty")
-	if err := os.WriteFile(f, nil, 0o444); err != nil {
-		return placeholderSrc{}, fmt.Errorf("sandbox: placeholder: %w", err)
-	}
-	folder := filepath.Join(d, "emptydir")
-	if err := os.Mkdir(folder, 0o555); err != nil {
-		return placeholderSrc{}, fmt.Errorf("sandbox: placeholder: %w", err)
-	}
-	c.phDir, c.phFile, c.phFolder = d, f, folder
-	return placeholderSrc{f, folder}, nil
-}
-
-// Close removes the cage's private placeholder folder.
-func (c *Cage) Close() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.phDir == "" {
-		return nil
-	}
-	_ = os.Chmod(c.phFolder, 0o755)
-	err := os.RemoveAll(c.phDir)
-	c.phDir = ""
-	return err
 }

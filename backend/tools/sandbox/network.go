@@ -4,9 +4,9 @@ package sandbox
 // --unshare-net: nothing but its own loopback, no host loopback services, no
 // host abstract unix sockets, no route to the metadata service). When the
 // sandbox admits network, the only way out is Warden's proxy
-// (backend/tools/netproxy), served on a unix socket in a private host folder
-// that is bound into the cage, with a forwarder inside the cage listening on
-// the cage's own 127.0.0.1:3128 and carrying every connection to that socket.
+// (backend/tools/netproxy), with a forwarder inside the cage listening on the
+// cage's own 127.0.0.1:3128 and handing every connection to the host over a
+// control socket inherited from Warden (startEgress).
 // The forwarder is this very binary, re-executed with a hidden first argument
 // (package netfwd), so nothing needs installing and every front end
 // (warden, the desktop app, go test binaries) can serve as it. The proxy
@@ -15,6 +15,7 @@ package sandbox
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"net"
 	"net/netip"
@@ -23,6 +24,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/tools/netproxy"
@@ -32,9 +35,7 @@ import (
 const (
 	// ProxyPort is where the forwarder listens on the cage's loopback.
 	ProxyPort = 3128
-	// cageNetDir holds the proxy socket inside the cage; cageForwarder is
-	// the forwarder binary inside the cage.
-	cageNetDir    = "/run/warden-net"
+	// cageForwarder is the forwarder binary inside the cage.
 	cageForwarder = "/run/warden-fwd"
 )
 
@@ -98,9 +99,20 @@ func networkAdmitted(p policy.SandboxPolicy) bool {
 
 // egress holds what startEgress added to a Prepared.
 type egress struct {
-	args    []string // bwrap arguments (binds), after the private /run
-	prefix  []string // the forwarder's argv before the command
+	args    []string   // bwrap arguments (the forwarder binary), after the private /run
+	flags   []string   // the forwarder's flags, without its control descriptor
+	files   []*os.File // the cage's end of the control socket, after bwrap's files
+	env     map[string]string
 	exposed []Exposed
+}
+
+// prefix is the forwarder's argv before the command, its control socket at
+// descriptor fd; nothing when the command needs no forwarder.
+func (e egress) prefix(fd int) []string {
+	if len(e.files) == 0 {
+		return nil
+	}
+	return append(append([]string{cageForwarder, netfwd.Arg, "-ctl-fd", strconv.Itoa(fd)}, e.flags...), "--")
 }
 
 // Exposed lists the cage ports the command's Spec exposed and the host
@@ -108,8 +120,11 @@ type egress struct {
 func (p *Prepared) Exposed() []Exposed { return append([]Exposed(nil), p.egress.exposed...) }
 
 // startEgress starts the proxy of one caged command when network is
-// admitted, and the host side of its exposed ports. Both live until ctx ends
-// (the command's context); then the socket folder is removed.
+// admitted, and the host side of its exposed ports. The cage reaches them
+// over one unix socket pair made here: the seccomp filter refuses new unix
+// sockets inside the cage, so the forwarder makes a socketpair per
+// connection and hands one end over this control socket (SCM_RIGHTS).
+// Everything lives until ctx ends (the command's context).
 func (c *Cage) startEgress(ctx context.Context, spec Spec, p *Prepared) (err error) {
 	proxied := networkAdmitted(spec.Policy)
 	if !proxied && len(spec.Expose) == 0 {
@@ -122,52 +137,148 @@ func (c *Cage) startEgress(ctx context.Context, spec Spec, p *Prepared) (err err
 	if err != nil {
 		return fmt.Errorf("sandbox: the running binary serves as the cage's network forwarder, and it cannot be found: %w", err)
 	}
-	dir, err := os.MkdirTemp("", "warden-net-")
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return fmt.Errorf("sandbox: network folder: %w", err)
+		return fmt.Errorf("sandbox: network control socket: %w", err)
 	}
+	hostFile, cageFile := os.NewFile(uintptr(fds[0]), "warden-net-host"), os.NewFile(uintptr(fds[1]), "warden-net-cage")
+	hc, err := net.FileConn(hostFile)
+	hostFile.Close()
+	if err != nil {
+		cageFile.Close()
+		return fmt.Errorf("sandbox: network control socket: %w", err)
+	}
+	ctl := hc.(*net.UnixConn)
 	ctx, cancel := context.WithCancel(ctx)
-	context.AfterFunc(ctx, func() { _ = os.RemoveAll(dir) })
+	context.AfterFunc(ctx, func() {
+		_ = ctl.Close()
+		_ = cageFile.Close()
+	})
 	defer func() {
 		if err != nil {
 			cancel()
 		}
 	}()
-	prefix := []string{cageForwarder, netfwd.Arg}
+	var proxyLn *connListener
+	var flags []string
 	if proxied {
-		if err := serveProxy(ctx, spec.Egress, filepath.Join(dir, "proxy.sock")); err != nil {
+		proxyLn = newConnListener()
+		if err := serveProxy(ctx, spec.Egress, proxyLn); err != nil {
 			return err
 		}
-		prefix = append(prefix, "-proxy", "127.0.0.1:"+strconv.Itoa(ProxyPort), "-proxy-socket", filepath.Join(cageNetDir, "proxy.sock"))
-		if p.env == nil {
-			p.env = map[string]string{}
-		}
+		flags = append(flags, "-proxy", "127.0.0.1:"+strconv.Itoa(ProxyPort))
 		var hostLoopback []string
 		if spec.Egress != nil {
 			hostLoopback = spec.Egress.HostLoopback
 		}
-		for k, v := range ProxyEnv(hostLoopback...) {
-			p.env[k] = v
-		}
+		p.egress.env = ProxyEnv(hostLoopback...)
 	}
+	var x *exposer
 	if len(spec.Expose) > 0 {
-		ex, err := startExpose(ctx, filepath.Join(dir, "expose.sock"), spec.Expose)
+		ex, xp, err := startExpose(ctx, spec.Expose)
 		if err != nil {
 			return err
 		}
 		for _, e := range ex {
-			prefix = append(prefix, "-expose", strconv.Itoa(e.CagePort))
+			flags = append(flags, "-expose", strconv.Itoa(e.CagePort))
 		}
-		prefix = append(prefix, "-expose-socket", filepath.Join(cageNetDir, "expose.sock"))
-		p.egress.exposed = ex
+		p.egress.exposed, x = ex, xp
 	}
-	p.egress.args = []string{"--ro-bind", dir, cageNetDir, "--ro-bind", self, cageForwarder}
-	p.egress.prefix = append(prefix, "--")
+	go readControl(ctl, proxyLn, x)
+	p.egress.args = []string{"--ro-bind", self, cageForwarder}
+	p.egress.flags = flags
+	p.egress.files = []*os.File{cageFile}
 	return nil
 }
 
-// serveProxy serves the proxy of one command on a unix socket until ctx ends.
-func serveProxy(ctx context.Context, eg *Egress, sock string) error {
+// readControl takes the connections the forwarder hands over: a proxy
+// client ('p') or a waiting offer for an exposed port ('e' + port).
+func readControl(ctl *net.UnixConn, proxy *connListener, x *exposer) {
+	buf := make([]byte, 16)
+	oob := make([]byte, syscall.CmsgSpace(4*4))
+	for {
+		n, oobn, _, _, err := ctl.ReadMsgUnix(buf, oob)
+		if err != nil || n == 0 {
+			return
+		}
+		conn := receivedConn(oob[:oobn])
+		if conn == nil {
+			continue
+		}
+		switch {
+		case buf[0] == netfwd.MsgProxy && proxy != nil:
+			proxy.push(conn)
+		case buf[0] == netfwd.MsgOffer && n >= 3 && x != nil:
+			x.offer(int(binary.BigEndian.Uint16(buf[1:3])), conn)
+		default:
+			conn.Close()
+		}
+	}
+}
+
+// receivedConn is the one descriptor a control message carries, as a
+// connection; extra descriptors are closed.
+func receivedConn(oob []byte) net.Conn {
+	msgs, err := syscall.ParseSocketControlMessage(oob)
+	if err != nil {
+		return nil
+	}
+	var conn net.Conn
+	for i := range msgs {
+		fds, err := syscall.ParseUnixRights(&msgs[i])
+		if err != nil {
+			continue
+		}
+		for _, fd := range fds {
+			f := os.NewFile(uintptr(fd), "warden-net-conn")
+			if conn == nil {
+				if c, err := net.FileConn(f); err == nil {
+					conn = c
+				}
+			}
+			f.Close()
+		}
+	}
+	return conn
+}
+
+// connListener is a net.Listener fed with connections by readControl.
+type connListener struct {
+	ch   chan net.Conn
+	done chan struct{}
+	once sync.Once
+}
+
+func newConnListener() *connListener {
+	return &connListener{ch: make(chan net.Conn), done: make(chan struct{})}
+}
+
+func (l *connListener) push(c net.Conn) {
+	select {
+	case l.ch <- c:
+	case <-l.done:
+		c.Close()
+	}
+}
+
+func (l *connListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.ch:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *connListener) Close() error {
+	l.once.Do(func() { close(l.done) })
+	return nil
+}
+
+func (l *connListener) Addr() net.Addr { return &net.UnixAddr{Name: "warden-proxy", Net: "unix"} }
+
+// serveProxy serves the proxy of one command on ln until ctx ends.
+func serveProxy(ctx context.Context, eg *Egress, ln net.Listener) error {
 	if eg == nil {
 		eg = &Egress{Decider: noEgress}
 	}
@@ -182,10 +293,6 @@ func serveProxy(ctx context.Context, eg *Egress, sock string) error {
 	px, err := netproxy.New(cfg)
 	if err != nil {
 		return err
-	}
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		return fmt.Errorf("sandbox: proxy socket: %w", err)
 	}
 	go func() { _ = px.Serve(ctx, ln) }()
 	return nil

@@ -3,19 +3,16 @@ package sandbox
 // Exposed ports: a monitor's dev server listens inside the cage's own network
 // namespace, where nothing of the host reaches. For each port a caller
 // exposes, Warden listens on a free port of the host's loopback and carries
-// each client into the cage: the in-cage forwarder keeps a few connections to
-// a unix socket of the host waiting ("wait PORT"); a client arriving on the
-// host port takes one ("go"), and the forwarder connects it to 127.0.0.1:PORT
-// inside the cage. Only the exposed ports are reachable this way, and only
+// each client into the cage: the in-cage forwarder keeps a few connections
+// waiting on the host (handed over the control socket, see startEgress); a
+// client arriving on the host port takes one ("go"), and the forwarder
+// connects it to 127.0.0.1:PORT inside the cage. Only the exposed ports are reachable this way, and only
 // from the host's loopback.
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -39,6 +36,8 @@ const exposeWait = 10 * time.Second
 type exposer struct {
 	mu      sync.Mutex
 	waiting map[int]chan net.Conn
+	allowed map[int]bool
+	closed  bool
 }
 
 func (x *exposer) queue(p int) chan net.Conn {
@@ -52,24 +51,20 @@ func (x *exposer) queue(p int) chan net.Conn {
 	return q
 }
 
-// startExpose listens for the cage's offers on sockPath and for host
-// clients on one loopback port per cage port, until ctx ends.
-func startExpose(ctx context.Context, sockPath string, ports []int) ([]Exposed, error) {
+// startExpose listens for host clients on one loopback port per cage port,
+// until ctx ends; the cage's waiting connections arrive through offer.
+func startExpose(ctx context.Context, ports []int) ([]Exposed, *exposer, error) {
 	if len(ports) > MaxExposed {
-		return nil, fmt.Errorf("sandbox: at most %d ports can be exposed, not %d", MaxExposed, len(ports))
+		return nil, nil, fmt.Errorf("sandbox: at most %d ports can be exposed, not %d", MaxExposed, len(ports))
 	}
-	x := &exposer{waiting: map[int]chan net.Conn{}}
-	offers, err := net.Listen("unix", sockPath)
-	if err != nil {
-		return nil, fmt.Errorf("sandbox: expose socket: %w", err)
-	}
+	x := &exposer{waiting: map[int]chan net.Conn{}, allowed: map[int]bool{}}
 	var lns []net.Listener
 	closeAll := func() {
-		_ = offers.Close()
 		for _, l := range lns {
 			_ = l.Close()
 		}
 		x.mu.Lock()
+		x.closed = true
 		for _, q := range x.waiting {
 			for len(q) > 0 {
 				(<-q).Close()
@@ -78,57 +73,42 @@ func startExpose(ctx context.Context, sockPath string, ports []int) ([]Exposed, 
 		x.mu.Unlock()
 	}
 	var out []Exposed
-	seen := map[int]bool{}
 	for _, p := range ports {
 		if p < 1 || p > 65535 {
 			closeAll()
-			return nil, fmt.Errorf("sandbox: port %d to expose is not from 1 to 65535", p)
+			return nil, nil, fmt.Errorf("sandbox: port %d to expose is not from 1 to 65535", p)
 		}
-		if seen[p] {
+		if x.allowed[p] {
 			continue
 		}
-		seen[p] = true
+		x.allowed[p] = true
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			closeAll()
-			return nil, fmt.Errorf("sandbox: host port for cage port %d: %w", p, err)
+			return nil, nil, fmt.Errorf("sandbox: host port for cage port %d: %w", p, err)
 		}
 		lns = append(lns, l)
 		addr := l.Addr().String()
 		out = append(out, Exposed{CagePort: p, HostAddr: addr, URL: "http://" + addr + "/"})
 		go x.clients(ctx, l, p)
 	}
-	go x.offers(offers, seen)
 	context.AfterFunc(ctx, closeAll)
-	return out, nil
+	return out, x, nil
 }
 
-// offers takes the cage's waiting connections.
-func (x *exposer) offers(l net.Listener, allowed map[int]bool) {
-	for {
-		c, err := l.Accept()
-		if err != nil {
-			return
-		}
-		go func() {
-			_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
-			line, err := bufio.NewReader(c).ReadString('\n')
-			_ = c.SetReadDeadline(time.Time{})
-			f := strings.Fields(line)
-			p := 0
-			if err == nil && len(f) == 2 && f[0] == "wait" {
-				p, _ = strconv.Atoi(f[1])
-			}
-			if !allowed[p] {
-				c.Close()
-				return
-			}
-			select {
-			case x.queue(p) <- c:
-			default:
-				c.Close() // enough are waiting
-			}
-		}()
+// offer keeps a waiting cage connection for port p (from readControl).
+func (x *exposer) offer(p int, c net.Conn) {
+	x.mu.Lock()
+	ok := x.allowed[p] && !x.closed
+	x.mu.Unlock()
+	if !ok {
+		c.Close()
+		return
+	}
+	select {
+	case x.queue(p) <- c:
+	default:
+		c.Close() // enough are waiting
 	}
 }
 

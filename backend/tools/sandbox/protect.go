@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,115 +13,117 @@ import (
 // later run code outside the cage or reconfigure the agent.
 type Protected struct {
 	Path string `json:"path"` // absolute
-	Dir  bool   `json:"dir"`  // the kind of placeholder when it does not exist
+	Dir  bool   `json:"dir"`
 }
 
-// protectedDirs are the cage-protected names that are folders; the others
-// get a file placeholder when they do not exist.
-var protectedDirs = map[string]bool{".git/hooks": true, ".warden": true, ".vscode": true}
+// rules decides, for one call, what is protected or hidden inside the
+// writable roots. The protected rule is the policy's (CageProtectedEntry
+// calls ProtectedTier), so the engine and the cage never disagree.
+type rules struct {
+	roots  []string // writable roots, parents first
+	hidden []string // hidden paths (secrets, Warden's folders)
+}
 
-// protectedNames are cage-protected relative to every writable root: the
-// policy's list, so the engine and the cage never disagree. Rc files matter
-// when a writable root is a home directory; the git entries when it holds a
-// repository.
-func protectedNames() []Protected {
-	var out []Protected
-	for _, n := range policy.CageProtectedNames() {
-		out = append(out, Protected{Path: n, Dir: protectedDirs[n]})
+// protected says whether p, below one of the roots, must not be created or
+// changed by a caged process.
+func (r *rules) protected(p string, isDir bool) bool {
+	root := rootOf(r.roots, p)
+	if root == "" {
+		return false
 	}
-	return out
+	if _, ok := hiddenUnder(r.hidden, p); ok {
+		return true
+	}
+	return policy.CageProtectedEntry(p, root, isDir)
 }
 
-// CageProtected lists the cage-protected paths inside the given writable
-// roots: the fixed names under each root, the config and hooks of the gitdir
-// a worktree's .git file points to (and of its common dir), and every extra
-// path (Warden's own config and data folders) that lies under a root. Paths
-// outside every root are read-only in the cage anyway and are left out.
-func CageProtected(roots, extra []string) []Protected {
+// gitdirOf splits p into the gitdir that holds it (a ".git" folder, or its
+// worktrees/NAME or modules/NAME below) and the path inside it.
+func gitdirOf(p string) (gitdir, rel string, ok bool) {
+	comps := strings.Split(p, "/")
+	for i := len(comps) - 1; i >= 0; i-- {
+		if comps[i] != ".git" {
+			continue
+		}
+		j := i + 1
+		for j+2 < len(comps) && (comps[j] == "worktrees" || comps[j] == "modules") {
+			j += 2
+		}
+		if j >= len(comps) {
+			return "", "", false
+		}
+		return strings.Join(comps[:j], "/"), strings.Join(comps[j:], "/"), true
+	}
+	return "", "", false
+}
+
+// scan is what the walk of the writable roots found before a call.
+type scan struct {
+	protected []Protected // existing protected and hidden entries, bound over
+	dirs      []string    // every other real folder, watched
+}
+
+// walk lists the protected entries inside the roots at any depth, without
+// descending into them (their bind covers what they hold) or into
+// symlinks (a link is an entry of its own; the cage does not follow it).
+// visit is called for each folder before it is read, so a watch added
+// there misses nothing created while the walk goes on.
+func (r *rules) walk(visit func(dir string) error) (scan, error) {
+	var s scan
 	seen := map[string]bool{}
-	var out []Protected
-	add := func(p Protected) {
-		if seen[p.Path] || !underAny(p.Path, roots) {
-			return
+	var rec func(dir string) error
+	rec = func(dir string) error {
+		if seen[dir] {
+			return nil
 		}
-		seen[p.Path] = true
-		out = append(out, p)
+		seen[dir] = true
+		if visit != nil {
+			if err := visit(dir); err != nil {
+				return err
+			}
+		}
+		s.dirs = append(s.dirs, dir)
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return nil // unreadable or gone: nothing to protect below it
+		}
+		for _, e := range ents {
+			p := filepath.Join(dir, e.Name())
+			isDir := e.IsDir()
+			if r.protected(p, isDir) {
+				s.protected = append(s.protected, Protected{Path: p, Dir: isDir})
+				continue
+			}
+			if isDir {
+				if err := rec(p); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
 	}
-	for _, root := range roots {
-		for _, n := range protectedNames() {
-			add(Protected{Path: filepath.Join(root, n.Path), Dir: n.Dir})
-		}
-		for _, gd := range gitDirs(root) {
-			add(Protected{Path: filepath.Join(gd, "hooks"), Dir: true})
-			add(Protected{Path: filepath.Join(gd, "config")})
-			add(Protected{Path: filepath.Join(gd, "config.worktree")})
+	for _, root := range r.roots {
+		if err := rec(root); err != nil {
+			return s, err
 		}
 	}
-	for _, e := range extra {
-		if e != "" && filepath.IsAbs(e) {
-			add(Protected{Path: filepath.Clean(e), Dir: true})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	sort.Slice(s.protected, func(i, j int) bool { return s.protected[i].Path < s.protected[j].Path })
+	return s, nil
+}
+
+// CageProtected lists the existing cage-protected entries inside the given
+// writable roots at any depth, with the extra paths (Warden's own folders)
+// that lie below a root and exist.
+func CageProtected(roots, extra []string) []Protected {
+	r := &rules{roots: sortedRoots(roots), hidden: hiddenPaths("", nil, extra)}
+	s, _ := r.walk(nil)
+	return s.protected
+}
+
+func sortedRoots(roots []string) []string {
+	out := append([]string(nil), roots...)
+	sort.Slice(out, func(i, j int) bool { return len(out[i]) < len(out[j]) })
 	return out
-}
-
-// gitDirs follows a worktree's ".git" file ("gitdir: ...") to its gitdir and
-// that gitdir's common dir. A plain .git directory yields nothing extra: the
-// fixed names already cover it.
-func gitDirs(root string) []string {
-	dotgit := filepath.Join(root, ".git")
-	fi, err := os.Lstat(dotgit)
-	if err != nil || fi.IsDir() {
-		return nil
-	}
-	gd := readGitdirLine(dotgit, "gitdir:")
-	if gd == "" {
-		return nil
-	}
-	if !filepath.IsAbs(gd) {
-		gd = filepath.Join(root, gd)
-	}
-	if r, err := filepath.EvalSymlinks(gd); err == nil {
-		gd = r
-	}
-	dirs := []string{gd}
-	if common := readGitdirLine(filepath.Join(gd, "commondir"), ""); common != "" {
-		if !filepath.IsAbs(common) {
-			common = filepath.Join(gd, common)
-		}
-		if r, err := filepath.EvalSymlinks(common); err == nil {
-			common = r
-		}
-		dirs = append(dirs, filepath.Clean(common))
-	}
-	return dirs
-}
-
-func readGitdirLine(path, prefix string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	if !sc.Scan() {
-		return ""
-	}
-	line := strings.TrimSpace(sc.Text())
-	if !strings.HasPrefix(line, prefix) {
-		return ""
-	}
-	return strings.TrimSpace(strings.TrimPrefix(line, prefix))
-}
-
-func underAny(p string, roots []string) bool {
-	for _, r := range roots {
-		if Within(r, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // Within reports whether p is root or lies below it (both clean, absolute).

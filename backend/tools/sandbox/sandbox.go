@@ -1,20 +1,50 @@
 // Package sandbox is the OS cage every shell process of a session runs in.
 //
 // On Linux it is bubblewrap: the whole filesystem read-only, the workspace and
-// writable roots read-write, the cage-protected paths (.git/hooks, .git/config,
-// .mcp.json, .warden/, .vscode/, .envrc, shell rc files, Warden's own folders)
-// bound read-only on top, a private /tmp, network only through Warden's proxy
-// when admitted (network.go), a new user, PID, IPC, network and session
-// namespace with every capability dropped and no nested user namespaces (so
-// no remount or umount can lift a read-only bind), a private /run (host
-// daemons' unix sockets), and an environment allowlist.
-// ReadOnly binds nothing writable.
+// writable roots read-write, a private /tmp of bounded size, network only
+// through Warden's proxy when admitted (network.go), a new user, PID, IPC,
+// network and session namespace with every capability dropped and no nested
+// user namespaces (so no remount or umount can lift a read-only bind), a
+// private /run, a seccomp filter, per-call limits, and an environment
+// allowlist. ReadOnly binds nothing writable.
 //
-// A protected path that does not exist yet is kept from being created: when its
-// parent exists, an empty read-only placeholder is bound over it (bwrap
-// creates the mount point; Finish removes it again); when even the parent is
-// missing (.git/hooks of a folder with no .git), Finish detects the creation
-// after the process ends, removes it and reports a Violation.
+// Protected paths (the policy's rule, at any depth: git configuration and
+// hooks of every repository, .envrc, .vscode/, .mcp.json, .warden/, shell rc
+// files, Warden's own folders) are held two ways, because bwrap 0.8 has no
+// overlay and a mount needs an existing mount point:
+//
+//   - One that exists is bound read-only (it is its own mount point, so no
+//     file is made for it), and every folder between its writable root and
+//     it is bound onto itself, because a mount point cannot be renamed: `mv
+//     .git x` cannot carry a read-only config away and plant a new one.
+//   - One that does not exist yet is caught when it is made: an inotify
+//     watch over the writable roots for the life of the call (recursive; a
+//     new folder is watched and then read, so nothing made in it between the
+//     two is missed) removes it at once and reports a Violation, which fails
+//     the call. A folder the kernel cannot watch, or a full event queue,
+//     makes the end of the call walk the roots again. What git init or git
+//     clone write into a gitdir is let through (sample hooks, info/exclude,
+//     a config holding only the keys they write; any other key is unset),
+//     so a repository can be made in the cage but its hooks and config
+//     cannot run anything later.
+//
+// The earlier design bound empty placeholder files over missing names: they
+// showed in the user's `ls` and `git status` during every call, stayed after
+// a crash, and made concurrent calls in one workspace race on them. The
+// watch creates nothing in the workspace, so a killed Warden leaves nothing
+// behind and concurrent calls (each with its own watch) cannot collide; a
+// protected name the user creates in the workspace while a call runs is
+// judged by the same rule, so it is removed too (the README says so).
+//
+// Secrets (DefaultDenyRead, [sandbox] deny_read, Warden's config and data
+// folders wherever the database is) are hidden: an empty, mode-0000,
+// read-only folder or file is mounted over each, so a read fails with
+// "Permission denied" naming the path. Host unix sockets are out of reach
+// because the seccomp filter refuses socket(AF_UNIX) (a read-only mount does
+// not stop connect()); when [sandbox] allow_unix_sockets lists some, the
+// filter lets unix sockets through and every other socket the host has
+// bound (/proc/net/unix) is covered instead, while the listed ones are
+// bound in.
 //
 // DangerFullAccess runs unconfined, and so does everything when the cage is
 // unavailable: the policy is told caged=false and asks before unknown commands.
@@ -30,6 +60,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -54,9 +85,20 @@ type Config struct {
 	Mode Mode
 	// Bwrap is the bubblewrap binary; empty means "bwrap" on PATH.
 	Bwrap string
-	// Protected lists extra absolute paths kept read-only when they lie under
-	// a writable root: Warden's own config and data folders.
+	// Protected lists Warden's own config and data folders (or, for a
+	// database given by --db/WARDEN_DB, its files): hidden from the cage,
+	// neither readable nor writable, wherever they are.
 	Protected []string
+	// DenyRead adds hidden paths ([sandbox] deny_read): absolute or "~/...".
+	DenyRead []string
+	// AllowUnixSockets lists host unix sockets a caged process may connect
+	// to ([sandbox] allow_unix_sockets). Empty: none at all.
+	AllowUnixSockets []string
+	// Limits caps each call; zero fields take the defaults.
+	Limits Limits
+	// Home is the folder DefaultDenyRead is relative to; empty means the
+	// user's home.
+	Home string
 }
 
 // Status says whether the cage works on this machine, and why not.
@@ -67,14 +109,14 @@ type Status struct {
 
 // Cage prepares confined commands. It is safe for concurrent use.
 type Cage struct {
-	cfg Config
+	cfg     Config
+	hidden  []string // DefaultDenyRead under Home, DenyRead and Protected
+	limits  Limits
+	cgroups *cgroupPool // per-call pids cgroups when Warden runs as root, or nil
 
 	mu        sync.Mutex
 	status    *Status
 	bwrapPath string // found by Detect
-	phDir     string // private placeholder folder
-	phFile    string // empty read-only placeholder file
-	phFolder  string // empty read-only placeholder directory
 }
 
 // New returns a cage; call Detect once at start to learn whether it works.
@@ -85,8 +127,33 @@ func New(cfg Config) *Cage {
 	if cfg.Bwrap == "" {
 		cfg.Bwrap = "bwrap"
 	}
-	return &Cage{cfg: cfg}
+	if cfg.Home == "" {
+		cfg.Home, _ = os.UserHomeDir()
+	}
+	var socks []string
+	for _, s := range cfg.AllowUnixSockets {
+		if rest, ok := strings.CutPrefix(s, "~/"); ok && cfg.Home != "" {
+			s = filepath.Join(cfg.Home, rest)
+		}
+		if filepath.IsAbs(s) {
+			socks = append(socks, filepath.Clean(s))
+		}
+	}
+	cfg.AllowUnixSockets = socks
+	c := &Cage{cfg: cfg, limits: cfg.Limits.withDefaults()}
+	c.hidden = hiddenPaths(cfg.Home, cfg.DenyRead, cfg.Protected)
+	return c
 }
+
+// Hidden lists the paths hidden from caged processes (whether or not they
+// exist on this machine), for the Settings view.
+func (c *Cage) Hidden() []string { return append([]string(nil), c.hidden...) }
+
+// Limits are the caps every call runs under.
+func (c *Cage) Limits() Limits { return c.limits }
+
+// AllowedUnixSockets lists the host sockets a caged process may reach.
+func (c *Cage) AllowedUnixSockets() []string { return append([]string(nil), c.cfg.AllowUnixSockets...) }
 
 // Detect runs a trivial command through the full cage and remembers whether
 // it worked. The answer is what the policy engine receives as caged.
@@ -118,8 +185,16 @@ func (c *Cage) detect(ctx context.Context) Status {
 	if err := cmd.Run(); err != nil {
 		return Status{Reason: fmt.Sprintf("bwrap cannot start a cage (user namespaces?): %v: %s", err, strings.TrimSpace(stderr.String()))}
 	}
+	var pool *cgroupPool
+	if cg := pidsCgroupParent(); cg != "" && c.limits.Processes > 0 {
+		removeStaleCgroups(cg)
+		pool = &cgroupPool{parent: cg, max: c.limits.Processes}
+		if dir := pool.get(); dir != "" {
+			pool.put(dir) // one ready for the first call
+		}
+	}
 	c.mu.Lock()
-	c.bwrapPath = path
+	c.bwrapPath, c.cgroups = path, pool
 	c.mu.Unlock()
 	return Status{Available: true, Reason: "bwrap " + path}
 }
@@ -162,17 +237,22 @@ type Prepared struct {
 	Confined bool
 	// Argv is the full command line, for diagnostics.
 	Argv []string
+	// Hidden are the paths hidden from this process.
+	Hidden []string
 
-	watch []watched   // checked after exit, undone when changed
-	mount []Protected // placeholders bwrap creates mount points for
-	env   map[string]string
-	temp  []string // host files made for this run, removed by Finish
+	watch  *watcher
+	links  []watched  // protected symlinks, restored when changed
+	lim    *limiter   // applies the limits to the started cage
+	files  []*os.File // handed to bwrap, closed by Finish
+	once   sync.Once
+	result []Violation
 
-	egress egress // the proxy wiring, when network is admitted (network.go)
+	egress egress // the proxy and exposed ports (network.go)
 }
 
 // Prepare builds the command for spec. The command is started by the caller;
-// cancelling ctx kills its whole process group.
+// cancelling ctx kills its whole process group. Finish must be called once
+// the command has been waited for (or if it is never started).
 func (c *Cage) Prepare(ctx context.Context, spec Spec) (*Prepared, error) {
 	if len(spec.Args) == 0 {
 		return nil, errors.New("sandbox: empty command")
@@ -186,23 +266,29 @@ func (c *Cage) Prepare(ctx context.Context, spec Spec) (*Prepared, error) {
 	}
 	p := &Prepared{}
 	argv := spec.Args
+	var extra []*os.File
 	if c.Caged(spec.Policy) && c.cfg.Mode == ModeBwrap {
 		if err := c.startEgress(ctx, spec, p); err != nil {
+			p.Finish()
 			return nil, err
 		}
-		bw, err := c.bwrapArgs(spec, dir, p)
+		bw, files, err := c.bwrapArgs(spec, dir, p)
 		if err != nil {
+			p.Finish()
 			return nil, err
 		}
 		c.mu.Lock()
 		path := c.bwrapPath
 		c.mu.Unlock()
-		argv = append(append(append([]string{path}, bw...), p.egress.prefix...), spec.Args...)
+		argv = append(append(append([]string{path}, bw...), p.egress.prefix(3+len(files))...), spec.Args...)
 		p.Confined = true
+		p.Hidden = c.Hidden()
+		extra = append(files, p.egress.files...) // network.go's after bwrap's
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.Env = environ(spec.Env, p.env)
+	cmd.Env = environ(spec.Env, p.egress.env)
+	cmd.ExtraFiles = extra
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// Kill the whole group: bwrap's PID namespace dies with it, and an
 	// unconfined command's children go too.
@@ -211,6 +297,33 @@ func (c *Cage) Prepare(ctx context.Context, spec Spec) (*Prepared, error) {
 	p.Cmd = cmd
 	p.Argv = argv
 	return p, nil
+}
+
+// Finish ends the call's watch, undoes and reports every protected path the
+// call created or changed, and releases what Prepare opened. Call it after
+// the process has been waited for; later calls return the same result.
+func (p *Prepared) Finish() []Violation {
+	p.once.Do(func() {
+		var out []Violation
+		if p.lim != nil {
+			if err := p.lim.close(); err != nil {
+				out = append(out, Violation{Path: "(limits)", Detail: err.Error() + "; the call was stopped"})
+			}
+		}
+		for _, f := range p.files {
+			_ = f.Close()
+		}
+		if p.watch != nil {
+			out = append(out, p.watch.stop()...)
+		}
+		for _, w := range p.links {
+			if v, ok := w.restore(); ok {
+				out = append(out, v)
+			}
+		}
+		p.result = out
+	})
+	return p.result
 }
 
 // KillGroup kills the process group of a started command.
@@ -234,76 +347,244 @@ func baseArgs() []string {
 	}
 }
 
-func (c *Cage) bwrapArgs(spec Spec, dir string, p *Prepared) ([]string, error) {
-	args := baseArgs()
-	// /run is private too: the read-only root does not stop connect() on a
-	// unix socket, and /run holds the ones that command the host (docker,
-	// D-Bus, the user's runtime folder with its agents).
-	args = append(args, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run")
-	args = append(args, p.egress.args...) // the proxy socket and forwarder (network.go)
-	var writable []string
-	if spec.Policy.Kind == policy.WorkspaceWrite {
-		writable = append(writable, spec.Workspace)
-		for _, r := range spec.Policy.WritableRoots {
-			if filepath.IsAbs(r) {
-				if _, err := os.Stat(r); err == nil {
-					writable = append(writable, filepath.Clean(r))
-				}
-			}
-		}
+// bwrapArgs builds the command line in layers, each appending its own
+// arguments: namespaces, the filesystem, the protected paths, the hidden
+// paths, the sockets, and the seccomp and limit descriptors. Files handed to
+// bwrap are returned in ExtraFiles order (descriptor 3 onwards).
+func (c *Cage) bwrapArgs(spec Spec, dir string, p *Prepared) ([]string, []*os.File, error) {
+	b := &argBuilder{}
+	defer func() { p.files = b.files }() // Finish closes them, on error too
+	b.add(baseArgs()...)
+	// /run is private too: it holds the sockets that command the host
+	// (docker, D-Bus, the user's runtime folder with its agents).
+	b.add("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
+	if c.limits.TmpBytes > 0 {
+		b.add("--size", strconv.FormatInt(c.limits.TmpBytes, 10))
 	}
-	// Parents before children, so a nested root is bound on top.
-	sort.Slice(writable, func(i, j int) bool { return len(writable[i]) < len(writable[j]) })
+	b.add("--tmpfs", "/tmp", "--tmpfs", "/run")
+	b.add(p.egress.args...) // the forwarder binary (network.go)
+	writable := writableRoots(spec)
 	if len(writable) == 0 {
 		// Re-expose the workspace read-only in case it lives under /tmp.
-		args = append(args, "--ro-bind", spec.Workspace, spec.Workspace)
+		b.add("--ro-bind", spec.Workspace, spec.Workspace)
 	}
 	for _, w := range writable {
-		args = append(args, "--bind", w, w)
+		b.add("--bind", w, w)
 	}
 	if len(writable) > 0 {
-		ph, err := c.placeholders()
+		if err := c.protect(b, writable, p); err != nil {
+			return nil, nil, err
+		}
+	}
+	visible := writable
+	if len(visible) == 0 {
+		visible = []string{spec.Workspace}
+	}
+	if err := c.hide(b, visible); err != nil {
+		return nil, nil, err
+	}
+	c.sockets(b)
+	prog, err := seccompProgram(len(c.cfg.AllowUnixSockets) > 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := b.data("--seccomp", prog); err != nil {
+		return nil, nil, err
+	}
+	if c.limits.Processes > 0 || c.limits.FileBytes > 0 {
+		lim, err := newLimiter(c.limits, c.cgroupPool())
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		protected := CageProtected(writable, c.cfg.Protected)
-		// Pin every real folder between a root and a protected path with a
-		// bind onto itself: a mount point cannot be renamed, so `mv .git x`
-		// cannot carry the read-only .git/config away and plant a new one.
-		for _, d := range pins(writable, protected) {
-			args = append(args, "--bind", d, d)
-		}
-		for _, pr := range protected {
-			fi, err := os.Lstat(pr.Path)
-			switch {
-			case err == nil && fi.Mode()&os.ModeSymlink != 0, err == nil && linkedAncestor(writable, pr.Path):
-				p.watch = append(p.watch, stateOf(pr))
-				if _, err := os.Stat(pr.Path); err == nil {
-					args = append(args, "--ro-bind", pr.Path, pr.Path)
-				}
-			case err == nil:
-				args = append(args, "--ro-bind", pr.Path, pr.Path)
-			default:
-				if fi, err := os.Lstat(filepath.Dir(pr.Path)); err != nil || !fi.IsDir() || linkedAncestor(writable, pr.Path) {
-					p.watch = append(p.watch, stateOf(pr))
-					continue
-				}
-				src := ph.file
-				if pr.Dir {
-					src = ph.dir
-				}
-				args = append(args, "--ro-bind", src, pr.Path)
-				p.mount = append(p.mount, pr)
+		p.lim = lim
+		b.fd("--info-fd", lim.infoW)
+		b.fd("--block-fd", lim.blockR)
+	}
+	b.add("--chdir", dir, "--")
+	return b.args, b.files, nil
+}
+
+func (c *Cage) cgroupPool() *cgroupPool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cgroups
+}
+
+// cgroupParent is where per-call cgroups go, or "".
+func (c *Cage) cgroupParent() string {
+	if p := c.cgroupPool(); p != nil {
+		return p.parent
+	}
+	return ""
+}
+
+// writableRoots are the workspace and the existing writable roots under
+// WorkspaceWrite, parents first, so a nested root is bound on top.
+func writableRoots(spec Spec) []string {
+	if spec.Policy.Kind != policy.WorkspaceWrite {
+		return nil
+	}
+	writable := []string{spec.Workspace}
+	for _, r := range spec.Policy.WritableRoots {
+		if filepath.IsAbs(r) {
+			if _, err := os.Stat(r); err == nil {
+				writable = append(writable, filepath.Clean(r))
 			}
 		}
-		more, err := c.hidePlaceholdersFromGit(p)
-		if err != nil {
-			return nil, err
-		}
-		args = append(args, more...)
 	}
-	args = append(args, "--chdir", dir, "--")
-	return args, nil
+	return sortedRoots(writable)
+}
+
+// protect binds the existing protected entries read-only, pins the folders
+// above them, and starts the watch that catches new ones.
+func (c *Cage) protect(b *argBuilder, writable []string, p *Prepared) error {
+	r := &rules{roots: writable, hidden: c.hidden}
+	w, err := newWatcher(r)
+	if err != nil {
+		return err
+	}
+	p.watch = w
+	s, err := r.walk(w.add)
+	if err != nil {
+		return err
+	}
+	w.start(s)
+	var binds []string
+	for _, pr := range s.protected {
+		if _, hidden := hiddenUnder(c.hidden, pr.Path); hidden {
+			continue // covered by hide
+		}
+		fi, err := os.Lstat(pr.Path)
+		if err != nil {
+			continue
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			p.links = append(p.links, stateOf(pr))
+			if _, err := os.Stat(pr.Path); err != nil {
+				continue
+			}
+		}
+		binds = append(binds, pr.Path)
+	}
+	for _, d := range pins(writable, s.protected) {
+		b.add("--bind", d, d)
+	}
+	for _, pr := range binds {
+		b.add("--ro-bind", pr, pr)
+	}
+	return nil
+}
+
+// hide covers every existing hidden path with an empty, mode-0000,
+// read-only folder or file. /tmp and /run are the cage's own already,
+// except for a workspace or writable root bound in from there.
+func (c *Cage) hide(b *argBuilder, visible []string) error {
+	for _, h := range c.hidden {
+		if (Within("/tmp", h) || Within("/run", h)) && !underAny(h, visible) {
+			continue
+		}
+		fi, err := os.Stat(h)
+		if err != nil {
+			continue
+		}
+		if fi.IsDir() {
+			b.add("--perms", "0000", "--tmpfs", h, "--remount-ro", h)
+			continue
+		}
+		if err := b.emptyFile(h); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sockets binds the allowed unix sockets in and, since the seccomp filter
+// then lets unix sockets through, covers every other socket the host has
+// bound outside the cage's own /tmp and /run and the hidden folders.
+func (c *Cage) sockets(b *argBuilder) {
+	if len(c.cfg.AllowUnixSockets) == 0 {
+		return
+	}
+	allowed := map[string]bool{}
+	for _, s := range c.cfg.AllowUnixSockets {
+		if r, err := filepath.EvalSymlinks(s); err == nil {
+			s = r
+		}
+		if fi, err := os.Stat(s); err == nil && fi.Mode()&os.ModeSocket != 0 {
+			allowed[s] = true
+			b.add("--bind", s, s)
+		}
+	}
+	for _, s := range listeningSockets() {
+		if allowed[s] || Within("/tmp", s) || Within("/run", s) {
+			continue
+		}
+		if _, hidden := hiddenUnder(c.hidden, s); hidden {
+			continue
+		}
+		if fi, err := os.Lstat(s); err == nil && fi.Mode()&os.ModeSocket != 0 {
+			b.add("--ro-bind", "/dev/null", s)
+		}
+	}
+}
+
+// argBuilder collects bwrap arguments and the descriptors they name.
+type argBuilder struct {
+	args  []string
+	files []*os.File
+}
+
+func (b *argBuilder) add(a ...string) { b.args = append(b.args, a...) }
+
+// fd passes f to bwrap after flag.
+func (b *argBuilder) fd(flag string, f *os.File) {
+	b.args = append(b.args, flag, strconv.Itoa(3+len(b.files)))
+	b.files = append(b.files, f)
+}
+
+// data passes content to bwrap through a pipe: flag FD.
+func (b *argBuilder) data(flag string, content []byte) error {
+	r, err := pipeOf(content)
+	if err != nil {
+		return err
+	}
+	b.fd(flag, r)
+	return nil
+}
+
+// emptyFile mounts an empty, mode-0000, read-only file on dest.
+func (b *argBuilder) emptyFile(dest string) error {
+	r, err := pipeOf(nil)
+	if err != nil {
+		return err
+	}
+	b.args = append(b.args, "--perms", "0000", "--ro-bind-data", strconv.Itoa(3+len(b.files)), dest)
+	b.files = append(b.files, r)
+	return nil
+}
+
+// pipeOf is the read end of a pipe holding content (small: it must fit
+// the pipe's buffer, a seccomp program does).
+func pipeOf(content []byte) (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	defer w.Close()
+	if _, err := w.Write(content); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	return r, nil
+}
+
+func underAny(p string, roots []string) bool {
+	for _, r := range roots {
+		if Within(r, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // envAllow is the environment a caged process inherits; nothing else leaks

@@ -8,6 +8,7 @@ import (
 
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/store/storetest"
 	"github.com/warden-dev/warden/backend/tools"
 	"github.com/warden-dev/warden/backend/tools/sandbox"
 )
@@ -17,7 +18,8 @@ import (
 func callThrough(t *testing.T, s policy.Session, tool tools.Tool, args string) []store.StoredEvent {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "w.db"))
+	dbPath := filepath.Join(t.TempDir(), "w.db")
+	st, err := store.Open(ctx, dbPath, storetest.KeyFor(dbPath))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,6 +53,20 @@ type config struct {
 	desktop                           string
 	desktopRuns                       int
 	desktopIdle                       time.Duration
+	only                              string
+}
+
+// want says whether a section is measured in this run (-only).
+func (c config) want(section string) bool {
+	if c.only == "" {
+		return true
+	}
+	for _, s := range strings.Split(c.only, ",") {
+		if strings.TrimSpace(s) == section {
+			return true
+		}
+	}
+	return false
 }
 
 func main() {
@@ -79,6 +93,7 @@ func main() {
 	flag.StringVar(&c.desktop, "desktop", "build/bin/warden-desktop", "built desktop app whose idle memory is measured under xvfb-run; empty to skip")
 	flag.IntVar(&c.desktopRuns, "desktop-runs", 3, "starts of the desktop app; the median is reported")
 	flag.DurationVar(&c.desktopIdle, "desktop-idle", 25*time.Second, "idle time before each desktop reading")
+	flag.StringVar(&c.only, "only", "", "comma-separated sections to measure (decide, classifier, start, search, store, desktop); empty: all")
 	flag.Parse()
 	if c.quick {
 		c.startRounds, c.classRounds, c.searchRounds, c.storeRounds, c.singles = 3, 3, 3, 2, 30
@@ -120,41 +135,51 @@ func run(ctx context.Context, c config) error {
 		return err
 	}
 
-	logf("decide: testing.Benchmark")
-	rep.Decide = benchDecide()
-
-	logf("classifier: %d read-only + %d unsafe commands, %d passes each", len(safe), len(unsafe), c.classRounds)
-	rep.Classifier = []ClassifierResult{
-		wardenClassifier(safe, unsafe, c.classRounds),
-		geminiClassifier(ctx, c.geminiScript, c.peers, safe, unsafe, c.classRounds),
+	if c.want("decide") {
+		logf("decide: testing.Benchmark")
+		rep.Decide = benchDecide()
 	}
 
-	logf("process start: %d interleaved rounds", c.startRounds)
-	cage := sandbox.New(sandbox.Config{})
-	if st := cage.Detect(ctx); !st.Available {
-		return fmt.Errorf("the cage is not available here: %s", st.Reason)
-	}
-	defer cage.Close()
-	ws := filepath.Join(c.work, "ws")
-	if err := os.MkdirAll(ws, 0o755); err != nil {
-		return err
-	}
-	if _, err := os.Stat(filepath.Join(ws, ".git")); err != nil {
-		if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
-			return fmt.Errorf("git init: %v %s", err, out)
+	if c.want("classifier") {
+		logf("classifier: %d read-only + %d unsafe commands, %d passes each", len(safe), len(unsafe), c.classRounds)
+		rep.Classifier = []ClassifierResult{
+			wardenClassifier(safe, unsafe, c.classRounds),
+			geminiClassifier(ctx, c.geminiScript, c.peers, safe, unsafe, c.classRounds),
 		}
 	}
-	if rep.Start, err = benchStart(ctx, startEnv{work: c.work, ws: ws, peers: c.peers, cage: cage}, c.startRounds); err != nil {
-		return err
+
+	if c.want("start") {
+		logf("process start: %d interleaved rounds", c.startRounds)
+		cage := sandbox.New(sandbox.Config{})
+		if st := cage.Detect(ctx); !st.Available {
+			return fmt.Errorf("the cage is not available here: %s", st.Reason)
+		}
+		defer cage.Close()
+		ws := filepath.Join(c.work, "ws")
+		if err := os.MkdirAll(ws, 0o755); err != nil {
+			return err
+		}
+		if _, err := os.Stat(filepath.Join(ws, ".git")); err != nil {
+			if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
+				return fmt.Errorf("git init: %v %s", err, out)
+			}
+		}
+		if rep.Start, err = benchStart(ctx, startEnv{work: c.work, ws: ws, peers: c.peers, cage: cage}, c.startRounds); err != nil {
+			return err
+		}
 	}
 
-	logf("search: %d files, %d pairs", searchFiles, c.searchRounds)
-	rep.Search = benchSearch(ctx, c.work, c.searchRounds)
+	if c.want("search") {
+		logf("search: %d files, %d pairs", searchFiles, c.searchRounds)
+		rep.Search = benchSearch(ctx, c.work, c.searchRounds)
+	}
 
-	logf("store: appends and the 1M-event database")
-	rep.Store = benchStore(ctx, c.work, c.singles, c.storeRounds, logf)
+	if c.want("store") {
+		logf("store: appends and the 1M-event database")
+		rep.Store = benchStore(ctx, c.work, c.singles, c.storeRounds, logf)
+	}
 
-	if c.desktop != "" {
+	if c.desktop != "" && c.want("desktop") {
 		logf("desktop memory: %d starts of %s, %s idle each", c.desktopRuns, c.desktop, c.desktopIdle)
 		rep.Desktop = benchDesktop(ctx, c.desktop, c.desktopRuns, c.desktopIdle)
 	}

@@ -78,7 +78,7 @@ func TestTargetsFlagMisses(t *testing.T) {
 	rep := &Report{
 		Start: []StartResult{
 			{Variant: "warden gate+cage", True: Stat{Median: 30, N: 1}, OverRaw: Stat{Median: 20, N: 1}, Confines: true},
-			{Variant: "raw bwrap (same flags)", True: Stat{Median: 10, N: 1}, Confines: true},
+			{Variant: "raw bwrap (minimal)", True: Stat{Median: 10, N: 1}, Confines: true},
 		},
 		Classifier: []ClassifierResult{{Engine: "warden x", ReadOnlyPct: 95, UnsafeAllowed: 1}},
 		Search:     SearchResult{Ratio: Stat{Median: 1.1, N: 1}},
@@ -88,7 +88,7 @@ func TestTargetsFlagMisses(t *testing.T) {
 		got[tg.Name] = tg.Met
 	}
 	want := map[string]bool{
-		"process start, `true`":         false, // +20 ms per round > 0.1*10+5
+		"process start, `true`":         false, // +20 ms per round > 0.25*10
 		"Warden confines":               true,
 		"classifier: read-only allowed": true,
 		"classifier: unsafe allowed":    false,

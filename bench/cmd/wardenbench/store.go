@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/warden-dev/warden/backend/auditkey"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 )
@@ -63,6 +64,16 @@ const (
 	ordinaryID    = "s0450"
 )
 
+// openBench opens a scratch database of the bench, keyed with a key kept
+// in the work folder so a reused database keeps verifying.
+func openBench(ctx context.Context, work, path string) (*store.Store, error) {
+	key, _, err := auditkey.LoadOrCreate(filepath.Join(work, auditkey.FileName))
+	if err != nil {
+		return nil, err
+	}
+	return store.Open(ctx, path, key)
+}
+
 // bigDB opens the 1,000,000-event database, building it on first use.
 // Sessions are written in interleaved rounds so one session's events are
 // spread over the file, as in real use.
@@ -70,7 +81,7 @@ func bigDB(ctx context.Context, work string, logf func(string, ...any)) (*store.
 	path := filepath.Join(work, fmt.Sprintf("events-1m-v%d.db", store.SchemaVersion()))
 	stamp := path + ".done"
 	if _, err := os.Stat(stamp); err == nil {
-		s, err := store.Open(ctx, path)
+		s, err := openBench(ctx, work, path)
 		return s, 0, err
 	}
 	for _, suf := range []string{"", "-wal", "-shm"} {
@@ -78,7 +89,7 @@ func bigDB(ctx context.Context, work string, logf func(string, ...any)) (*store.
 	}
 	logf("building %s (%d events), once; later runs reuse it", path, bigTotal)
 	t0 := time.Now()
-	s, err := store.Open(ctx, path)
+	s, err := openBench(ctx, work, path)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -144,7 +155,7 @@ func benchStore(ctx context.Context, work string, singles, rounds int, logf func
 	for _, suf := range []string{"", "-wal", "-shm"} {
 		os.Remove(path + suf)
 	}
-	s, err := store.Open(ctx, path)
+	s, err := openBench(ctx, work, path)
 	if err != nil {
 		return fail(err)
 	}

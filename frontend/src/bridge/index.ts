@@ -34,14 +34,26 @@ export function createDisconnectedBridge(): Bridge {
   }
 }
 
-// Wails in the desktop window; under `warden serve` the page URL carries
-// ?token= (the server also sets a cookie, but the API wants the header).
-export function selectBridge(win: object & { location?: { href: string; origin: string } }): Bridge {
+type PageWindow = object & {
+  location?: { href: string; origin: string }
+  history?: { state: unknown; replaceState(data: unknown, unused: string, url?: string): void }
+}
+
+// Wails in the desktop window; any http(s) page is `warden serve`'s. The
+// URL it printed carries a one-time ?code=, which leaves the address bar
+// (and so the history) at once and is traded for the session cookie; a
+// reload or a later visit rides on that cookie.
+export function selectBridge(win: PageWindow): Bridge {
   if (hasWailsBindings(win)) return createWailsBridge(win as Parameters<typeof createWailsBridge>[0])
   const loc = win.location
-  if (loc) {
-    const token = new URL(loc.href).searchParams.get('token')
-    if (token) return createHttpBridge({ base: loc.origin, token })
+  if (loc && /^https?:/.test(loc.href)) {
+    const url = new URL(loc.href)
+    const code = url.searchParams.get('code') ?? undefined
+    if (code !== undefined) {
+      url.searchParams.delete('code')
+      win.history?.replaceState(win.history.state, '', url.pathname + url.search + url.hash)
+    }
+    return createHttpBridge(code === undefined ? { base: loc.origin } : { base: loc.origin, code })
   }
   return createDisconnectedBridge()
 }

@@ -140,6 +140,7 @@ export interface Settings {
   // [network]: presets to tick, allow and deny patterns (absent from an
   // older backend).
   network?: NetworkSettings
+  cage?: CageView
 }
 
 export interface NetworkPreset {
@@ -160,6 +161,14 @@ export interface NetworkArgs {
   enabled: string[]
   allow: string[]
   deny: string[]
+}
+
+// What the OS cage hides from commands and lets through (Settings card).
+export interface CageView {
+  hidden: string[]
+  allow_unix_sockets: string[]
+  docker_socket: boolean
+  limits: { processes: number; tmp_bytes: number; file_bytes: number }
 }
 
 // api_key absent = keep the stored key; clear_api_key removes it from the file.

@@ -115,3 +115,48 @@ describe('ChatPane earlier pages', () => {
     w.unmount()
   })
 })
+
+describe('ChatPane ambient strip', () => {
+  const ev = (seq: number, kind: string, data: Record<string, unknown>): WardenEvent => ({ seq, session_id: 's1', version: seq, kind, at: seq, data })
+  async function mountEvents(events: WardenEvent[]) {
+    const f = fakeBridge({ handlers: { ListSessions: () => [testSession()], SessionEvents: pagedEvents(events) } })
+    const pinia = createPinia()
+    const w = mount(ChatPane, { global: { plugins: [pinia], provide: { [BridgeKey as symbol]: f.bridge } }, attachTo: document.body })
+    await useSessionsStore(pinia).hydrate()
+    await useTranscriptsStore(pinia).load('s1')
+    await flushPromises()
+    return w
+  }
+
+  it('shows a finished background subagent as done, its result one click away, until dismissed', async () => {
+    const w = await mountEvents([
+      ev(1, 'subagent_started', { subagent_id: 'k1', task: 'find the flaky test', background: true }),
+      ev(2, 'subagent_started', { subagent_id: 'k2', task: 'still going', background: true }),
+      ev(3, 'subagent_finished', { subagent_id: 'k1', result: 'TestIO is flaky', background: true }),
+    ])
+    const chips = w.findAll('[data-testid="agent"]')
+    expect(chips).toHaveLength(2)
+    const [done, running] = [chips[0]!, chips[1]!]
+    expect(done.get('[data-testid="agent-state"]').text()).toBe('done')
+    expect(running.find('[data-testid="agent-state"]').exists()).toBe(false)
+    expect(running.text()).toContain('Kill')
+    expect(w.find('[data-testid="agent-result"]').exists()).toBe(false)
+    await done.get('[data-testid="agent-result-toggle"]').trigger('click')
+    expect(w.get('[data-testid="agent-result"]').text()).toContain('TestIO is flaky')
+    await w.get('[aria-label="Dismiss find the flaky test"]').trigger('click')
+    expect(w.findAll('[data-testid="agent"]')).toHaveLength(1)
+    expect(w.find('[data-testid="agent-result"]').exists()).toBe(false)
+    w.unmount()
+  })
+
+  it('says a killed subagent was killed', async () => {
+    const w = await mountEvents([
+      ev(1, 'subagent_started', { subagent_id: 'k1', task: 'slow suite', background: true }),
+      ev(2, 'subagent_finished', { subagent_id: 'k1', error: 'killed by the user', killed: true, background: true }),
+    ])
+    expect(w.get('[data-testid="agent-state"]').text()).toBe('killed')
+    await w.get('[data-testid="agent-result-toggle"]').trigger('click')
+    expect(w.get('[data-testid="agent-result"]').text()).toContain('killed by the user')
+    w.unmount()
+  })
+})

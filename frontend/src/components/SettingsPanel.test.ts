@@ -2,7 +2,7 @@ import { flushPromises, mount } from '@vue/test-utils'
 import { createPinia } from 'pinia'
 import { describe, expect, it } from 'vitest'
 import App from '../App.vue'
-import { BridgeError, BridgeKey, type ModelArgs, type Settings } from '../bridge'
+import { BridgeError, BridgeKey, type CageView, type ModelArgs, type Settings } from '../bridge'
 import { fakeBridge, testInfo, testSettings } from '../testing/fakeBridge'
 import SettingsPanel from './SettingsPanel.vue'
 
@@ -40,6 +40,39 @@ describe('SettingsPanel', () => {
       const { w } = setup({}, { info: { ...testInfo, caged: c.caged, cage_reason: c.reason } })
       await flushPromises()
       expect(w.get('[data-testid="cage-status"]').text()).toBe(c.want)
+    })
+  }
+
+  const cageCards: { name: string; cage: CageView; hidden: string; sockets: string; docker: boolean; limits: string }[] = [
+    {
+      name: 'cage with hidden paths and no sockets',
+      cage: { hidden: ['/home/u/.ssh', '/home/u/.config/warden'], allow_unix_sockets: [], docker_socket: false, limits: { processes: 4096, tmp_bytes: 2 ** 31, file_bytes: 8 * 2 ** 30 } },
+      hidden: '2 paths (secrets, Warden\'s own data, deny_read)|/home/u/.ssh|/home/u/.config/warden',
+      sockets: 'none reachable from commands',
+      docker: false,
+      limits: '4096 processes, /tmp 2 GiB, files up to 8 GiB',
+    },
+    {
+      name: 'docker socket listed is called full access',
+      cage: { hidden: [], allow_unix_sockets: ['/run/docker.sock'], docker_socket: true, limits: { processes: -1, tmp_bytes: 512 * 2 ** 20, file_bytes: -1 } },
+      hidden: 'nothing on this machine',
+      sockets: 'reachable: /run/docker.sock',
+      docker: true,
+      limits: 'processes uncapped, /tmp 512 MiB, files up to uncapped',
+    },
+  ]
+  for (const c of cageCards) {
+    it(c.name, async () => {
+      const { w } = setup({ handlers: { GetSettings: () => testSettings({ cage: c.cage }) } })
+      await flushPromises()
+      const hidden = w.get('[data-testid="cage-hidden"]')
+      const parts = hidden.find('summary').exists()
+        ? [hidden.get('summary').text(), ...hidden.findAll('li').map((l) => l.text())]
+        : [hidden.text()]
+      expect(parts.join('|')).toBe(c.hidden)
+      expect(w.get('[data-testid="cage-sockets"]').text()).toContain(c.sockets)
+      expect(w.find('[data-testid="cage-docker"]').exists()).toBe(c.docker)
+      expect(w.get('[data-testid="cage-limits"]').text().replace(/\s+/g, ' ')).toBe(c.limits)
     })
   }
 

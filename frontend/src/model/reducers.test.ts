@@ -110,6 +110,23 @@ describe('applyEvent', () => {
       check: (t) => expect(t.agents).toEqual([{ id: 'm1', kind: 'monitor', label: 'npm run dev', last: 'ready' }]),
     },
     {
+      name: 'a background subagent stays in the strip when it ends, with its answer, failure or kill',
+      events: [
+        ev(1, 'subagent_started', { subagent_id: 'k1', task: 'find the flaky test', background: true }),
+        ev(2, 'subagent_started', { subagent_id: 'k2', task: 'lint', background: true }),
+        ev(3, 'subagent_started', { subagent_id: 'k3', task: 'slow suite', background: true }),
+        ev(4, 'subagent_finished', { subagent_id: 'k1', result: 'TestIO is flaky', background: true }),
+        ev(5, 'subagent_finished', { subagent_id: 'k2', error: 'model: rate limited', background: true }),
+        ev(6, 'subagent_finished', { subagent_id: 'k3', error: 'killed by the user', background: true, killed: true }),
+      ],
+      check: (t) =>
+        expect(t.agents.map((a) => [a.id, a.state, a.result])).toEqual([
+          ['k1', 'done', 'TestIO is flaky'],
+          ['k2', 'failed', 'model: rate limited'],
+          ['k3', 'killed', 'killed by the user'],
+        ]),
+    },
+    {
       name: 'an event at or below lastSeq is ignored (hydration overlaps the stream)',
       events: [ev(2, 'message_appended', { role: 'user', text: 'a' }), ev(2, 'message_appended', { role: 'user', text: 'a' }), ev(1, 'message_appended', { role: 'user', text: 'old' })],
       check: (t) => {

@@ -65,6 +65,11 @@ export interface Agent {
   kind: 'subagent' | 'monitor'
   label: string
   last: string
+  // A background subagent stays in the strip once it ends, with its final
+  // answer (or why it failed) one click away; a foreground one's answer is
+  // its task call's result, so it leaves the strip.
+  state?: 'done' | 'failed' | 'killed'
+  result?: string
 }
 
 export interface Transcript {
@@ -227,9 +232,17 @@ function fold(b: Builder, e: WardenEvent) {
     case 'subagent_started':
       b.agents = [...b.agents, { id: str(d.subagent_id), kind: 'subagent', label: str(d.task) || 'subagent', last: '' }]
       break
-    case 'subagent_finished':
-      b.agents = b.agents.filter((a) => a.id !== str(d.subagent_id))
+    case 'subagent_finished': {
+      const id = str(d.subagent_id)
+      if (d.background !== true) {
+        b.agents = b.agents.filter((a) => a.id !== id)
+        break
+      }
+      const state = d.killed === true ? 'killed' : str(d.error) ? 'failed' : 'done'
+      const result = state === 'done' ? str(d.result) : str(d.error)
+      b.agents = b.agents.map((a) => (a.id === id ? { ...a, state, result } : a))
       break
+    }
     case 'monitor_started':
       b.agents = [...b.agents, { id: str(d.monitor_id), kind: 'monitor', label: str(d.command), last: '' }]
       break

@@ -1,5 +1,9 @@
 // Package anthropic is the model.Provider for the Anthropic Messages API,
 // streaming over SSE through the official SDK.
+//
+// Images in tool results go inside the tool_result block as base64 image
+// blocks, next to its text, which the Messages API accepts; a spec marked
+// "#text-only" never sends one (model.TextOnly).
 package anthropic
 
 import (

@@ -34,8 +34,17 @@ func New(spec string, cfg Config) (model.Provider, error) {
 	return FromSpec(s, cfg)
 }
 
-// FromSpec builds the provider a parsed spec names.
+// FromSpec builds the provider a parsed spec names. A spec marked
+// text-only gets a provider that never sends an image.
 func FromSpec(s model.Spec, cfg Config) (model.Provider, error) {
+	p, err := fromSpec(s, cfg)
+	if err != nil || !s.TextOnly {
+		return p, err
+	}
+	return model.TextOnly(p), nil
+}
+
+func fromSpec(s model.Spec, cfg Config) (model.Provider, error) {
 	switch s.Provider {
 	case model.KindAnthropic:
 		c := cfg.Anthropic

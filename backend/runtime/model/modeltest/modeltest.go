@@ -27,6 +27,19 @@ type Server struct {
 	script *script.Script
 	mu     sync.Mutex
 	bodies [][]byte
+	// route, when set, picks the script for each request (a parent and its
+	// subagents talking to one server, each with its own conversation).
+	route func(body []byte) *script.Script
+}
+
+// Route makes the server answer each request from the script route picks
+// for its body; nil goes back to the server's own script. Set it before
+// the first request.
+func (s *Server) Route(route func(body []byte) *script.Script) *Server {
+	s.mu.Lock()
+	s.route = route
+	s.mu.Unlock()
+	return s
 }
 
 // Bodies returns the request bodies received so far.
@@ -76,7 +89,15 @@ func (s *Server) turn(w http.ResponseWriter, r *http.Request) (script.Turn, bool
 	}
 	s.mu.Lock()
 	s.bodies = append(s.bodies, body)
+	sc, route := s.script, s.route
 	s.mu.Unlock()
+	// Outside the lock: a test's route may hold one request back until
+	// another arrives.
+	if route != nil {
+		if r := route(body); r != nil {
+			sc = r
+		}
+	}
 	var req struct {
 		Messages []struct {
 			Role string `json:"role"`
@@ -93,12 +114,12 @@ func (s *Server) turn(w http.ResponseWriter, r *http.Request) (script.Turn, bool
 		}
 	}
 	switch {
-	case k < len(s.script.Turns):
-		return s.script.Turns[k], true
-	case s.script.OnEnd != "":
-		return script.Turn{Text: s.script.OnEnd}, true
+	case k < len(sc.Turns):
+		return sc.Turns[k], true
+	case sc.OnEnd != "":
+		return script.Turn{Text: sc.OnEnd}, true
 	}
-	apiError(w, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf("script has %d turns, request has %d assistant messages", len(s.script.Turns), k))
+	apiError(w, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf("script has %d turns, request has %d assistant messages", len(sc.Turns), k))
 	return script.Turn{}, false
 }
 

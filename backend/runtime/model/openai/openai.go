@@ -1,6 +1,15 @@
 // Package openai is the model.Provider for OpenAI chat completions and any
 // OpenAI-compatible server (Ollama, vLLM, LM Studio, llama.cpp) reached
 // through a base URL, streaming over SSE through the official SDK.
+//
+// Images in tool results: the chat-completions API takes only text in a
+// "tool" message (OpenAI rejects image parts there, and the compatible
+// servers follow it), so each tool message carries the result's text and
+// the pictures of one turn's results follow in a single user message right
+// after the tool messages, opened by a line saying they came from the
+// tool calls above. Images in user messages go as image_url parts (base64
+// data URLs). A model that takes no images is marked in its spec
+// ("openai:llama3.1:8b#text-only") and never sees one (model.TextOnly).
 package openai
 
 import (

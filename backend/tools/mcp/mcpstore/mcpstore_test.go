@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/store/storetest"
 	"github.com/warden-dev/warden/backend/tools"
 	"github.com/warden-dev/warden/backend/tools/mcp"
 	"github.com/warden-dev/warden/backend/tools/mcp/internal/testserver"
@@ -65,7 +66,7 @@ func trusted(t *testing.T, m *mcp.Manager, name string) bool {
 func TestPersistentTrustInSQLite(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "warden.db")
-	st, err := store.Open(ctx, path)
+	st, err := store.Open(ctx, path, storetest.KeyFor(path))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func TestPersistentTrustInSQLite(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	st, err = store.Open(ctx, path)
+	st, err = store.Open(ctx, path, storetest.KeyFor(path))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ package netfwd
 
 import (
 	"bufio"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -35,15 +36,24 @@ func init() {
 	}
 }
 
-// Main is `<binary> __warden-netfwd [-proxy ADDR -proxy-socket
-// SOCK] [-expose PORT]... [-expose-socket SOCK] -- ARGV...`: carry each
-// connection to the cage's ADDR to the host proxy's SOCK, offer each exposed
-// cage port to the host (sandbox/network_expose.go), run ARGV, and exit as it exits.
+// Control messages to the host, each carrying one socket (SCM_RIGHTS) over
+// the inherited SOCK_SEQPACKET control socket.
+const (
+	MsgProxy = 'p' // a client of the proxy
+	MsgOffer = 'e' // then 2 bytes of port: a connection waiting for an exposed port
+)
+
+// Main is `<binary> __warden-netfwd -ctl-fd FD [-proxy ADDR] [-expose
+// PORT]... -- ARGV...`: hand each connection to the cage's ADDR to the host
+// proxy, keep connections waiting for each exposed cage port
+// (sandbox/network_expose.go), run ARGV, and exit as it exits. Sockets reach
+// the host as socketpair ends over the control socket FD: the cage's seccomp
+// filter refuses new unix sockets, not socketpairs.
 func Main(args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("warden network forwarder", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	ctlFD := fs.Int("ctl-fd", -1, "the inherited control socket to the host")
 	proxy := fs.String("proxy", "", "cage loopback address the proxy is offered on")
-	proxySock := fs.String("proxy-socket", "", "the host proxy's unix socket")
 	var expose []int
 	fs.Func("expose", "a cage port the host may reach (repeatable)", func(s string) error {
 		p, err := strconv.Atoi(s)
@@ -53,12 +63,19 @@ func Main(args []string, stderr io.Writer) int {
 		expose = append(expose, p)
 		return nil
 	})
-	exposeSock := fs.String("expose-socket", "", "the host's unix socket for exposed ports")
-	if err := fs.Parse(args); err != nil || fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "warden network forwarder: usage: [-proxy ADDR -proxy-socket SOCK] [-expose PORT -expose-socket SOCK] -- COMMAND...")
+	if err := fs.Parse(args); err != nil || fs.NArg() == 0 || *ctlFD < 3 {
+		fmt.Fprintln(stderr, "warden network forwarder: usage: -ctl-fd FD [-proxy ADDR] [-expose PORT]... -- COMMAND...")
 		return 125
 	}
 	argv := fs.Args()
+	f := os.NewFile(uintptr(*ctlFD), "warden-net-ctl")
+	c, err := net.FileConn(f)
+	f.Close()
+	if err != nil {
+		fmt.Fprintf(stderr, "warden network forwarder: control socket: %v\n", err)
+		return 125
+	}
+	ctl := c.(*net.UnixConn)
 	if *proxy != "" {
 		ln, err := net.Listen("tcp", *proxy)
 		if err != nil {
@@ -71,13 +88,13 @@ func Main(args []string, stderr io.Writer) int {
 				if err != nil {
 					return
 				}
-				go forward(c, *proxySock)
+				go forward(c, ctl)
 			}
 		}()
 	}
 	for _, p := range expose {
 		for range Waiters {
-			go offer(*exposeSock, p)
+			go offer(ctl, p)
 		}
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
@@ -93,7 +110,7 @@ func Main(args []string, stderr io.Writer) int {
 			_ = cmd.Process.Signal(s)
 		}
 	}()
-	err := cmd.Wait()
+	err = cmd.Wait()
 	signal.Stop(sigs)
 	if err == nil {
 		return 0
@@ -111,13 +128,30 @@ func Main(args []string, stderr io.Writer) int {
 	return 125
 }
 
-func forward(c net.Conn, sock string) {
+func forward(c net.Conn, ctl *net.UnixConn) {
 	defer c.Close()
-	u, err := net.Dial("unix", sock)
+	u, err := handOver(ctl, []byte{MsgProxy})
 	if err != nil {
 		return
 	}
 	Pipe(c, u)
+}
+
+// handOver makes a socketpair, sends one end to the host with msg and
+// returns the other as a connection.
+func handOver(ctl *net.UnixConn, msg []byte) (net.Conn, error) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	_, _, err = ctl.WriteMsgUnix(msg, syscall.UnixRights(fds[1]), nil)
+	syscall.Close(fds[1])
+	f := os.NewFile(uintptr(fds[0]), "warden-net-conn")
+	defer f.Close()
+	if err != nil {
+		return nil, err
+	}
+	return net.FileConn(f)
 }
 
 // Pipe copies both ways, half-closing each direction as it ends, then
@@ -149,27 +183,21 @@ const Waiters = 4
 // offer keeps a connection to the host waiting for a client of cage port p:
 // the host writes "go" when one arrives, and the waiting connection becomes
 // that client's connection to 127.0.0.1:p in the cage. It stops when the
-// host socket is gone (the cage is ending).
-func offer(sock string, p int) {
-	fails := 0
+// host is gone (the cage is ending).
+func offer(ctl *net.UnixConn, p int) {
 	for {
-		h, err := net.Dial("unix", sock)
+		h, err := handOver(ctl, []byte{MsgOffer, byte(p >> 8), byte(p)})
 		if err != nil {
-			if fails++; fails > 50 {
-				return
-			}
-			time.Sleep(100 * time.Millisecond)
-			continue
-		}
-		fails = 0
-		if _, err := fmt.Fprintf(h, "wait %d\n", p); err != nil {
-			h.Close()
-			continue
+			return
 		}
 		br := bufio.NewReader(h)
 		line, err := br.ReadString('\n')
 		if err != nil || strings.TrimSpace(line) != "go" {
 			h.Close()
+			if err != nil && !errors.Is(err, io.EOF) {
+				return
+			}
+			time.Sleep(50 * time.Millisecond) // the host let it go (closing); do not spin
 			continue
 		}
 		go func() {

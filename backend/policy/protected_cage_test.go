@@ -1,0 +1,104 @@
+package policy
+
+import "testing"
+
+func TestCageProtectedEntry(t *testing.T) {
+	ws := "/w"
+	tests := []struct {
+		name  string
+		path  string
+		isDir bool
+		want  bool
+	}{
+		{"root hooks", "/w/.git/hooks", true, true},
+		{"root config", "/w/.git/config", false, true},
+		{"root commondir", "/w/.git/commondir", false, true},
+		{"root info", "/w/.git/info", true, true},
+		{"info exclude", "/w/.git/info/exclude", false, true},
+		{"worktree commondir", "/w/.git/worktrees/x/commondir", false, true},
+		{"worktree config.worktree", "/w/.git/worktrees/x/config.worktree", false, true},
+		{"submodule hooks", "/w/.git/modules/m/hooks/pre-commit", false, true},
+		{"nested submodule config", "/w/.git/modules/a/modules/b/config", false, true},
+		{"nested submodule commondir", "/w/.git/modules/a/modules/b/commondir", false, true},
+		{"nested repo hooks", "/w/vendor/lib/.git/hooks", true, true},
+		{"nested repo commondir", "/w/vendor/lib/.git/commondir", false, true},
+		{"gitdir file", "/w/sub/.git", false, true},
+		{"git folder itself", "/w/sub/.git", true, false},
+		{"objects stay writable", "/w/.git/objects/ab", true, false},
+		{"index stays writable", "/w/.git/index", false, false},
+		{"worktree HEAD stays writable", "/w/.git/worktrees/x/HEAD", false, false},
+		{"refs stay writable", "/w/.git/refs/heads/main", false, false},
+		{"envrc at depth", "/w/a/b/.envrc", false, true},
+		{"vscode at depth", "/w/pkg/.vscode", true, true},
+		{"plain file", "/w/src/main.go", false, false},
+		{"a file named commondir outside git", "/w/docs/commondir", false, false},
+		{"workspace itself under a .vscode folder", "/w", true, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := CageProtectedEntry(tc.path, ws, tc.isDir); got != tc.want {
+				t.Fatalf("CageProtectedEntry(%q, dir=%v) = %v, want %v", tc.path, tc.isDir, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestGitInitConfigKey(t *testing.T) {
+	tests := []struct {
+		key  string
+		want bool
+	}{
+		{"core.repositoryformatversion", true},
+		{"core.bare", true},
+		{"core.logallrefupdates", true},
+		{"extensions.objectformat", true},
+		{"remote.origin.url", true},
+		{"remote.my.fork.fetch", true},
+		{"branch.main.remote", true},
+		{"branch.feature/x.merge", true},
+		{"core.fsmonitor", false},
+		{"core.hooksPath", false},
+		{"core.pager", false},
+		{"core.sshCommand", false},
+		{"remote.origin.uploadpack", false},
+		{"include.path", false},
+		{"includeif.gitdir:/x.path", false},
+		{"filter.lfs.smudge", false},
+		{"alias.st", false},
+		{"diff.x.textconv", false},
+		{"remote.url", false},
+		{"", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.key, func(t *testing.T) {
+			if got := GitInitConfigKey(tc.key); got != tc.want {
+				t.Fatalf("GitInitConfigKey(%q) = %v, want %v", tc.key, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestGitInitEntry(t *testing.T) {
+	for rel, want := range map[string]bool{
+		"hooks": true, "hooks/pre-commit.sample": true, "info": true, "info/exclude": true, "config": true,
+		"hooks/pre-commit": false, "hooks/sub/x.sample": false, "commondir": false, "config.worktree": false,
+		"info/attributes": false, "modules/m/config": false,
+	} {
+		if got := GitInitEntry(rel); got != want {
+			t.Errorf("GitInitEntry(%q) = %v, want %v", rel, got, want)
+		}
+	}
+}
+
+func FuzzCageProtectedEntry(f *testing.F) {
+	for _, p := range []string{"/w/.git/hooks", "/w/a/.git", "/w/.git/modules/a/modules/b/commondir", "/w//.git///config", "/w/.git/worktrees"} {
+		f.Add(p, true)
+	}
+	f.Fuzz(func(t *testing.T, p string, isDir bool) {
+		got := CageProtectedEntry(p, "/w", isDir)
+		// Whatever ProtectedTier protects, the cage protects too.
+		if cage, _ := ProtectedTier(p, "/w"); cage && !got {
+			t.Fatalf("%q: the engine protects it, the cage does not", p)
+		}
+	})
+}

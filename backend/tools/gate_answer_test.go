@@ -1,0 +1,160 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/warden-dev/warden/backend/policy"
+)
+
+// TestGateAnswerOutcomes: an answer that carries its whole Decision is
+// recorded and read by the model as that decision; a prior answer to the
+// same call stands without a second ask, never over a Deny.
+func TestGateAnswerOutcomes(t *testing.T) {
+	ask := policy.Decision{Verdict: policy.VerdictAsk, Reasons: []policy.Reason{policy.ReasonProtectedPath}, Signature: "fs.write"}
+	deny := policy.Decision{Verdict: policy.VerdictDeny, Reason: policy.ReasonSandboxRejected, Detail: "read-only", Remedy: "switch the sandbox to WorkspaceWrite", Signature: "fs.write"}
+	sandboxed := policy.Decision{Verdict: policy.VerdictDeny, Reason: policy.ReasonSandboxRejected, Detail: "re-decided: read-only",
+		Remedy: "switch the sandbox to WorkspaceWrite", Signature: "fs.write"}
+	granted := policy.Decision{Verdict: policy.VerdictAllow, Source: "session-grant:fs.write", Signature: "fs.write"}
+	prior := &PriorAnswer{RequestID: "req-before", Signature: "fs.write",
+		Decision: policy.Decision{Verdict: policy.VerdictAllow, Source: "human:once", Signature: "fs.write"}}
+	cases := []struct {
+		name     string
+		decision policy.Decision
+		answer   *Approval
+		prior    *PriorAnswer
+		verdict  policy.Verdict
+		source   string
+		reason   policy.Reason
+		events   string
+		written  bool
+		toModel  string
+	}{
+		{name: "a re-decided sandbox denial is what the model reads", decision: ask, answer: &Approval{Decided: &sandboxed},
+			verdict: policy.VerdictDeny, reason: policy.ReasonSandboxRejected, events: "PermissionRequested,PermissionDenied",
+			toModel: "denied (sandbox-rejected): re-decided: read-only. Remedy: switch the sandbox to WorkspaceWrite"},
+		{name: "a re-decided allow keeps what allowed it", decision: ask, answer: &Approval{Decided: &granted},
+			verdict: policy.VerdictAllow, source: "session-grant:fs.write",
+			events: "PermissionRequested,PermissionGranted,ToolInvocationStarted,ToolInvocationCompleted", written: true},
+		{name: "a decided ask is no answer", decision: ask, answer: &Approval{Decided: &ask},
+			verdict: policy.VerdictDeny, reason: policy.ReasonNoApprover, events: "PermissionRequested,PermissionDenied"},
+		{name: "a prior answer stands over an ask", decision: ask, prior: prior,
+			verdict: policy.VerdictAllow, source: "human:once", events: "ToolInvocationStarted,ToolInvocationCompleted", written: true},
+		{name: "a prior answer for another signature does not", decision: ask,
+			prior:   &PriorAnswer{RequestID: "r", Signature: "shell:rm", Decision: prior.Decision},
+			verdict: policy.VerdictDeny, reason: policy.ReasonNoApprover, events: "PermissionRequested,PermissionDenied"},
+		{name: "a prior answer never overrides a deny", decision: deny, prior: prior,
+			verdict: policy.VerdictDeny, reason: policy.ReasonSandboxRejected, events: "PermissionDenied", toModel: "Remedy: switch"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			env := testEnv(t)
+			writeFile(t, filepath.Join(env.Workspace, "f.txt"), "old\n")
+			j := &journal{}
+			cfg := GateConfig{Decider: &fixedDecider{d: tc.decision}, Journal: j, Prior: tc.prior,
+				Session: func(context.Context, Env) (policy.Session, error) {
+					return policy.Session{Workspace: env.Workspace, Sandbox: env.Sandbox, Caged: true}, nil
+				}}
+			if tc.answer != nil {
+				cfg.Approver = &answer{a: *tc.answer}
+			}
+			g, err := NewGate(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := g.Call(context.Background(), NewFsWrite(), json.RawMessage(`{"path":"f.txt","content":"new\n"}`), env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := out.Decision; d == nil || d.Verdict != tc.verdict || d.Source != tc.source || d.Reason != tc.reason {
+				t.Fatalf("decision %+v", out.Decision)
+			}
+			if got := j.types(); got != tc.events {
+				t.Fatalf("events %s, want %s", got, tc.events)
+			}
+			if written := readFile(t, filepath.Join(env.Workspace, "f.txt")) == "new\n"; written != tc.written {
+				t.Fatalf("written = %v", written)
+			}
+			if tc.toModel != "" && !strings.Contains(text(out.Result), tc.toModel) {
+				t.Fatalf("the model reads %q, want %q", text(out.Result), tc.toModel)
+			}
+			if tc.prior != nil && tc.written {
+				last := out.Decision.Trace[len(out.Decision.Trace)-1]
+				if last.Step != "resume" || !strings.Contains(last.Saw, tc.prior.RequestID) {
+					t.Fatalf("the trace does not name the answer it stood on: %+v", last)
+				}
+			}
+		})
+	}
+}
+
+// asker is a tool that asks the human from inside its call.
+type asker struct{ got policy.Decision }
+
+func (*asker) Name() string            { return "asker" }
+func (*asker) Description() string     { return "asks" }
+func (*asker) Schema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
+func (*asker) Risk() policy.Risk       { return policy.RiskLow }
+func (*asker) Effects(json.RawMessage, Env) ([]policy.Effect, error) {
+	return []policy.Effect{{Kind: policy.EffectMeta}}, nil
+}
+func (a *asker) Invoke(ctx context.Context, _ json.RawMessage, env Env) (Result, error) {
+	d, err := env.Ask(ctx, Question{Args: json.RawMessage(`{"plan":"x"}`), Why: "approve"})
+	a.got = d
+	return TextResult(string(d.Verdict)), err
+}
+
+// TestGateToolAsk: a tool's own question takes the ask path — recorded as
+// a direct ask under its own request id, answered through the Approver.
+func TestGateToolAsk(t *testing.T) {
+	cases := []struct {
+		name    string
+		approve *answer
+		prior   *PriorAnswer
+		verdict policy.Verdict
+		events  string
+	}{
+		{"approved", &answer{a: Approval{Approved: true}}, nil, policy.VerdictAllow,
+			"PermissionGranted,ToolInvocationStarted,PermissionRequested,PermissionGranted,ToolInvocationCompleted"},
+		{"refused", &answer{a: Approval{Note: "no"}}, nil, policy.VerdictDeny,
+			"PermissionGranted,ToolInvocationStarted,PermissionRequested,PermissionDenied,ToolInvocationCompleted"},
+		{"nobody attached", nil, nil, policy.VerdictDeny,
+			"PermissionGranted,ToolInvocationStarted,PermissionRequested,PermissionDenied,ToolInvocationCompleted"},
+		{"a prior answer stands without asking", &answer{never: true},
+			&PriorAnswer{RequestID: "r0", Signature: "asker", Decision: policy.Decision{Verdict: policy.VerdictAllow, Source: "human:once"}},
+			policy.VerdictAllow, "ToolInvocationStarted,ToolInvocationCompleted"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			j := &journal{}
+			cfg := GateConfig{Decider: &fixedDecider{d: policy.Decision{Verdict: policy.VerdictAllow, Source: "sandbox+policy", Signature: "asker"}},
+				Journal: j, Prior: tc.prior,
+				Session: func(context.Context, Env) (policy.Session, error) { return policy.Session{}, nil }}
+			if tc.approve != nil {
+				cfg.Approver = tc.approve
+			}
+			g, _ := NewGate(cfg)
+			tool := &asker{}
+			if _, err := g.Call(context.Background(), tool, json.RawMessage(`{}`), Env{SessionID: "s", CallID: "c1"}); err != nil {
+				t.Fatal(err)
+			}
+			if tool.got.Verdict != tc.verdict {
+				t.Fatalf("the tool got %+v", tool.got)
+			}
+			if got := j.types(); got != tc.events {
+				t.Fatalf("events %s, want %s", got, tc.events)
+			}
+			for _, e := range j.evs {
+				if e.CallID != "c1" {
+					t.Fatalf("event %s for call %q", e.Type, e.CallID)
+				}
+				if e.Type == EventPermissionRequested && (!e.Direct || e.RequestID == j.evs[0].RequestID) {
+					t.Fatalf("the tool's ask is not a direct ask of its own: %+v", e)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,284 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Limits are the per-call caps of a caged process tree. Zero fields take
+// the defaults; a negative field turns that cap off.
+type Limits struct {
+	// Processes caps the processes and threads of one call (RLIMIT_NPROC
+	// counted in the cage's own user namespace; when Warden runs as root,
+	// which that limit exempts, a pids cgroup).
+	Processes int64 `json:"processes"`
+	// TmpBytes is the size of the private /tmp (a tmpfs, so it is memory).
+	TmpBytes int64 `json:"tmp_bytes"`
+	// FileBytes caps the size of any one file a caged process writes
+	// (RLIMIT_FSIZE; a write past it fails with EFBIG).
+	FileBytes int64 `json:"file_bytes"`
+}
+
+// Default limits: a `go build ./...`, `npm ci` or `make -j` of a large
+// project fits (thousands of threads, a few GB of scratch), a fork bomb or
+// an endless write does not.
+const (
+	DefaultProcesses = 4096
+	DefaultTmpBytes  = 2 << 30
+	DefaultFileBytes = 8 << 30
+)
+
+// withDefaults fills the zero fields.
+func (l Limits) withDefaults() Limits {
+	if l.Processes == 0 {
+		l.Processes = DefaultProcesses
+	}
+	if l.TmpBytes == 0 {
+		l.TmpBytes = DefaultTmpBytes
+	}
+	if l.FileBytes == 0 {
+		l.FileBytes = DefaultFileBytes
+	}
+	return l
+}
+
+// limiter applies the limits to bwrap's first process inside the cage
+// before it runs anything: bwrap reports that process's pid on --info-fd
+// and waits on --block-fd; the limits are set with prlimit(2) (and the pids
+// cgroup joined) in between, so every descendant inherits them and none
+// can start earlier. No wrapper program is executed, which keeps the start
+// cost at a few system calls.
+type limiter struct {
+	infoR, infoW   *os.File
+	blockR, blockW *os.File
+	cgroup         string // per-call pids cgroup, handed back by close
+	pool           *cgroupPool
+	done           chan struct{}
+	err            atomic.Value // error
+}
+
+func newLimiter(l Limits, pool *cgroupPool) (*limiter, error) {
+	lm := &limiter{done: make(chan struct{}), pool: pool}
+	var err error
+	if lm.infoR, lm.infoW, err = blockingPipe(); err != nil {
+		return nil, fmt.Errorf("sandbox: limits: %w", err)
+	}
+	if lm.blockR, lm.blockW, err = os.Pipe(); err != nil {
+		lm.infoR.Close()
+		lm.infoW.Close()
+		return nil, fmt.Errorf("sandbox: limits: %w", err)
+	}
+	if pool != nil && l.Processes > 0 {
+		lm.cgroup = pool.get()
+	}
+	go lm.run(l)
+	return lm, nil
+}
+
+// blockingPipe is a pipe whose read end is read with a plain blocking
+// read(2) on the reading goroutine's thread: the kernel wakes that thread
+// as soon as bwrap writes, without a round through Go's network poller,
+// which matters on a busy machine, since the caged command waits on it.
+func blockingPipe() (r, w *os.File, err error) {
+	var fds [2]int
+	if err := unix.Pipe2(fds[:], unix.O_CLOEXEC); err != nil {
+		return nil, nil, err
+	}
+	return os.NewFile(uintptr(fds[0]), "info-r"), os.NewFile(uintptr(fds[1]), "info-w"), nil
+}
+
+// cgroupPool keeps emptied per-call cgroups for the next calls: making one
+// (mkdir) and retiring one (rmdir) each cost milliseconds on a busy
+// machine, and a call's start waits for the first.
+type cgroupPool struct {
+	parent string
+	max    int64
+	mu     sync.Mutex
+	free   []string
+}
+
+func (p *cgroupPool) get() string {
+	p.mu.Lock()
+	if n := len(p.free); n > 0 {
+		dir := p.free[n-1]
+		p.free = p.free[:n-1]
+		p.mu.Unlock()
+		return dir
+	}
+	p.mu.Unlock()
+	return newCgroup(p.parent, p.max)
+}
+
+// put takes a cgroup back once its call is over: reused when empty, else
+// (or when enough are kept) removed in the background.
+func (p *cgroupPool) put(dir string) {
+	if b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs")); err == nil && len(strings.TrimSpace(string(b))) == 0 {
+		p.mu.Lock()
+		if len(p.free) < 8 {
+			p.free = append(p.free, dir)
+			p.mu.Unlock()
+			return
+		}
+		p.mu.Unlock()
+	}
+	go func() { _ = os.Remove(dir) }()
+}
+
+var cgroupSeq atomic.Int64
+
+// newCgroup makes the per-call pids cgroup; "" when the host does not let
+// us (the call then runs with the rlimit alone).
+func newCgroup(parent string, max int64) string {
+	dir := filepath.Join(parent, fmt.Sprintf("warden-%d-%d", os.Getpid(), cgroupSeq.Add(1)))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return ""
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.FormatInt(max, 10)), 0o644); err != nil {
+		_ = os.Remove(dir)
+		return ""
+	}
+	return dir
+}
+
+func (lm *limiter) run(l Limits) {
+	defer close(lm.done)
+	var info struct {
+		ChildPid int `json:"child-pid"`
+	}
+	if err := json.NewDecoder(lm.infoR).Decode(&info); err != nil || info.ChildPid <= 0 {
+		return // bwrap never got that far; nothing runs
+	}
+	pid := info.ChildPid
+	fail := func(err error) {
+		lm.err.Store(err)
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	set := func(res int, v int64) error {
+		if v <= 0 {
+			return nil
+		}
+		lim := unix.Rlimit{Cur: uint64(v), Max: uint64(v)}
+		return unix.Prlimit(pid, res, &lim, nil)
+	}
+	if err := set(unix.RLIMIT_NPROC, l.Processes); err != nil {
+		fail(fmt.Errorf("sandbox: process limit: %w", err))
+		return
+	}
+	if err := set(unix.RLIMIT_FSIZE, l.FileBytes); err != nil {
+		fail(fmt.Errorf("sandbox: file size limit: %w", err))
+		return
+	}
+	if lm.cgroup != "" {
+		if err := os.WriteFile(filepath.Join(lm.cgroup, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0o644); err != nil {
+			fail(fmt.Errorf("sandbox: process limit: %w", err))
+			return
+		}
+	}
+	_, _ = lm.blockW.Write([]byte{1})
+}
+
+// close releases the pipes and the cgroup; call after the process ended.
+func (lm *limiter) close() error {
+	for _, f := range []*os.File{lm.infoW, lm.blockR, lm.blockW, lm.infoR} {
+		_ = f.Close()
+	}
+	<-lm.done
+	if lm.cgroup != "" {
+		lm.pool.put(lm.cgroup)
+	}
+	if err, ok := lm.err.Load().(error); ok {
+		return err
+	}
+	return nil
+}
+
+// pidsCgroupParent is where per-call pids cgroups go, or "" when they are
+// not needed or not possible. RLIMIT_NPROC binds every user but root (the
+// kernel exempts uid 0 and the cage maps the caller's uid), so a cgroup is
+// made only when Warden runs as root: cgroup v1's pids hierarchy below
+// Warden's own group, or the cgroup v2 root when it delegates pids.
+func pidsCgroupParent() string {
+	if os.Geteuid() != 0 {
+		return ""
+	}
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.SplitN(line, ":", 3)
+		if len(f) != 3 {
+			continue
+		}
+		for _, c := range strings.Split(f[1], ",") {
+			if c == "pids" {
+				dir := filepath.Join("/sys/fs/cgroup/pids", f[2])
+				if writable(dir) {
+					return dir
+				}
+			}
+		}
+	}
+	if ctl, err := os.ReadFile("/sys/fs/cgroup/cgroup.subtree_control"); err == nil && strings.Contains(string(ctl), "pids") && writable("/sys/fs/cgroup") {
+		return "/sys/fs/cgroup"
+	}
+	return ""
+}
+
+func writable(dir string) bool { return unix.Access(dir, unix.W_OK) == nil }
+
+// removeStaleCgroups removes the per-call cgroups of Warden processes that
+// are gone (killed before they could clean up): empty groups of dead pids.
+func removeStaleCgroups(parent string) {
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), "warden-")
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pidStr, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidStr)
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if syscall.Kill(pid, 0) == syscall.ESRCH {
+			_ = os.Remove(filepath.Join(parent, e.Name()))
+		}
+	}
+}
+
+// Close removes what the cage made outside the workspace and still holds:
+// its pooled per-call cgroups and those of calls whose Finish never ran.
+func (c *Cage) Close() error {
+	pool := c.cgroupPool()
+	if pool == nil {
+		return nil
+	}
+	pool.mu.Lock()
+	pool.free = nil
+	pool.mu.Unlock()
+	parent := pool.parent
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return nil
+	}
+	prefix := fmt.Sprintf("warden-%d-", os.Getpid())
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), prefix) {
+			_ = os.Remove(filepath.Join(parent, e.Name()))
+		}
+	}
+	return nil
+}
