@@ -723,8 +723,65 @@ export namespace runtime {
 
 }
 
+export namespace sandbox {
+	
+	export class Limits {
+	    processes: number;
+	    tmp_bytes: number;
+	    file_bytes: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Limits(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.processes = source["processes"];
+	        this.tmp_bytes = source["tmp_bytes"];
+	        this.file_bytes = source["file_bytes"];
+	    }
+	}
+
+}
+
 export namespace settings {
 	
+	export class CageView {
+	    hidden: string[];
+	    allow_unix_sockets: string[];
+	    docker_socket: boolean;
+	    limits: sandbox.Limits;
+	
+	    static createFrom(source: any = {}) {
+	        return new CageView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.hidden = source["hidden"];
+	        this.allow_unix_sockets = source["allow_unix_sockets"];
+	        this.docker_socket = source["docker_socket"];
+	        this.limits = this.convertValues(source["limits"], sandbox.Limits);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ConnectionResult {
 	    ok: boolean;
 	    latency_ms: number;
@@ -965,6 +1022,7 @@ export namespace settings {
 	    providers: ProviderInfo[];
 	    warnings: string[];
 	    network: NetworkSettings;
+	    cage?: CageView;
 	
 	    static createFrom(source: any = {}) {
 	        return new Settings(source);
@@ -979,6 +1037,7 @@ export namespace settings {
 	        this.providers = this.convertValues(source["providers"], ProviderInfo);
 	        this.warnings = source["warnings"];
 	        this.network = this.convertValues(source["network"], NetworkSettings);
+	        this.cage = this.convertValues(source["cage"], CageView);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
