@@ -145,7 +145,27 @@ func (a *App) RenameSession(args RenameSessionArgs) (runtime.Session, error) {
 	return svc.RenameSession(a.ctx(), args.SessionID, args.Title)
 }
 
-// DeleteSession deletes a session with its monitors and browser.
+// ArchiveSession is the window's Delete: the session leaves the list and
+// its events (the audit trail) are kept.
+func (a *App) ArchiveSession(args SessionArgs) (runtime.Session, error) {
+	svc, err := a.service()
+	if err != nil {
+		return runtime.Session{}, err
+	}
+	return svc.ArchiveSession(a.ctx(), args.SessionID)
+}
+
+// RestoreSession brings an archived session back.
+func (a *App) RestoreSession(args SessionArgs) (runtime.Session, error) {
+	svc, err := a.service()
+	if err != nil {
+		return runtime.Session{}, err
+	}
+	return svc.RestoreSession(a.ctx(), args.SessionID)
+}
+
+// DeleteSession purges a session for good: its events, monitors and
+// browser (the window asks first and says what it destroys).
 func (a *App) DeleteSession(args SessionArgs) error {
 	svc, err := a.service()
 	if err != nil {
@@ -174,6 +194,16 @@ func (a *App) SendMessage(args SendMessageArgs) error {
 		return err
 	}
 	return svc.SendMessage(a.ctx(), args.SessionID, args.Text)
+}
+
+// Retry runs the model again on the conversation as it stands (after a
+// model error), without a new message.
+func (a *App) Retry(args SessionArgs) error {
+	svc, err := a.service()
+	if err != nil {
+		return err
+	}
+	return svc.Retry(a.ctx(), args.SessionID)
 }
 
 // Cancel stops a session's turn.

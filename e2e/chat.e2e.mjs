@@ -96,8 +96,10 @@ async function lastItem(re) {
   )
   return items.nth((await h.jsonValue()) - 1)
 }
-async function blurComposer() {
-  await page.evaluate(() => document.activeElement?.blur())
+// The prompt's keys arm after an input grace period (no key for 400 ms since
+// it opened): wait for that before answering by key.
+async function armed() {
+  await page.locator('[data-testid="permission-prompt"][data-armed="true"]').waitFor({ timeout: 5000 })
 }
 const results = []
 async function step(name, f) {
@@ -154,14 +156,18 @@ try {
     await prompt.waitFor()
     assert.match(await prompt.innerText(), /Always allow will cover: shell=rm -rf build/)
     assert.match(await prompt.innerText(), /Destructive/)
-    await composer.type('y')
-    assert.equal(await composer.inputValue(), 'y', 'y typed into the composer stays text')
-    assert.ok(await prompt.isVisible(), 'the prompt is still open')
-    await composer.fill('')
+    // Modal: focus is in the prompt, and a y typed right away (type-ahead
+    // from the composer) is swallowed, never an answer.
+    assert.equal(await prompt.getAttribute('aria-modal'), 'true')
+    assert.ok(await prompt.evaluate((d) => d.contains(document.activeElement)), 'focus is inside the prompt')
+    await page.keyboard.press('y')
+    assert.ok(await prompt.isVisible(), 'a key typed in the grace period does not answer')
+    assert.equal(await composer.inputValue(), '', 'nor does it reach the composer')
     await snap('prompt')
-    await blurComposer()
+    await armed()
     await page.keyboard.press('y')
     await prompt.waitFor({ state: 'hidden' })
+    await page.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Message', null, { timeout: 5000 })
     const it = await lastItem(/allowed once by you/)
     assert.match(await it.innerText(), /shell\.exec/)
     await snap('ask-once')
@@ -197,24 +203,46 @@ try {
     await snap('ask-deny')
   })
 
+  await step('a command with bidi controls is shown with badges, not reversed', async () => {
+    await send('!rm -rf "notes\u202Etxt.exe"')
+    await prompt.waitFor()
+    const text = await prompt.innerText()
+    assert.ok(!text.includes('\u202E'), 'no raw U+202E in the prompt')
+    assert.match(text, /⟨U\+202E⟩/)
+    assert.match(await prompt.getByTestId('invisible-warning').innerText(), /invisible or control characters/)
+    assert.match(await prompt.getByTestId('signature').innerText(), /⟨U\+202E⟩/)
+    await snap('prompt-bidi')
+    await armed()
+    await page.keyboard.press('n')
+    await prompt.waitFor({ state: 'hidden' })
+    await lastItem(/denied by you/)
+  })
+
   await step('sandbox denial and its one-click remedy', async () => {
     await send('!curl -sS https://example.com')
     const it = await lastItem(/denied by the sandbox/)
     await snap('sandbox-denied')
-    await it.getByRole('button', { name: 'Turn network access on' }).click()
+    await it.getByRole('button', { name: 'Turn network on for this session' }).click()
     await assert.doesNotReject(() =>
       page.waitForFunction(() => document.querySelector('input[aria-label="Network access"]')?.checked === true, null, { timeout: 5000 }),
     )
+    // Applied: the button says so and is disabled; Retry is offered.
+    const done = it.getByRole('button', { name: 'Network is on for this session now' })
+    await done.waitFor()
+    assert.ok(await done.isDisabled(), 'an applied remedy cannot be clicked again')
+    await it.getByRole('button', { name: 'Retry the denied action' }).waitFor()
     await snap('remedy-applied')
+    // Back to network off for the steps after this one.
+    await page.getByLabel('Network access').uncheck()
   })
 
   await step('approval selector mid-session: Always asks even for a read-only command', async () => {
     await page.getByLabel('Approval policy').selectOption('always')
     await send('!ls')
     await prompt.waitFor()
-    assert.match(await prompt.innerText(), /Approval policy "Always"/)
+    assert.match(await prompt.innerText(), /Approval policy "Always ask"/)
     await snap('approval-always')
-    await blurComposer()
+    await armed()
     await page.keyboard.press('y')
     await prompt.waitFor({ state: 'hidden' })
     await page.getByLabel('Approval policy').selectOption('on-request')
@@ -224,7 +252,7 @@ try {
     await page.getByLabel('Sandbox', { exact: true }).selectOption('read-only')
     await send('save the notes')
     const it = await lastItem(/fs\.write.*denied by the sandbox/)
-    const remedy = it.getByRole('button', { name: 'Switch sandbox to Workspace write' })
+    const remedy = it.getByRole('button', { name: 'Switch this session to Workspace write' })
     await snap('read-only-denied')
     await remedy.click()
     await page.waitForFunction(() => document.querySelector('select[aria-label="Sandbox"]')?.value === 'workspace-write')
@@ -250,7 +278,7 @@ try {
     mkdirSync(join(workspace, 'build'), { recursive: true })
     await send('!rm -rf build')
     await prompt.waitFor()
-    await blurComposer()
+    await armed()
     await page.keyboard.press('Escape')
     await prompt.waitFor({ state: 'hidden' })
     await lastItem(/denied by you/)
@@ -301,10 +329,36 @@ try {
     await page.getByRole('tab', { name: 'Chat' }).click()
   })
 
+  await step('Delete archives the session (audit kept); Restore brings it back', async () => {
+    await page.getByRole('button', { name: 'Delete e2e walkthrough' }).click()
+    const dlg = page.getByRole('alertdialog', { name: 'Confirm' })
+    await dlg.waitFor()
+    assert.match(await dlg.innerText(), /audit trail are kept/)
+    await snap('archive-confirm')
+    await dlg.getByRole('button', { name: 'Archive session' }).click()
+    await page.getByTestId('archived').locator('summary').click()
+    await page.getByRole('button', { name: 'Restore e2e walkthrough' }).click()
+    await page.getByRole('heading', { name: 'e2e walkthrough' }).waitFor()
+    await page.getByRole('tab', { name: 'Audit trail' }).click()
+    await page.waitForFunction(() => /^[1-9]/.test(document.querySelector('[data-testid="audit-count"]')?.textContent ?? ''))
+    await page.getByRole('tab', { name: 'Chat' }).click()
+  })
+
   await step('themes and sizes', async () => {
     await page.emulateMedia({ colorScheme: 'dark' })
     await snap('chat-dark')
     await page.setViewportSize({ width: 900, height: 600 })
+    // A reader at the end stays at the end when the window shrinks.
+    const gap = () => page.evaluate(() => {
+      const el = document.querySelector('[role="log"][aria-label="Conversation"]')
+      return el ? `${el.scrollHeight - el.scrollTop - el.clientHeight} following=${el.dataset.following}` : -1
+    })
+    await page.waitForFunction(() => {
+      const el = document.querySelector('[role="log"][aria-label="Conversation"]')
+      return el && el.scrollHeight - el.scrollTop - el.clientHeight < 4
+    }, null, { timeout: 3000 }).catch(async (e) => {
+      throw new Error(`the chat did not stay at the end after a resize: ${await gap()} px from the end (${e.message})`)
+    })
     await snap('chat-900x600')
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth)
     assert.equal(overflow, false, 'no horizontal overflow at 900×600')
@@ -327,7 +381,7 @@ try {
     }
     await send('!rm -rf src')
     await prompt.waitFor()
-    await blurComposer()
+    await armed()
     await snap('prompt-final')
     await page.keyboard.press('n')
     await prompt.waitFor({ state: 'hidden' })

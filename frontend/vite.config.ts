@@ -14,5 +14,9 @@ export default defineConfig({
   test: {
     environment: 'happy-dom',
     include: ['src/**/*.test.ts'],
+    // Some component tests walk thousands of DOM items: on a loaded 2-core
+    // machine they pass the 5 s default only barely. No test here is a speed
+    // check (those are benchmarks), so the limit only catches hangs.
+    testTimeout: 30000,
   },
 })

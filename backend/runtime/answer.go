@@ -58,6 +58,11 @@ func (b *broker) answer(ctx context.Context, a AnswerArgs) error {
 			return &RequestError{RequestID: a.RequestID, Why: "no such pending request (unknown, or answered already)"}
 		}
 	}
+	if a.Answer == AnswerAlways && view.AlwaysRefused != "" {
+		// Refused at the prompt, with the reason, rather than stored as a
+		// grant that could never apply.
+		return &RequestError{RequestID: a.RequestID, Why: "always is not offered here: " + view.AlwaysRefused}
+	}
 	if a.TrustServer != "" {
 		if err := b.trust(ctx, view, a); err != nil {
 			return err

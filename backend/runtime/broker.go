@@ -83,8 +83,8 @@ func (b *broker) register(sessionID string, ev tools.Event) {
 	}
 	a := &ask{ch: make(chan tools.Approval, 1), direct: ev.Direct, turnKey: sessionID, view: Approval{RequestID: ev.RequestID,
 		SessionID: sessionID, CallID: ev.CallID, Tool: ev.Tool, Args: ev.Args, Risk: ev.Risk, Reasons: d.Reasons,
-		Signature: d.Signature, Effects: ev.Effects, Trace: d.Trace, Preview: ev.Preview, Mcp: mcpInfo(ev.Effects),
-		CreatedAt: b.s.cfg.Now().UnixMilli(), Live: true}}
+		Signature: d.Signature, AlwaysRefused: d.AlwaysRefused, Effects: ev.Effects, Trace: d.Trace, Preview: ev.Preview,
+		Mcp: mcpInfo(ev.Effects), CreatedAt: b.s.cfg.Now().UnixMilli(), Live: true}}
 	b.mu.Lock()
 	b.byCall[callKey(sessionID, ev.CallID)] = a
 	b.live[ev.RequestID] = a
@@ -203,8 +203,8 @@ func (b *broker) pending(ctx context.Context, sessionID string) ([]Approval, err
 			continue
 		}
 		out = append(out, Approval{RequestID: pr.RequestID, SessionID: e.SessionID, CallID: pr.CallID, Tool: pr.Tool,
-			Args: pr.Args, Risk: pr.Risk, Reasons: pr.Reasons, Signature: pr.Signature, Effects: pr.Effects,
-			Trace: pr.Trace, Mcp: mcpInfo(pr.Effects), CreatedAt: e.Time.UnixMilli()})
+			Args: pr.Args, Risk: pr.Risk, Reasons: pr.Reasons, Signature: pr.Signature, AlwaysRefused: restoredAlwaysRefused(pr.Reasons),
+			Effects: pr.Effects, Trace: pr.Trace, Mcp: mcpInfo(pr.Effects), CreatedAt: e.Time.UnixMilli()})
 	}
 	return out, nil
 }
@@ -275,4 +275,15 @@ func reasonList(rs []policy.Reason) string {
 		out[i] = string(r)
 	}
 	return strings.Join(out, ", ")
+}
+
+// restoredAlwaysRefused is AlwaysRefused for an ask recorded before a
+// restart: the engine refuses "always" exactly when a protected path asks.
+func restoredAlwaysRefused(reasons []policy.Reason) string {
+	for _, r := range reasons {
+		if r == policy.ReasonProtectedPath {
+			return "a protected path is approved one write at a time: a standing grant would never apply to it"
+		}
+	}
+	return ""
 }

@@ -24,6 +24,9 @@ type turn struct {
 // ErrBusy is returned when a session already runs a turn.
 var ErrBusy = errors.New("a turn is already running in this session: wait or cancel it")
 
+// ErrArchived refuses a message to an archived session.
+var ErrArchived = errors.New("this session is archived: restore it to continue")
+
 // SendMessage starts a turn and returns at once; its progress arrives as
 // pushes. "/plan" toggles the freeze; "!cmd" runs shell.exec through the
 // gate without a model.
@@ -48,10 +51,34 @@ func (s *Service) Run(ctx context.Context, sessionID, text string) error {
 	}
 }
 
+// Retry runs the model again on the conversation as it stands, without a
+// new user message: the "Retry" of a turn that ended in a model error (a
+// provider outage, a rate limit). It refuses while a turn is running.
+func (s *Service) Retry(ctx context.Context, sessionID string) error {
+	ss, err := s.st.Session(ctx, sessionID)
+	if err != nil {
+		return err
+	}
+	if ss.Archived {
+		return ErrArchived
+	}
+	if s.current().provider == nil {
+		return ErrNoModel
+	}
+	_, err = s.launch(sessionID, func(ctx context.Context) error {
+		_, err := s.loop(ctx, sessionID, 0)
+		return err
+	})
+	return err
+}
+
 func (s *Service) start(ctx context.Context, sessionID, text string) (*turn, error) {
 	ss, err := s.st.Session(ctx, sessionID)
 	if err != nil {
 		return nil, err
+	}
+	if ss.Archived {
+		return nil, ErrArchived
 	}
 	trimmed := strings.TrimSpace(text)
 	if trimmed == "" {

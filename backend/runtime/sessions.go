@@ -131,6 +131,40 @@ func (s *Service) DeleteSession(ctx context.Context, id string) error {
 	return nil
 }
 
+// ArchiveSession is what Delete does in the window: the session's turn,
+// subagents and monitors stop, and it leaves the list, but every event stays
+// (the audit trail is kept and still verifies). RestoreSession undoes it;
+// only DeleteSession (the explicit purge) destroys events.
+func (s *Service) ArchiveSession(ctx context.Context, id string) (Session, error) {
+	ids, err := s.descendants(ctx, id)
+	if err != nil {
+		return Session{}, err
+	}
+	if _, err := s.st.Session(ctx, id); err != nil {
+		return Session{}, err
+	}
+	for i := len(ids) - 1; i >= 0; i-- {
+		s.stopSession(ids[i])
+		for _, f := range s.cfg.OnSessionClose {
+			f(ids[i])
+		}
+	}
+	ss, err := s.st.SetArchived(ctx, id, true, "user")
+	if err != nil {
+		return Session{}, err
+	}
+	return s.publishSession(ctx, ss), nil
+}
+
+// RestoreSession brings an archived session back into the list.
+func (s *Service) RestoreSession(ctx context.Context, id string) (Session, error) {
+	ss, err := s.st.SetArchived(ctx, id, false, "user")
+	if err != nil {
+		return Session{}, err
+	}
+	return s.publishSession(ctx, ss), nil
+}
+
 // descendants returns id followed by every subagent session below it.
 func (s *Service) descendants(ctx context.Context, id string) ([]string, error) {
 	all, err := s.st.Sessions(ctx, "")
@@ -208,7 +242,7 @@ func (s *Service) touch(id string) {
 
 func (s *Service) view(ctx context.Context, ss store.Session) Session {
 	v := Session{ID: ss.ID, ParentID: ss.ParentID, Workspace: ss.Workspace, Title: ss.Title, Approval: ss.Approval,
-		Sandbox: sandboxView(ss.Sandbox), Planning: ss.Planning, CreatedAt: ss.CreatedAt.UnixMilli(), UpdatedAt: ss.UpdatedAt.UnixMilli()}
+		Sandbox: sandboxView(ss.Sandbox), Planning: ss.Planning, Archived: ss.Archived, CreatedAt: ss.CreatedAt.UnixMilli(), UpdatedAt: ss.UpdatedAt.UnixMilli()}
 	s.mu.Lock()
 	_, v.Busy = s.turns[ss.ID]
 	s.mu.Unlock()

@@ -27,6 +27,7 @@ type Session struct {
 	Approval  policy.ApprovalPolicy `json:"approval"`
 	Sandbox   Sandbox               `json:"sandbox"`
 	Planning  bool                  `json:"planning"`
+	Archived  bool                  `json:"archived,omitempty"`
 	CreatedAt int64                 `json:"created_at"`
 	UpdatedAt int64                 `json:"updated_at"`
 	Busy      bool                  `json:"busy"`
@@ -85,10 +86,13 @@ type Approval struct {
 	Risk      policy.Risk     `json:"risk"`
 	Reasons   []policy.Reason `json:"reasons"`
 	Signature string          `json:"signature"`
-	Effects   []policy.Effect `json:"effects"`
-	Trace     []policy.Step   `json:"trace"`
-	Preview   string          `json:"preview,omitempty"`
-	Mcp       *McpInfo        `json:"mcp,omitempty"`
+	// AlwaysRefused says why "always" is not offered (a protected path is
+	// approved one write at a time); an "always" answer is then refused.
+	AlwaysRefused string          `json:"always_refused,omitempty"`
+	Effects       []policy.Effect `json:"effects"`
+	Trace         []policy.Step   `json:"trace"`
+	Preview       string          `json:"preview,omitempty"`
+	Mcp           *McpInfo        `json:"mcp,omitempty"`
 	CreatedAt int64           `json:"created_at"`
 	// Live is false for an ask restored after a restart: its turn is gone,
 	// so an answer is recorded (and "always" remembered) but nothing runs.

@@ -65,6 +65,20 @@ var methods = map[string]handler{
 		}
 		return svc.RenameSession(ctx, a.SessionID, a.Title)
 	},
+	"ArchiveSession": func(ctx context.Context, svc *runtime.Service, b []byte) (any, error) {
+		a, err := args[sessionArg](b)
+		if err != nil {
+			return nil, err
+		}
+		return svc.ArchiveSession(ctx, a.SessionID)
+	},
+	"RestoreSession": func(ctx context.Context, svc *runtime.Service, b []byte) (any, error) {
+		a, err := args[sessionArg](b)
+		if err != nil {
+			return nil, err
+		}
+		return svc.RestoreSession(ctx, a.SessionID)
+	},
 	"DeleteSession": func(ctx context.Context, svc *runtime.Service, b []byte) (any, error) {
 		a, err := args[sessionArg](b)
 		if err != nil {
@@ -97,6 +111,13 @@ var methods = map[string]handler{
 			return nil, err
 		}
 		return nil, svc.SendMessage(ctx, a.SessionID, a.Text)
+	},
+	"Retry": func(ctx context.Context, svc *runtime.Service, b []byte) (any, error) {
+		a, err := args[sessionArg](b)
+		if err != nil {
+			return nil, err
+		}
+		return nil, svc.Retry(ctx, a.SessionID)
 	},
 	"Cancel": func(ctx context.Context, svc *runtime.Service, b []byte) (any, error) {
 		a, err := args[sessionArg](b)

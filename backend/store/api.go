@@ -17,6 +17,7 @@ type API interface {
 	Sessions(ctx context.Context, workspaceID string) ([]Session, error)
 	RenameSession(ctx context.Context, id, title string) (Session, error)
 	UpdateSessionPolicy(ctx context.Context, id string, u PolicyUpdate) (Session, error)
+	SetArchived(ctx context.Context, id string, archived bool, by string) (Session, error)
 	DeleteSession(ctx context.Context, id string) error
 
 	Append(ctx context.Context, sessionID string, expectedVersion int64, events ...Event) (int64, error)

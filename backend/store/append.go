@@ -235,6 +235,10 @@ func (p *projector) apply(ctx context.Context, ev Event, res sql.Result) error {
 		st.planning = true
 	case PlanningExited:
 		st.planning = false
+	case SessionArchived:
+		st.archived = true
+	case SessionRestored:
+		st.archived = false
 	case PermissionRequested:
 		requestID, add = e.RequestID, true
 	case PermissionGranted:

@@ -39,7 +39,23 @@ var (
 	KindSubagentStarted         = register[SubagentStarted]("subagent_started")
 	KindSubagentFinished        = register[SubagentFinished]("subagent_finished")
 	KindNetworkConnection       = registerAudit[NetworkConnection]("network_connection")
+	KindSessionArchived         = registerAudit[SessionArchived]("session_archived")
+	KindSessionRestored         = registerAudit[SessionRestored]("session_restored")
 )
+
+// SessionArchived hides a session from the list; its events stay, and
+// its chain still verifies. Only SessionRestored brings it back; only an
+// explicit purge (DeleteSession) destroys it.
+type SessionArchived struct {
+	event
+	By string `json:"by,omitempty"`
+}
+
+// SessionRestored brings an archived session back into the list.
+type SessionRestored struct {
+	event
+	By string `json:"by,omitempty"`
+}
 
 // SessionCreated is always version 1 of a session; CreateSession writes it.
 type SessionCreated struct {

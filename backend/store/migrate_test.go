@@ -113,13 +113,16 @@ func TestMigrationsRecordedOnce(t *testing.T) {
 		rows.Scan(&v, &name)
 		got = append(got, name)
 	}
-	ms, _ := loadMigrations(migrationFS)
+	ms, err := loadMigrations(migrationFS)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var want []string
 	for _, m := range ms {
 		want = append(want, m.name)
 	}
 	if strings.Join(got, ",") != strings.Join(want, ",") || len(got) < 3 {
-		t.Errorf("recorded migrations %v", got)
+		t.Errorf("recorded migrations %v, want each embedded one once: %v", got, want)
 	}
 	var mode string
 	db.QueryRow("PRAGMA journal_mode").Scan(&mode)

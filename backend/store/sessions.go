@@ -22,6 +22,7 @@ type Session struct {
 	Approval    policy.ApprovalPolicy `json:"approval"`
 	Sandbox     policy.SandboxPolicy  `json:"sandbox"`
 	Planning    bool                  `json:"planning"`
+	Archived    bool                  `json:"archived,omitempty"`
 	Version     int64                 `json:"version"`
 	CreatedAt   time.Time             `json:"created_at"`
 	UpdatedAt   time.Time             `json:"updated_at"`
@@ -57,14 +58,15 @@ type sessionState struct {
 	approval    policy.ApprovalPolicy
 	sandbox     policy.SandboxPolicy
 	planning    bool
+	archived    bool
 }
 
 func loadState(ctx context.Context, tx *sql.Tx, id string) (sessionState, error) {
 	var st sessionState
 	var approval, sandbox string
 	err := tx.QueryRowContext(ctx, `SELECT workspace_id, version, head_hash, chain_from, head_mac, title, approval_policy,
-		sandbox_policy, planning FROM sessions WHERE id = ?`, id).Scan(&st.workspaceID, &st.version, &st.head, &st.chainFrom,
-		&st.headMAC, &st.title, &approval, &sandbox, &st.planning)
+		sandbox_policy, planning, archived FROM sessions WHERE id = ?`, id).Scan(&st.workspaceID, &st.version, &st.head, &st.chainFrom,
+		&st.headMAC, &st.title, &approval, &sandbox, &st.planning, &st.archived)
 	if errors.Is(err, sql.ErrNoRows) {
 		return st, fmt.Errorf("store: session %s: %w", id, ErrNotFound)
 	}
@@ -86,8 +88,8 @@ func (st *sessionState) save(ctx context.Context, tx *sql.Tx, id string, nowMs i
 		return fmt.Errorf("store: session %s: %w", id, err)
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE sessions SET version = ?, head_hash = ?, head_mac = ?, title = ?, approval_policy = ?,
-		sandbox_policy = ?, planning = ?, updated_ms = ? WHERE id = ?`,
-		st.version, st.head, st.headMAC, st.title, st.approval.String(), string(sb), st.planning, nowMs, id)
+		sandbox_policy = ?, planning = ?, archived = ?, updated_ms = ? WHERE id = ?`,
+		st.version, st.head, st.headMAC, st.title, st.approval.String(), string(sb), st.planning, st.archived, nowMs, id)
 	if err != nil {
 		return fmt.Errorf("store: update session %s: %w", id, err)
 	}
@@ -139,14 +141,14 @@ func (s *Store) CreateSession(ctx context.Context, n NewSession) (Session, error
 }
 
 const sessionCols = `s.id, s.workspace_id, w.path, s.parent_id, s.title, s.approval_policy, s.sandbox_policy,
-	s.planning, s.version, s.created_ms, s.updated_ms`
+	s.planning, s.archived, s.version, s.created_ms, s.updated_ms`
 
 func scanSession(sc interface{ Scan(...any) error }) (Session, error) {
 	var x Session
 	var approval, sandbox string
 	var created, updated int64
 	if err := sc.Scan(&x.ID, &x.WorkspaceID, &x.Workspace, &x.ParentID, &x.Title, &approval, &sandbox,
-		&x.Planning, &x.Version, &created, &updated); err != nil {
+		&x.Planning, &x.Archived, &x.Version, &created, &updated); err != nil {
 		return x, err
 	}
 	var err error
@@ -192,6 +194,26 @@ func (s *Store) Sessions(ctx context.Context, workspaceID string) ([]Session, er
 		out = append(out, x)
 	}
 	return out, rows.Err()
+}
+
+// SetArchived archives a session (SessionArchived) or restores it
+// (SessionRestored); setting what it already is appends nothing.
+func (s *Store) SetArchived(ctx context.Context, id string, archived bool, by string) (Session, error) {
+	cur, err := s.Session(ctx, id)
+	if err != nil {
+		return Session{}, err
+	}
+	if cur.Archived == archived {
+		return cur, nil
+	}
+	var ev Event = SessionRestored{By: by}
+	if archived {
+		ev = SessionArchived{By: by}
+	}
+	if _, err := s.Append(ctx, id, AnyVersion, ev); err != nil {
+		return Session{}, err
+	}
+	return s.Session(ctx, id)
 }
 
 // RenameSession appends SessionRenamed.

@@ -153,3 +153,55 @@ func testDeleteSession(t *testing.T, open Opener) {
 		t.Errorf("other session lost: %v", err)
 	}
 }
+
+// Archiving hides nothing from the log: the events stay, the chain still
+// verifies, the flag is a projection of the two events and survives a
+// reopen, and restoring brings the session back as it was.
+func testArchiveSession(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s, path := openTemp(t, open)
+	a := newSession(t, s, "/w")
+	mustAppend(t, s, a.ID, msg("keep me"))
+	before, err := s.Events(ctx, store.EventQuery{SessionID: a.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.SetArchived(ctx, a.ID, true, "user")
+	if err != nil || !got.Archived {
+		t.Fatalf("archive: %+v %v", got, err)
+	}
+	again, err := s.SetArchived(ctx, a.ID, true, "user")
+	if err != nil || again.Version != got.Version {
+		t.Errorf("archiving an archived session appended: v%d then v%d (%v)", got.Version, again.Version, err)
+	}
+	after, _ := s.Events(ctx, store.EventQuery{SessionID: a.ID})
+	if len(after) != len(before)+1 || after[len(after)-1].Kind != store.KindSessionArchived {
+		t.Fatalf("archive wrote %d events after %d, want one session_archived", len(after), len(before))
+	}
+	if audit, _ := s.PermissionAudit(ctx, a.ID); len(audit) == 0 || audit[len(audit)-1].Kind != store.KindSessionArchived {
+		t.Errorf("the archive is not in the permission audit")
+	}
+	if rep, err := s.Verify(ctx); err != nil || !rep.OK() {
+		t.Errorf("verify with an archived session: %+v %v", rep, err)
+	}
+	list, _ := s.Sessions(ctx, "")
+	if len(list) != 1 || !list[0].Archived {
+		t.Errorf("Sessions lists the archived session with its flag: %+v", list)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = open(t, path, KeyFor(path))
+	t.Cleanup(func() { s.Close() })
+	re, err := s.Session(ctx, a.ID)
+	if err != nil || !re.Archived {
+		t.Fatalf("after reopen: %+v %v", re, err)
+	}
+	back, err := s.SetArchived(ctx, a.ID, false, "user")
+	if err != nil || back.Archived {
+		t.Fatalf("restore: %+v %v", back, err)
+	}
+	if _, err := s.SetArchived(ctx, "nope", true, "user"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("archive of an unknown session: %v", err)
+	}
+}

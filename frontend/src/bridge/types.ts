@@ -30,6 +30,7 @@ export interface Session {
   approval: ApprovalPolicy
   sandbox: Sandbox
   planning: boolean
+  archived?: boolean
   created_at: number
   updated_at: number
   busy: boolean
@@ -60,6 +61,8 @@ export interface Approval {
   risk: Risk
   reasons: string[]
   signature: string
+  // Why "always" is not offered for this ask (a protected path), if so.
+  always_refused?: string
   effects: unknown[]
   trace: TraceStep[]
   preview?: string
@@ -263,10 +266,13 @@ export interface Methods {
   ListSessions: [undefined, Session[]]
   CreateSession: [CreateSessionArgs, Session]
   RenameSession: [{ session_id: string; title: string }, Session]
+  ArchiveSession: [{ session_id: string }, Session]
+  RestoreSession: [{ session_id: string }, Session]
   DeleteSession: [{ session_id: string }, null]
   SessionEvents: [{ session_id: string; after_seq?: number; before_seq?: number; tail?: boolean; limit?: number }, WardenEvent[]]
   SendMessage: [{ session_id: string; text: string }, null]
   Cancel: [{ session_id: string }, null]
+  Retry: [{ session_id: string }, null]
   PendingApprovals: [{ session_id?: string }, Approval[]]
   Answer: [AnswerArgs, null]
   SetApprovalPolicy: [{ session_id: string; approval: ApprovalPolicy }, Session]

@@ -160,3 +160,117 @@ describe('ChatPane ambient strip', () => {
     w.unmount()
   })
 })
+
+describe('ChatPane sandbox remedy', () => {
+  const ev = (seq: number, kind: string, data: Record<string, unknown>): WardenEvent => ({ seq, session_id: 's1', version: seq, kind, at: seq, data })
+  const cases: { name: string; user: string; want: string }[] = [
+    { name: 'a !command the human typed is sent again', user: '!curl -sS https://example.com', want: '!curl -sS https://example.com' },
+    { name: 'a model call is retried by asking the model', user: 'fetch the page', want: 'Network is on for this session now: please retry what was denied.' },
+  ]
+  for (const c of cases) {
+    it(`Retry after the remedy is applied: ${c.name}`, async () => {
+      const events = [
+        ev(1, 'message_appended', { role: 'user', text: c.user }),
+        ev(2, 'permission_denied', { tool: 'shell.exec', by: 'sandbox', reason: 'sandbox-rejected', remedy: 'turn network access on', call_id: 'c1' }),
+      ]
+      const f = fakeBridge({
+        handlers: {
+          ListSessions: () => [testSession({ sandbox: { kind: 'workspace-write', network_access: true, writable_roots: [] } })],
+          SessionEvents: () => events,
+          SendMessage: () => null,
+        },
+      })
+      const pinia = createPinia()
+      const w = mount(ChatPane, { global: { plugins: [pinia], provide: { [BridgeKey as symbol]: f.bridge } }, attachTo: document.body })
+      await useSessionsStore(pinia).hydrate()
+      await useTranscriptsStore(pinia).load('s1')
+      await flushPromises()
+      expect(w.get('[data-testid="remedy"]').attributes('disabled')).toBeDefined()
+      await w.get('[data-testid="retry"]').trigger('click')
+      await flushPromises()
+      const sent = f.call.mock.calls.filter(([m]) => m === 'SendMessage').map(([, a]) => (a as { text: string }).text)
+      expect(sent).toEqual([c.want])
+      w.unmount()
+    })
+  }
+})
+
+describe('ChatPane while working, on model errors and without a backend', () => {
+  const ev = (seq: number, kind: string, data: Record<string, unknown>): WardenEvent => ({ seq, session_id: 's1', version: seq, kind, at: seq, data })
+  async function mountPane(events: WardenEvent[], busy = false, handlers: Record<string, (a: never) => unknown> = {}) {
+    const f = fakeBridge({
+      handlers: { ListSessions: () => [testSession({ busy })], SessionEvents: () => events, Retry: () => null, Cancel: () => null, ...handlers },
+    })
+    const pinia = createPinia()
+    const w = mount(ChatPane, { global: { plugins: [pinia], provide: { [BridgeKey as symbol]: f.bridge } }, attachTo: document.body })
+    await useSessionsStore(pinia).hydrate()
+    await useTranscriptsStore(pinia).load('s1')
+    await flushPromises()
+    return { w, f, pinia }
+  }
+
+  it('shows Thinking… with elapsed seconds and Stop while a turn runs', async () => {
+    const { w, f } = await mountPane([ev(1, 'message_appended', { role: 'user', text: 'hi' })], true)
+    const p = w.get('[data-testid="working"]')
+    expect(p.text()).toMatch(/Thinking… \d+ s/)
+    const stop = w.findAll('button').find((b) => b.text() === 'Stop')!
+    await stop.trigger('click')
+    expect(f.call).toHaveBeenCalledWith('Cancel', { session_id: 's1' })
+    w.unmount()
+  })
+
+  it('no working line when idle', async () => {
+    const { w } = await mountPane([ev(1, 'message_appended', { role: 'user', text: 'hi' })])
+    expect(w.find('[data-testid="working"]').exists()).toBe(false)
+    w.unmount()
+  })
+
+  it('a model error is an alert in words with Retry, which runs the turn again', async () => {
+    const { w, f } = await mountPane([
+      ev(1, 'message_appended', { role: 'user', text: 'hi' }),
+      ev(2, 'message_appended', { role: 'system', text: 'error: anthropic: 529 overloaded_error: Overloaded' }),
+    ])
+    const a = w.get('[data-testid="model-error"]')
+    expect(a.attributes('role')).toBe('alert')
+    expect(a.text()).toContain('having trouble')
+    await a.get('[data-testid="retry-turn"]').trigger('click')
+    expect(f.call).toHaveBeenCalledWith('Retry', { session_id: 's1' })
+    w.unmount()
+  })
+
+  it('an older model error has no Retry', async () => {
+    const { w } = await mountPane([
+      ev(1, 'message_appended', { role: 'system', text: 'error: boom' }),
+      ev(2, 'message_appended', { role: 'assistant', text: 'recovered' }),
+    ])
+    expect(w.find('[data-testid="retry-turn"]').exists()).toBe(false)
+    w.unmount()
+  })
+
+  it('a refused send gives the message back to the composer', async () => {
+    const { w } = await mountPane([], false, {
+      SendMessage: () => {
+        throw new Error('cannot reach warden serve')
+      },
+    })
+    const ta = w.get('textarea[aria-label="Message"]')
+    await ta.setValue('keep me')
+    await w.get('form.composer').trigger('submit')
+    await flushPromises()
+    expect((ta.element as HTMLTextAreaElement).value).toBe('keep me')
+    w.unmount()
+  })
+
+  it('without a backend the composer is disabled, says so, and keeps the text', async () => {
+    const { w, pinia } = await mountPane([])
+    const ta = w.get('textarea[aria-label="Message"]')
+    await ta.setValue('half a thought')
+    const { useAppStore } = await import('../stores/app')
+    useAppStore(pinia).online = false
+    await flushPromises()
+    expect(w.get('[data-testid="offline"]').text()).toContain('Lost the connection')
+    expect(ta.attributes('disabled')).toBeDefined()
+    expect((ta.element as HTMLTextAreaElement).value).toBe('half a thought')
+    w.unmount()
+  })
+})

@@ -37,11 +37,11 @@ describe('ChatPermissionItem', () => {
   }
 
   const remedies: { remedy: string; label: string; want: Partial<Sandbox>; confirm: boolean }[] = [
-    { remedy: 'switch the sandbox to workspace-write', label: 'Switch sandbox to Workspace write', want: { kind: 'workspace-write' }, confirm: false },
-    { remedy: 'turn network access on', label: 'Turn network access on', want: { network_access: true }, confirm: false },
+    { remedy: 'switch the sandbox to workspace-write', label: 'Switch this session to Workspace write', want: { kind: 'workspace-write' }, confirm: false },
+    { remedy: 'turn network access on', label: 'Turn network on for this session', want: { network_access: true }, confirm: false },
     {
       remedy: 'add the folder as a writable root, or switch the sandbox to danger-full-access',
-      label: 'Switch sandbox to Full access',
+      label: 'Switch this session to Full access',
       want: { kind: 'danger-full-access' },
       confirm: true,
     },
@@ -59,6 +59,35 @@ describe('ChatPermissionItem', () => {
       expect(Boolean(got.confirm)).toBe(r.confirm)
     })
   }
+
+  const after: { name: string; remedy: string; sandbox: Sandbox; applied: boolean; done: string }[] = [
+    { name: 'network remedy, network still off', remedy: 'turn network access on', sandbox: ws, applied: false, done: '' },
+    { name: 'network remedy, network on', remedy: 'turn network access on', sandbox: { ...ws, network_access: true }, applied: true, done: 'Network is on for this session now' },
+    { name: 'network remedy, full access', remedy: 'turn network access on', sandbox: { ...ws, kind: 'danger-full-access' }, applied: true, done: 'Network is on for this session now' },
+    { name: 'write remedy, still read only', remedy: 'switch the sandbox to workspace-write', sandbox: { ...ws, kind: 'read-only' }, applied: false, done: '' },
+    { name: 'write remedy, workspace write', remedy: 'switch the sandbox to workspace-write', sandbox: ws, applied: true, done: 'This session is in Workspace write now' },
+  ]
+  for (const c of after) {
+    it(`remedy once applied: ${c.name}`, async () => {
+      const w = mount(ChatPermissionItem, {
+        props: { event: ev('permission_denied', { by: 'sandbox', reason: 'sandbox-rejected', remedy: c.remedy }), sandbox: c.sandbox },
+      })
+      const b = w.get('[data-testid="remedy"]')
+      expect(b.attributes('disabled') !== undefined).toBe(c.applied)
+      expect(w.find('[data-testid="retry"]').exists()).toBe(c.applied)
+      if (c.applied) {
+        expect(b.text()).toBe(c.done)
+        await w.get('[data-testid="retry"]').trigger('click')
+        expect(w.emitted('retry')).toHaveLength(1)
+      }
+    })
+  }
+
+  it('has a role and an accessible name', () => {
+    const w = mount(ChatPermissionItem, { props: { event: ev('permission_denied', { by: 'sandbox', reason: 'sandbox-rejected' }) } })
+    expect(w.get('[data-testid="permission-item"]').attributes('role')).toBe('group')
+    expect(w.get('[data-testid="permission-item"]').attributes('aria-label')).toBe('Denied: shell.exec, denied by the sandbox')
+  })
 
   it('a denial without a known remedy has no button but shows the remedy text', () => {
     const w = mount(ChatPermissionItem, { props: { event: ev('permission_denied', { by: 'sandbox', reason: 'sandbox-rejected', remedy: 'ask an admin' }) } })

@@ -30,7 +30,7 @@ const saveButton = (w: ReturnType<typeof setup>['w']) => w.findAll('button').fin
 describe('DefaultAxesSettings', () => {
   it('offers the status bar’s words and says the defaults apply to new sessions', () => {
     const { w } = setup()
-    expect(w.get('select[aria-label="Default approval policy"]').findAll('option').map((o) => o.text())).toEqual(['Never', 'On request', 'Always'])
+    expect(w.get('select[aria-label="Default approval policy"]').findAll('option').map((o) => o.text())).toEqual(['Never ask', 'On request', 'Always ask'])
     expect(w.get('select[aria-label="Default sandbox"]').findAll('option').map((o) => o.text())).toEqual([
       'Read only',
       'Workspace write',

@@ -60,6 +60,79 @@ describe('SessionSidebar workspace picker', () => {
     await w.get(browse).trigger('click')
     await flushPromises()
     await w.get('form[aria-label="New session"]').trigger('submit')
-    expect(w.emitted('create')).toEqual([['/home/me/picked', '']])
+    expect(w.emitted('create')?.[0]?.slice(0, 2)).toEqual(['/home/me/picked', ''])
+  })
+})
+
+describe('SessionSidebar new session errors', () => {
+  const cases: { name: string; typed: string; reply: string | null; alert: string | null; open: boolean }[] = [
+    { name: 'created: the form closes', typed: '/work/ok', reply: null, alert: null, open: false },
+    { name: 'refused: the form stays with what was typed and says why', typed: '/work/nope', reply: 'The folder /work/nope does not exist.', alert: 'The folder /work/nope does not exist.', open: true },
+    { name: 'a relative path is refused before sending', typed: 'proj', reply: null, alert: '"proj" is not an absolute path: give the full path of the folder, starting with /.', open: true },
+  ]
+  for (const c of cases) {
+    it(c.name, async () => {
+      const w = await openNew(null)
+      await w.get(field()).setValue(c.typed)
+      await w.get('form[aria-label="New session"]').trigger('submit')
+      const ev = w.emitted('create') as [string, string, (e: string | null) => void][] | undefined
+      if (ev) ev[0]![2](c.reply)
+      await flushPromises()
+      expect(w.find('form[aria-label="New session"]').exists()).toBe(c.open)
+      if (c.open) expect((w.get(field()).element as HTMLInputElement).value).toBe(c.typed)
+      const alert = w.find('[data-testid="workspace-error"]')
+      expect(alert.exists() ? alert.text() : null).toBe(c.alert)
+      if (c.alert) expect(w.get(field()).attributes('aria-invalid')).toBe('true')
+    })
+  }
+})
+
+import { confirmState } from '../model/confirm'
+import { testSession } from '../testing/fakeBridge'
+
+describe('SessionSidebar delete archives; purge is explicit', () => {
+  const live = testSession({ id: 's1', title: 'Fix the tests' })
+  const old = testSession({ id: 's2', title: 'Old work', archived: true })
+  const mountList = () => mount(SessionSidebar, { props: { sessions: [live], archived: [old], currentId: 's1' } })
+
+  const cases: { name: string; ok: boolean }[] = [
+    { name: 'Delete asks, then archives', ok: true },
+    { name: 'Delete cancelled changes nothing', ok: false },
+  ]
+  for (const c of cases) {
+    it(c.name, async () => {
+      const w = mountList()
+      await w.get('button[aria-label="Delete Fix the tests"]').trigger('click')
+      expect(confirmState.action).toBe('Archive session')
+      expect(confirmState.message).toContain('audit trail are kept')
+      confirmState.resolve!(c.ok)
+      await flushPromises()
+      expect(w.emitted('archive')).toEqual(c.ok ? [['s1']] : undefined)
+      expect(w.emitted('purge')).toBeUndefined()
+    })
+  }
+
+  it('archived sessions are listed apart with Restore', async () => {
+    const w = mountList()
+    const a = w.get('[data-testid="archived"]')
+    expect(a.get('summary').text()).toBe('Archived (1)')
+    await a.get('button[aria-label="Restore Old work"]').trigger('click')
+    expect(w.emitted('restore')).toEqual([['s2']])
+  })
+
+  it('Delete permanently says what it destroys before it purges', async () => {
+    const w = mountList()
+    await w.get('button[aria-label="Delete Old work permanently"]').trigger('click')
+    expect(confirmState.action).toBe('Delete permanently')
+    expect(confirmState.message).toContain('every event of its audit trail')
+    expect(confirmState.message).toContain('cannot be undone')
+    confirmState.resolve!(true)
+    await flushPromises()
+    expect(w.emitted('purge')).toEqual([['s2']])
+  })
+
+  it('no Archived section when nothing is archived', () => {
+    const w = mount(SessionSidebar, { props: { sessions: [live], currentId: 's1' } })
+    expect(w.find('[data-testid="archived"]').exists()).toBe(false)
   })
 })

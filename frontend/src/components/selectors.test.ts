@@ -12,7 +12,7 @@ describe('ChatApprovalSelector', () => {
     const w = mount(ChatApprovalSelector, { props: { modelValue: 'on-request' } })
     const sel = w.get('select')
     expect(sel.attributes('aria-label')).toBe('Approval policy')
-    expect(sel.findAll('option').map((o) => o.text())).toEqual(['Never', 'On request', 'Always'])
+    expect(sel.findAll('option').map((o) => o.text())).toEqual(['Never ask', 'On request', 'Always ask'])
   })
   for (const v of ['never', 'always'] as const) {
     it(`emits ${v}`, async () => {
@@ -71,5 +71,53 @@ describe('ChatSandboxSelector', () => {
   it('no network switch under Read only', () => {
     const w = mount(ChatSandboxSelector, { props: { modelValue: { ...ws, kind: 'read-only' } } })
     expect(w.find('input[role="switch"]').exists()).toBe(false)
+  })
+})
+
+describe('selectors say what each option does', () => {
+  it('every approval option has a one-line description, and the select carries the current one', () => {
+    const w = mount(ChatApprovalSelector, { props: { modelValue: 'never' } })
+    for (const o of w.findAll('option')) expect(o.attributes('title')?.length).toBeGreaterThan(20)
+    expect(w.get('select').attributes('aria-description')).toContain('Never asks you')
+  })
+  it('every sandbox option has a one-line description', () => {
+    const w = mount(ChatSandboxSelector, { props: { modelValue: ws } })
+    for (const o of w.findAll('option')) expect(o.attributes('title')?.length).toBeGreaterThan(20)
+    expect(w.get('select').attributes('aria-description')).toContain('workspace')
+  })
+  const pairs: { name: string; ok: boolean }[] = [
+    { name: 'Never ask under Full access is confirmed', ok: true },
+    { name: 'Never ask under Full access cancelled keeps the policy', ok: false },
+  ]
+  for (const c of pairs) {
+    it(c.name, async () => {
+      const w = mount(ChatApprovalSelector, { props: { modelValue: 'on-request', sandboxKind: 'danger-full-access' } })
+      await w.get('select').setValue('never')
+      expect(confirmState.message).toContain('Never ask with Full access')
+      confirmState.resolve!(c.ok)
+      await flushPromises()
+      expect(w.emitted('update:modelValue')).toEqual(c.ok ? [['never']] : undefined)
+      if (!c.ok) expect((w.get('select').element as HTMLSelectElement).value).toBe('on-request')
+    })
+  }
+  it('Never ask under the cage is not confirmed', async () => {
+    const w = mount(ChatApprovalSelector, { props: { modelValue: 'on-request', sandboxKind: 'workspace-write' } })
+    await w.get('select').setValue('never')
+    expect(w.emitted('update:modelValue')).toEqual([['never']])
+  })
+  it('Full access while Never ask shows the pair warning', async () => {
+    const w = mount(ChatSandboxSelector, { props: { modelValue: ws, approval: 'never' } })
+    await w.get('select').setValue('danger-full-access')
+    expect(confirmState.message).toContain('Never ask with Full access')
+    confirmState.resolve!(false)
+    await flushPromises()
+  })
+  it('the writable-roots panel is fixed-positioned so the status bar cannot clip it', async () => {
+    const w = mount(ChatSandboxSelector, { props: { modelValue: ws }, attachTo: document.body })
+    await w.get('button.link').trigger('click')
+    const panel = w.get('[aria-label="Writable roots"]')
+    expect(panel.attributes('style')).toContain('bottom')
+    expect(panel.attributes('style')).toContain('left')
+    w.unmount()
   })
 })

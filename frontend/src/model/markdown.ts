@@ -34,6 +34,34 @@ export function highlight(code: string): string {
   return out + escapeHtml(code.slice(last))
 }
 
+// hostOf returns the host a URL-looking text names ("example.com/x",
+// "https://a.b"), or '' when the text does not look like an address.
+export function hostOf(text: string): string {
+  const t = unescapeHtml(text).trim()
+  const m = /^(?:[a-z][a-z0-9+.-]*:\/\/)?(?:[^\s/@]+@)?((?:[a-z0-9-]+\.)+[a-z]{2,}|\d{1,3}(?:\.\d{1,3}){3}|localhost)(?::\d+)?(?:[/?#]\S*)?$/i.exec(t)
+  return m ? m[1]!.toLowerCase() : ''
+}
+
+function unescapeHtml(s: string): string {
+  return s.replace(/&(amp|lt|gt|quot|#39);/g, (_m, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e]!)
+}
+
+// A link whose text looks like an address of another host than the one it
+// opens shows its real host beside the text: [bank.com](https://evil.io)
+// reads "bank.com (evil.io)". Both text and href are already escaped.
+function link(text: string, href: string): string {
+  let real = ''
+  try {
+    real = new URL(unescapeHtml(href)).hostname.toLowerCase()
+  } catch {
+    return text
+  }
+  const named = hostOf(text)
+  const differs = named !== '' && named !== real && !real.endsWith('.' + named.replace(/^www\./, '')) && named.replace(/^www\./, '') !== real.replace(/^www\./, '')
+  const badge = differs ? ` <span class="real-host">(opens ${escapeHtml(real)})</span>` : ''
+  return `<a href="${href}" target="_blank" rel="noopener noreferrer">${text}</a>${badge}`
+}
+
 function inline(s: string): string {
   // Code spans first, so their contents are not formatted further.
   const parts = s.split(/(`[^`]+`)/g)
@@ -44,10 +72,7 @@ function inline(s: string): string {
       h = h.replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
       h = h.replace(/(^|[^*])\*([^*\s][^*]*)\*/g, '$1<em>$2</em>')
       // Links: only http(s); the text and URL are already escaped.
-      h = h.replace(
-        /\[([^\]]+)\]\((https?:\/\/[^\s)]+)\)/g,
-        '<a href="$2" target="_blank" rel="noopener noreferrer">$1</a>',
-      )
+      h = h.replace(/\[([^\]]+)\]\((https?:\/\/[^\s)]+)\)/g, (_m, text: string, href: string) => link(text, href))
       return h
     })
     .join('')

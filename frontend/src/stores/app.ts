@@ -22,5 +22,31 @@ export const useAppStore = defineStore('app', () => {
     }
   }
 
-  return { info, infoError, loading, transport, load }
+  // Whether the backend answers. Under `warden serve` the page outlives the
+  // server (a crash, a restart, a laptop lid): a heartbeat notices at once,
+  // the status bar goes red and sending waits, with the typed text kept.
+  const online = ref(true)
+  let beat: ReturnType<typeof setInterval> | undefined
+  let reconnected: (() => void) | undefined
+  async function probe(): Promise<void> {
+    try {
+      info.value = await bridge.call('Info')
+      infoError.value = null
+      if (!online.value) {
+        online.value = true
+        reconnected?.()
+      }
+    } catch (e) {
+      const err = toBridgeError('Info', e)
+      if (err.code === 'network' || err.code === 'no_backend') online.value = false
+    }
+  }
+  function startHeartbeat(everyMs = 3000, onReconnect?: () => void): () => void {
+    reconnected = onReconnect
+    clearInterval(beat)
+    beat = setInterval(() => void probe(), everyMs)
+    return () => clearInterval(beat)
+  }
+
+  return { info, infoError, loading, transport, load, online, probe, startHeartbeat }
 })

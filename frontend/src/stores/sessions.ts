@@ -11,7 +11,9 @@ export const useSessionsStore = defineStore('sessions', () => {
 
   const current = computed(() => list.value.find((s) => s.id === currentId.value) ?? null)
   // Subagent sessions are reached from their parent's ambient strip.
-  const topLevel = computed(() => list.value.filter((s) => !s.parent_id))
+  const topLevel = computed(() => list.value.filter((s) => !s.parent_id && !s.archived))
+  // Archived sessions: out of the list, their audit trail kept, restorable.
+  const archived = computed(() => list.value.filter((s) => !s.parent_id && s.archived))
 
   async function guard<T>(op: string, f: () => Promise<T>): Promise<T | undefined> {
     try {
@@ -57,9 +59,29 @@ export const useSessionsStore = defineStore('sessions', () => {
     const s = await guard('RenameSession', () => bridge.call('RenameSession', { session_id: id, title }))
     if (s) upsert(s)
   }
-  const remove = async (id: string) => {
-    await guard('DeleteSession', () => bridge.call('DeleteSession', { session_id: id }))
-    onPush({ type: 'session-deleted', session_id: id })
+  // Delete in the window archives: nothing of the audit trail is lost.
+  const archive = async (id: string) => {
+    const s = await guard('ArchiveSession', () => bridge.call('ArchiveSession', { session_id: id }))
+    if (s) {
+      upsert(s)
+      if (currentId.value === id) currentId.value = topLevel.value[0]?.id ?? null
+    }
+  }
+  const restore = async (id: string) => {
+    const s = await guard('RestoreSession', () => bridge.call('RestoreSession', { session_id: id }))
+    if (s) {
+      upsert(s)
+      currentId.value = s.id
+    }
+  }
+  // The explicit purge: events, grants and asks of the session are gone.
+  const purge = async (id: string) => {
+    let ok = false
+    await guard('DeleteSession', async () => {
+      await bridge.call('DeleteSession', { session_id: id })
+      ok = true
+    })
+    if (ok) onPush({ type: 'session-deleted', session_id: id })
   }
   const setApproval = async (id: string, approval: ApprovalPolicy) => {
     const s = await guard('SetApprovalPolicy', () => bridge.call('SetApprovalPolicy', { session_id: id, approval }))
@@ -73,13 +95,23 @@ export const useSessionsStore = defineStore('sessions', () => {
     const s = await guard('SetPlanning', () => bridge.call('SetPlanning', { session_id: id, planning }))
     if (s) upsert(s)
   }
-  const send = (id: string, text: string) => guard('SendMessage', () => bridge.call('SendMessage', { session_id: id, text }))
+  // send says whether the message was taken, so the composer can give a
+  // refused message back to the human instead of losing it.
+  const send = async (id: string, text: string): Promise<boolean> => {
+    let ok = false
+    await guard('SendMessage', async () => {
+      await bridge.call('SendMessage', { session_id: id, text })
+      ok = true
+    })
+    return ok
+  }
+  const retry = (id: string) => guard('Retry', () => bridge.call('Retry', { session_id: id }))
   const cancel = (id: string) => guard('Cancel', () => bridge.call('Cancel', { session_id: id }))
   const kill = (id: string, agentId: string) =>
     guard('KillAgent', () => bridge.call('KillAgent', { session_id: id, agent_id: agentId }))
 
   return {
-    list, currentId, current, topLevel, error, hydrate, onPush, create, rename, remove,
-    setApproval, setSandbox, setPlanning, send, cancel, kill,
+    list, currentId, current, topLevel, archived, error, hydrate, onPush, create, rename, archive, restore, purge,
+    setApproval, setSandbox, setPlanning, send, retry, cancel, kill,
   }
 })

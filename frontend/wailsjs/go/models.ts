@@ -465,6 +465,7 @@ export namespace runtime {
 	    risk: string;
 	    reasons: string[];
 	    signature: string;
+	    always_refused?: string;
 	    effects: policy.Effect[];
 	    trace: policy.Step[];
 	    preview?: string;
@@ -486,6 +487,7 @@ export namespace runtime {
 	        this.risk = source["risk"];
 	        this.reasons = source["reasons"];
 	        this.signature = source["signature"];
+	        this.always_refused = source["always_refused"];
 	        this.effects = this.convertValues(source["effects"], policy.Effect);
 	        this.trace = this.convertValues(source["trace"], policy.Step);
 	        this.preview = source["preview"];
@@ -678,6 +680,7 @@ export namespace runtime {
 	    approval: number;
 	    sandbox: Sandbox;
 	    planning: boolean;
+	    archived?: boolean;
 	    created_at: number;
 	    updated_at: number;
 	    busy: boolean;
@@ -696,6 +699,7 @@ export namespace runtime {
 	        this.approval = source["approval"];
 	        this.sandbox = this.convertValues(source["sandbox"], Sandbox);
 	        this.planning = source["planning"];
+	        this.archived = source["archived"];
 	        this.created_at = source["created_at"];
 	        this.updated_at = source["updated_at"];
 	        this.busy = source["busy"];

@@ -7,6 +7,8 @@ import {mcp} from '../models';
 
 export function Answer(arg1:runtime.AnswerArgs):Promise<void>;
 
+export function ArchiveSession(arg1:app.SessionArgs):Promise<runtime.Session>;
+
 export function AuditLog(arg1:app.AuditLogArgs):Promise<Array<runtime.Event>>;
 
 export function Cancel(arg1:app.SessionArgs):Promise<void>;
@@ -40,6 +42,10 @@ export function PendingApprovals(arg1:app.SessionArgs):Promise<Array<runtime.App
 export function PickFolder(arg1:app.PickFolderArgs):Promise<string>;
 
 export function RenameSession(arg1:app.RenameSessionArgs):Promise<runtime.Session>;
+
+export function RestoreSession(arg1:app.SessionArgs):Promise<runtime.Session>;
+
+export function Retry(arg1:app.SessionArgs):Promise<void>;
 
 export function RevokeGrant(arg1:runtime.RevokeGrantArgs):Promise<void>;
 

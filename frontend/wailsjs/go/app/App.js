@@ -6,6 +6,10 @@ export function Answer(arg1) {
   return window['go']['app']['App']['Answer'](arg1);
 }
 
+export function ArchiveSession(arg1) {
+  return window['go']['app']['App']['ArchiveSession'](arg1);
+}
+
 export function AuditLog(arg1) {
   return window['go']['app']['App']['AuditLog'](arg1);
 }
@@ -72,6 +76,14 @@ export function PickFolder(arg1) {
 
 export function RenameSession(arg1) {
   return window['go']['app']['App']['RenameSession'](arg1);
+}
+
+export function RestoreSession(arg1) {
+  return window['go']['app']['App']['RestoreSession'](arg1);
+}
+
+export function Retry(arg1) {
+  return window['go']['app']['App']['Retry'](arg1);
 }
 
 export function RevokeGrant(arg1) {

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest'
+import { axesText, modelErrorText, workspaceErrorText } from './words'
+
+describe('workspaceErrorText', () => {
+  const cases: { name: string; msg: string; want: string }[] = [
+    { name: 'missing', msg: 'workspace "/x": stat /x: no such file or directory', want: 'The folder /x does not exist. Check the path, or create the folder first.' },
+    { name: 'a file', msg: 'workspace "/x" is not a directory', want: '/x is a file, not a folder. Give the folder the agent should work in.' },
+    { name: 'no permission', msg: 'workspace "/x": open /x: permission denied', want: 'Warden may not open /x (permission denied).' },
+    { name: 'other', msg: 'disk on fire', want: 'This folder cannot be used: disk on fire' },
+  ]
+  for (const c of cases) it(c.name, () => expect(workspaceErrorText('/x', c.msg)).toBe(c.want))
+})
+
+describe('axesText', () => {
+  it('says both axes in the status bar words', () => {
+    expect(axesText('on-request', { kind: 'workspace-write', network_access: false, writable_roots: [] })).toBe(
+      'Approval: On request · Sandbox: Workspace write (network off)',
+    )
+    expect(axesText('never', { kind: 'danger-full-access', network_access: false, writable_roots: [] })).toBe('Approval: Never ask · Sandbox: Full access')
+  })
+})
+
+
+describe('modelErrorText', () => {
+  const cases: { name: string; note: string; want: RegExp | null }[] = [
+    { name: 'not an error note', note: 'the turn was cancelled', want: null },
+    { name: 'bad key', note: 'error: anthropic: 401 Unauthorized: invalid x-api-key', want: /refused the API key/ },
+    { name: 'rate limit', note: 'error: openai: 429 Too Many Requests', want: /rate-limiting/ },
+    { name: 'overloaded', note: 'error: anthropic: 529 overloaded_error: Overloaded', want: /having trouble/ },
+    { name: 'unknown model', note: 'error: 404 model_not_found', want: /does not know this model/ },
+    { name: 'unreachable', note: 'error: Post "http://127.0.0.1:1/v1/messages": dial tcp 127.0.0.1:1: connect: connection refused', want: /cannot reach the model provider/ },
+    { name: 'anything else keeps the message', note: 'error: something odd', want: /^The model request failed: something odd$/ },
+  ]
+  for (const c of cases) {
+    it(c.name, () => {
+      const got = modelErrorText(c.note)
+      if (c.want === null) expect(got).toBeNull()
+      else expect(got).toMatch(c.want)
+    })
+  }
+  it('keeps the provider message in the words', () => {
+    expect(modelErrorText('error: anthropic: 529 overloaded_error: Overloaded')).toContain('529 overloaded_error: Overloaded')
+  })
+})
