@@ -66,6 +66,7 @@ e2e: frontend cli ## the chat and settings end to end: Chromium against warden s
 	node e2e/chat.e2e.mjs
 	node e2e/settings.e2e.mjs
 	node e2e/checkpoint.e2e.mjs
+	node e2e/network.e2e.mjs
 
 e2e-audit: frontend cli ## the audit trail at 20,000 rows in Chromium (AUDIT_ROWS=100000 for the full measurement)
 	node e2e/audit.e2e.mjs

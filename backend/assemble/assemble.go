@@ -69,6 +69,8 @@ type Options struct {
 	// (runtime.Config.LeaveSessions); for single calls beside a window.
 	LeaveSessions bool
 	Version       string
+	// AllowHosts are --allow-host entries, added to [network] allow.
+	AllowHosts []policy.HostPattern
 }
 
 // ModelError says the model could not be set up (a bad spec, a missing
@@ -202,6 +204,9 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	if o.ApprovalTimeout != nil {
 		cfg.ApprovalTimeout = *o.ApprovalTimeout
 	}
+	if cfg.Network, err = networkConfig(g.Config, o.AllowHosts); err != nil {
+		return nil, err
+	}
 	mons, br := g.Monitors, g.Browser
 	cfg.OnSessionClose = []func(string){
 		func(id string) { mons.StopSession(id) },
@@ -225,7 +230,8 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 		return nil, err
 	}
 	g.Settings, err = settings.New(settings.Options{ConfigPath: userPath, Runtime: g.Service, BuildProvider: Provider,
-		MCP: g.MCP, Warnings: append(append([]string{}, g.Config.Warnings...), g.mcpWarnings...), Cage: g.Cage})
+		MCP: g.MCP, Warnings: append(append([]string{}, g.Config.Warnings...), g.mcpWarnings...), Cage: g.Cage,
+		AllowHosts: o.AllowHosts})
 	if err != nil {
 		return nil, err
 	}
@@ -333,4 +339,20 @@ func (g *Graph) ToolNames() []string {
 		names = append(names, t.Name())
 	}
 	return names
+}
+
+// Network is the gate's network input for a front end that builds its own
+// gate on the graph (`warden tool`): the graph's [network] table plus allow.
+func (g *Graph) Network(allow []policy.HostPattern) (tools.NetworkConfig, error) {
+	return networkConfig(g.Config, allow)
+}
+
+// networkConfig is the gate's network input: the [network] table (presets
+// included) plus the command line's --allow-host entries.
+func networkConfig(c config.Config, allow []policy.HostPattern) (tools.NetworkConfig, error) {
+	rules, err := c.Network.HostRules()
+	if err != nil {
+		return tools.NetworkConfig{}, fmt.Errorf("assemble: %w", err)
+	}
+	return tools.NetworkConfig{Rules: rules.With(allow...), AskTimeout: c.Network.AskTimeout}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -61,6 +62,10 @@ type Config struct {
 	MaxSteps int
 	Version  string
 	Now      func() time.Time
+
+	// Network decides the destinations of caged commands with network: the
+	// [network] lists, --allow-host, the ask timeout.
+	Network tools.NetworkConfig
 }
 
 // DefaultSystemPrompt tells the model how it is governed.
@@ -86,6 +91,8 @@ type Service struct {
 
 	liveMu sync.RWMutex
 	live   live
+
+	network atomic.Pointer[tools.NetworkConfig] // set by SetNetwork (network.go)
 
 	mu    sync.Mutex
 	turns map[string]*turn  // session id → running turn

@@ -140,7 +140,30 @@ export interface Settings {
   defaults: Defaults
   providers: ProviderInfo[]
   warnings: string[] | null
+  // [network]: presets to tick, allow and deny patterns (absent from an
+  // older backend).
+  network?: NetworkSettings
   cage?: CageView
+}
+
+export interface NetworkPreset {
+  name: string
+  label: string
+  allow: string[]
+}
+
+export interface NetworkSettings {
+  presets: NetworkPreset[]
+  enabled: string[]
+  allow: string[]
+  deny: string[]
+  command_line: string[]
+}
+
+export interface NetworkArgs {
+  enabled: string[]
+  allow: string[]
+  deny: string[]
 }
 
 // What the OS cage hides from commands and lets through (Settings card).
@@ -315,6 +338,7 @@ export interface Methods {
   GetSettings: [undefined, Settings]
   SaveModelSettings: [ModelArgs, Settings]
   SaveDefaults: [Defaults, Settings]
+  SaveNetworkSettings: [NetworkArgs, Settings]
   ListModels: [ProbeArgs, ModelInfo[] | null]
   TestConnection: [ProbeArgs, ConnectionResult]
   McpServers: [undefined, McpServer[] | null]

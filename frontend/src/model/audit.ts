@@ -1,5 +1,6 @@
 import type { WardenEvent, WorkspaceChange } from '../bridge'
 import { summary as changeSummary } from './changes'
+import { bytesText, connectionText } from './network'
 
 // One audit row, flattened for the list, filter and export.
 export interface AuditRow {
@@ -71,6 +72,10 @@ export function auditRow(e: WardenEvent): AuditRow {
       summary = (c.warning ? 'WARNING destructive: ' : '') + (c.error ? `no checkpoint: ${c.error}` : changeSummary(c, 5))
       break
     }
+    case 'network_connection':
+      source = d.allowed === true ? s(d.allowed_by) : s(d.reason)
+      summary = `${connectionText(d)} — ${bytesText(d)}`
+      break
     default:
       source = s(d.by)
       summary = s(d.server)
@@ -135,6 +140,7 @@ export const auditKinds = [
   'mcp_server_trusted',
   'mcp_server_untrusted',
   'workspace_changed',
+  'network_connection',
 ]
 
 export interface AuditPageArgs {

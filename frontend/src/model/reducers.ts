@@ -1,6 +1,7 @@
 // Pure reducers: pushed events in, new store state out. The stores hold the
 // results; these functions never call the bridge.
 import type { Approval, Push, Session, WardenEvent, WorkspaceChange } from '../bridge'
+import { connectionText } from './network'
 
 export function reduceSessions(list: readonly Session[], p: Push): Session[] {
   switch (p.type) {
@@ -282,6 +283,19 @@ function fold(b: Builder, e: WardenEvent) {
     case 'monitor_stopped':
       b.agents = b.agents.filter((a) => a.id !== str(d.monitor_id))
       break
+    case 'network_connection': {
+      // One line per destination and outcome: npm's ten connections to
+      // the registry read as one line with a count.
+      const text = connectionText(d)
+      const last = items[items.length - 1]
+      const m = last && last.type === 'note' ? /^(.*?)(?: ×(\d+))?$/.exec(last.text) : null
+      if (last && last.type === 'note' && m && m[1] === text) {
+        items[items.length - 1] = { ...last, text: `${text} ×${Number(m[2] ?? '1') + 1}` }
+      } else {
+        items.push({ type: 'note', key, text, at: e.at })
+      }
+      break
+    }
   }
   b.lastSeq = e.seq
 }

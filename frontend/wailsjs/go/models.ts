@@ -215,6 +215,27 @@ export namespace app {
 
 }
 
+export namespace config {
+	
+	export class Preset {
+	    name: string;
+	    label: string;
+	    allow: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Preset(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.label = source["label"];
+	        this.allow = source["allow"];
+	    }
+	}
+
+}
+
 export namespace mcp {
 	
 	export class ToolStatus {
@@ -993,6 +1014,60 @@ export namespace settings {
 	        this.api_key_hint = source["api_key_hint"];
 	    }
 	}
+	export class NetworkArgs {
+	    enabled: string[];
+	    allow: string[];
+	    deny: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new NetworkArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.enabled = source["enabled"];
+	        this.allow = source["allow"];
+	        this.deny = source["deny"];
+	    }
+	}
+	export class NetworkSettings {
+	    presets: config.Preset[];
+	    enabled: string[];
+	    allow: string[];
+	    deny: string[];
+	    command_line: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new NetworkSettings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.presets = this.convertValues(source["presets"], config.Preset);
+	        this.enabled = source["enabled"];
+	        this.allow = source["allow"];
+	        this.deny = source["deny"];
+	        this.command_line = source["command_line"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ProbeArgs {
 	    provider: string;
 	    base_url: string;
@@ -1036,6 +1111,7 @@ export namespace settings {
 	    defaults: Defaults;
 	    providers: ProviderInfo[];
 	    warnings: string[];
+	    network: NetworkSettings;
 	    cage?: CageView;
 	
 	    static createFrom(source: any = {}) {
@@ -1050,6 +1126,7 @@ export namespace settings {
 	        this.defaults = this.convertValues(source["defaults"], Defaults);
 	        this.providers = this.convertValues(source["providers"], ProviderInfo);
 	        this.warnings = source["warnings"];
+	        this.network = this.convertValues(source["network"], NetworkSettings);
 	        this.cage = this.convertValues(source["cage"], CageView);
 	    }
 	

@@ -59,6 +59,8 @@ export function SaveDefaults(arg1:settings.Defaults):Promise<settings.Settings>;
 
 export function SaveModelSettings(arg1:settings.ModelArgs):Promise<settings.Settings>;
 
+export function SaveNetworkSettings(arg1:settings.NetworkArgs):Promise<settings.Settings>;
+
 export function SendMessage(arg1:app.SendMessageArgs):Promise<void>;
 
 export function SessionEvents(arg1:app.SessionEventsArgs):Promise<Array<runtime.Event>>;

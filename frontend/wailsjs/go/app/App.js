@@ -110,6 +110,10 @@ export function SaveModelSettings(arg1) {
   return window['go']['app']['App']['SaveModelSettings'](arg1);
 }
 
+export function SaveNetworkSettings(arg1) {
+  return window['go']['app']['App']['SaveNetworkSettings'](arg1);
+}
+
 export function SendMessage(arg1) {
   return window['go']['app']['App']['SendMessage'](arg1);
 }
