@@ -65,6 +65,8 @@ smoke: desktop ## start the real window under Xvfb, screenshot it, quit it
 e2e: frontend cli ## the chat, settings and MCP end to end: Chromium against warden serve (screenshots in artifacts/e2e)
 	node e2e/chat.e2e.mjs
 	node e2e/settings.e2e.mjs
+	node e2e/checkpoint.e2e.mjs
+	node e2e/network.e2e.mjs
 	CGO_ENABLED=0 go build -o bin/mcp-testserver ./backend/tools/mcp/cmd/mcp-testserver
 	node e2e/mcp.e2e.mjs
 

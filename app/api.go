@@ -327,3 +327,22 @@ func (a *App) KillAgent(args KillAgentArgs) error {
 
 // emitter sends a Wails event; tests replace it.
 type emitter func(ctx context.Context, name string, data ...interface{})
+
+// UndoCall restores the files one call changed; a conflict with later
+// changes comes back for the human to confirm (then again with Force).
+func (a *App) UndoCall(args runtime.UndoCallArgs) (runtime.UndoResult, error) {
+	svc, err := a.service()
+	if err != nil {
+		return runtime.UndoResult{}, err
+	}
+	return svc.UndoCall(a.ctx(), args)
+}
+
+// RestoreTo restores the workspace to its state at a message.
+func (a *App) RestoreTo(args runtime.RestoreToArgs) (runtime.UndoResult, error) {
+	svc, err := a.service()
+	if err != nil {
+		return runtime.UndoResult{}, err
+	}
+	return svc.RestoreTo(a.ctx(), args)
+}

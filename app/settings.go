@@ -47,6 +47,15 @@ func (a *App) SaveDefaults(args settings.Defaults) (settings.Settings, error) {
 	return s.SaveDefaults(a.ctx(), args)
 }
 
+// SaveNetworkSettings writes the [network] table (presets, allow, deny).
+func (a *App) SaveNetworkSettings(args settings.NetworkArgs) (settings.Settings, error) {
+	s, err := a.settingsService()
+	if err != nil {
+		return settings.Settings{}, err
+	}
+	return s.SaveNetwork(a.ctx(), args)
+}
+
 // ListModels asks a provider which models it offers.
 func (a *App) ListModels(args settings.ProbeArgs) ([]settings.ModelInfo, error) {
 	s, err := a.settingsService()

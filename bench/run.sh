@@ -33,6 +33,26 @@ go build -o "$work/wardenbench" ./bench/cmd/wardenbench
 "$work/wardenbench" -work "$work" -peers "$peers" -gemini bench/gemini_policy.mjs \
 	-corpus bench/testdata -json docs/benchmarks.json -md docs/benchmarks.md "$@"
 
+# Checkpoints (backend/checkpoint/bench_test.go): the snapshot and change set
+# one call costs on 10,000 and 100,000 files beside a plain `git add -A &&
+# git write-tree` in a copy of the same tree, and the undo of a call that
+# deleted 1,000 files. Targets: ≤ 30 ms, ≤ 150 ms, ≤ 1 s (medians).
+go test -run '^$' -bench . -benchtime "${CHECKPOINT_BENCHTIME:-15x}" -timeout 40m ./backend/checkpoint/ | tee "$work/checkpoint-bench.txt"
+{
+	echo
+	echo "## Checkpoints (snapshot + change set per call, undo)"
+	echo
+	echo "Targets: median ≤ 30 ms on 10,000 files and ≤ 150 ms on 100,000 files for a call that changed one file"
+	echo "(two snapshots and the change set); undo of a call that deleted 1,000 files ≤ 1 s."
+	echo
+	echo '```'
+	grep -E '^Benchmark' "$work/checkpoint-bench.txt"
+	echo '```'
+} >>docs/benchmarks.md
+# Network through the proxy: proxied vs direct fetches and caged curl, side
+# by side; it (re)writes its section of docs/benchmarks.md.
+go run ./bench/cmd/netbench -work "$work/netbench" -md docs/benchmarks.md -json docs/benchmarks-network.json
+
 # The audit trail at AUDIT_ROWS (default 100,000) rows in headless Chromium
 # against warden serve; it adds its section to docs/benchmarks.md. Needs
 # bin/warden and frontend/dist (make bench builds both first).

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/warden-dev/warden/backend/auditkey"
+	"github.com/warden-dev/warden/backend/checkpoint"
 	"github.com/warden-dev/warden/backend/config"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
@@ -68,6 +69,8 @@ type Options struct {
 	// (runtime.Config.LeaveSessions); for single calls beside a window.
 	LeaveSessions bool
 	Version       string
+	// AllowHosts are --allow-host entries, added to [network] allow.
+	AllowHosts []policy.HostPattern
 }
 
 // ModelError says the model could not be set up (a bad spec, a missing
@@ -108,6 +111,10 @@ type Graph struct {
 	mcpService atomic.Pointer[runtime.Service]
 
 	mcpWarnings []string
+
+	// Checkpoints records every state-changing call's change set and
+	// undoes it.
+	Checkpoints *checkpoint.Tracker
 }
 
 // Open builds the graph. On error nothing is left open.
@@ -156,6 +163,16 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	if err := g.openMCP(ctx, o, userPath); err != nil {
 		return nil, err
 	}
+	// Checkpoints: the hook under the gate around every tool, so each
+	// state-changing call's change set is recorded and can be undone.
+	dbp := g.DBPath
+	if g.Checkpoints, err = checkpoint.New(checkpoint.Config{Store: g.Store, Caged: g.Cage.Caged,
+		Root: func(ws string) string { return checkpoint.RootFor(dbp, ws) }}); err != nil {
+		return nil, err
+	}
+	if reg, err = g.Checkpoints.WrapAll(reg); err != nil {
+		return nil, err
+	}
 
 	spec := o.Model
 	if spec == "" {
@@ -179,6 +196,7 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 		Headless: o.Headless, ApprovalTimeout: g.Config.ApprovalTimeout, Version: o.Version,
 		LeaveSessions: o.LeaveSessions,
 	}
+	cfg.Checkpoints = g.Checkpoints
 	cfg.Images = runtime.ImageConfig{Limits: imagecap.Limits{MaxEdge: g.Config.Images.MaxEdge, MaxBytes: g.Config.Images.MaxBytes},
 		Keep: g.Config.Images.Keep}
 	if o.Approval != nil {
@@ -189,6 +207,9 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	}
 	if o.ApprovalTimeout != nil {
 		cfg.ApprovalTimeout = *o.ApprovalTimeout
+	}
+	if cfg.Network, err = networkConfig(g.Config, o.AllowHosts); err != nil {
+		return nil, err
 	}
 	mons, br := g.Monitors, g.Browser
 	cfg.OnSessionClose = []func(string){
@@ -206,7 +227,8 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	}
 	g.mcpService.Store(g.Service)
 	g.Settings, err = settings.New(settings.Options{ConfigPath: userPath, Runtime: g.Service, BuildProvider: Provider,
-		MCP: g.MCP, Warnings: append(append([]string{}, g.Config.Warnings...), g.mcpWarnings...), Cage: g.Cage})
+		MCP: g.MCP, Warnings: append(append([]string{}, g.Config.Warnings...), g.mcpWarnings...), Cage: g.Cage,
+		AllowHosts: o.AllowHosts})
 	if err != nil {
 		return nil, err
 	}
@@ -279,4 +301,20 @@ func (g *Graph) ToolNames() []string {
 		names = append(names, t.Name())
 	}
 	return names
+}
+
+// Network is the gate's network input for a front end that builds its own
+// gate on the graph (`warden tool`): the graph's [network] table plus allow.
+func (g *Graph) Network(allow []policy.HostPattern) (tools.NetworkConfig, error) {
+	return networkConfig(g.Config, allow)
+}
+
+// networkConfig is the gate's network input: the [network] table (presets
+// included) plus the command line's --allow-host entries.
+func networkConfig(c config.Config, allow []policy.HostPattern) (tools.NetworkConfig, error) {
+	rules, err := c.Network.HostRules()
+	if err != nil {
+		return tools.NetworkConfig{}, fmt.Errorf("assemble: %w", err)
+	}
+	return tools.NetworkConfig{Rules: rules.With(allow...), AskTimeout: c.Network.AskTimeout}, nil
 }

@@ -115,7 +115,8 @@ func protectedData(db string, explicit bool, userConfig string) []string {
 		return out
 	}
 	base := filepath.Join(dir, filepath.Base(db))
-	return append(out, base, base+"-wal", base+"-shm", base+"-journal")
+	// The checkpoint store lives beside the database (backend/checkpoint).
+	return append(out, base, base+"-wal", base+"-shm", base+"-journal", filepath.Join(dir, "checkpoints"))
 }
 
 // realDir resolves a folder through symlinks when it exists.

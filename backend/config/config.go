@@ -50,6 +50,9 @@ type Config struct {
 	// fields take the runtime's defaults.
 	Images Images
 
+	// Network is the [network] table (network.go).
+	Network Network
+
 	// Sources lists the files that were read, in order.
 	Sources []string
 	// Warnings are settings that were ignored, each naming its file.
@@ -79,6 +82,7 @@ type file struct {
 	Model    *modelSection    `toml:"model"`
 	Defaults *defaultsSection `toml:"defaults"`
 	Sandbox  *sandboxSection  `toml:"sandbox"`
+	Network  *networkSection  `toml:"network"`
 	Images   *imagesSection   `toml:"images"`
 	// MCP belongs to backend/tools/mcp; declared so it is not "unknown".
 	MCP toml.Primitive `toml:"mcp"`
@@ -212,7 +216,7 @@ func Parse(data []byte, path string) (file, error) {
 		unknown = append(unknown, k.String())
 	}
 	if len(unknown) > 0 {
-		return f, fmt.Errorf("config: %s: unknown keys %s (valid sections: [model] spec, base_url, api_key; [defaults] approval, sandbox, network, writable_roots, approval_timeout; [sandbox] mode, deny_read, allow_unix_sockets, max_processes, tmp_size, max_file_size; [images] max_edge, max_bytes, keep; [mcp.servers.NAME])",
+		return f, fmt.Errorf("config: %s: unknown keys %s (valid sections: [model] spec, base_url, api_key; [defaults] approval, sandbox, network, writable_roots, approval_timeout; [sandbox] mode, deny_read, allow_unix_sockets, max_processes, tmp_size, max_file_size; [images] max_edge, max_bytes, keep; [network] allow, deny, presets, ask_timeout; [mcp.servers.NAME])",
 			path, strings.Join(unknown, ", "))
 	}
 	return f, nil
@@ -234,6 +238,9 @@ func (c *Config) apply(f file, path string) error {
 		default:
 			return fmt.Errorf("config: %s: sandbox.mode %q is not valid (valid: bwrap, container)", path, s.Mode)
 		}
+	}
+	if err := c.applyNetwork(f.Network, path, false); err != nil {
+		return err
 	}
 	if err := c.applyImages(f.Images, path, false); err != nil {
 		return err
@@ -267,6 +274,9 @@ func (c *Config) narrow(f file, path string) error {
 	}
 	if f.Sandbox != nil {
 		c.Warnings = append(c.Warnings, path+": [sandbox] is ignored in a workspace file (it would turn the OS cage off)")
+	}
+	if err := c.applyNetwork(f.Network, path, true); err != nil {
+		return err
 	}
 	if err := c.applyImages(f.Images, path, true); err != nil {
 		return err

@@ -18,6 +18,7 @@ import (
 type UserFile struct {
 	Model    UserModel
 	Defaults UserDefaults
+	Network  UserNetwork // [network] (network.go)
 }
 
 // UserModel is the [model] table. Empty fields are left out of the file.
@@ -90,6 +91,12 @@ func readUser(path string) (data []byte, uf UserFile, generic map[string]any, er
 			uf.Defaults.ApprovalTimeout = *d.ApprovalTimeout
 		}
 	}
+	if n := f.Network; n != nil {
+		uf.Network = UserNetwork{Presets: n.Presets, Allow: n.Allow, Deny: n.Deny}
+		if n.AskTimeout != nil {
+			uf.Network.AskTimeout = *n.AskTimeout
+		}
+	}
 	return data, uf, generic, nil
 }
 
@@ -139,13 +146,18 @@ func render(old []byte, generic map[string]any, uf UserFile) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	network, err := encodeTable("network", networkOut(uf.Network))
+	if err != nil {
+		return nil, err
+	}
 	want := map[string]any{}
 	for k, v := range generic {
 		want[k] = v
 	}
 	delete(want, "model")
 	delete(want, "defaults")
-	for _, sec := range [][]byte{model, defs} {
+	delete(want, "network")
+	for _, sec := range [][]byte{model, defs, network} {
 		var m map[string]any
 		if _, err := toml.Decode(string(sec), &m); err != nil {
 			return nil, err
@@ -154,7 +166,7 @@ func render(old []byte, generic map[string]any, uf UserFile) ([]byte, error) {
 			want[k] = v
 		}
 	}
-	if spliced := splice(old, map[string][]byte{"model": model, "defaults": defs}); spliced != nil {
+	if spliced := splice(old, map[string][]byte{"model": model, "defaults": defs, "network": network}); spliced != nil {
 		var got map[string]any
 		if _, err := toml.Decode(string(spliced), &got); err == nil && reflect.DeepEqual(got, want) {
 			return spliced, nil

@@ -335,6 +335,7 @@ func (s *Service) gateCall(ctx context.Context, sessionID, callID string, t tool
 		ApprovalTimeout: s.cfg.ApprovalTimeout,
 		Journal:         journal{s: s},
 		Now:             s.cfg.Now,
+		Network:         s.networkConfig(),
 		Prior:           s.br.prior(sessionID, callID),
 		NewID:           s.newID,
 	})

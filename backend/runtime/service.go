@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -56,12 +57,19 @@ type Config struct {
 	// sessions landing in Always): for front ends that run or explain one
 	// call (`warden tool`, `policy check`) beside a window that owns them.
 	LeaveSessions bool
+	// Checkpoints undoes calls' changes to the workspace (UndoCall,
+	// RestoreTo); nil: those methods fail with ErrNoCheckpoints.
+	Checkpoints Checkpoints
 	// Images caps the pictures tool results show the model (screenshots).
 	Images ImageConfig
 	// MaxSteps bounds the model turns of one user message (default 50).
 	MaxSteps int
 	Version  string
 	Now      func() time.Time
+
+	// Network decides the destinations of caged commands with network: the
+	// [network] lists, --allow-host, the ask timeout.
+	Network tools.NetworkConfig
 }
 
 // DefaultSystemPrompt tells the model how it is governed.
@@ -87,6 +95,8 @@ type Service struct {
 
 	liveMu sync.RWMutex
 	live   live
+
+	network atomic.Pointer[tools.NetworkConfig] // set by SetNetwork (network.go)
 
 	mu    sync.Mutex
 	turns map[string]*turn  // session id → running turn

@@ -230,6 +230,27 @@ var methods = map[string]handler{
 		}
 		return nil, svc.KillAgent(ctx, a.SessionID, a.AgentID)
 	},
+	"UndoCall": func(ctx context.Context, svc *runtime.Service, b []byte) (any, error) {
+		a, err := args[runtime.UndoCallArgs](b)
+		if err != nil {
+			return nil, err
+		}
+		return svc.UndoCall(ctx, a)
+	},
+	"RestoreTo": func(ctx context.Context, svc *runtime.Service, b []byte) (any, error) {
+		a, err := args[runtime.RestoreToArgs](b)
+		if err != nil {
+			return nil, err
+		}
+		return svc.RestoreTo(ctx, a)
+	},
+	"ChangeSets": func(ctx context.Context, svc *runtime.Service, b []byte) (any, error) {
+		a, err := args[sessionArg](b)
+		if err != nil {
+			return nil, err
+		}
+		return svc.ChangeSets(ctx, a.SessionID)
+	},
 	"FrontendReady": func(ctx context.Context, svc *runtime.Service, _ []byte) (any, error) {
 		return nil, svc.FrontendReady(ctx)
 	},

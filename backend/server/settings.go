@@ -33,6 +33,13 @@ var settingsMethods = map[string]settingsHandler{
 		}
 		return svc.SaveDefaults(ctx, a)
 	},
+	"SaveNetworkSettings": func(ctx context.Context, svc *settings.Service, b []byte) (any, error) {
+		a, err := args[settings.NetworkArgs](b)
+		if err != nil {
+			return nil, err
+		}
+		return svc.SaveNetwork(ctx, a)
+	},
 	"ListModels": func(ctx context.Context, svc *settings.Service, b []byte) (any, error) {
 		a, err := args[settings.ProbeArgs](b)
 		if err != nil {

@@ -51,6 +51,9 @@ type Options struct {
 	ProbeTimeout time.Duration
 	// HTTPClient carries the probes; nil uses the SDKs' default.
 	HTTPClient *http.Client
+	// AllowHosts are this run's --allow-host entries, kept on a network
+	// save (network.go).
+	AllowHosts []policy.HostPattern
 	// Cage is the OS cage, for the Sandbox card; nil shows nothing.
 	Cage *sandbox.Cage
 }
@@ -80,6 +83,8 @@ type Settings struct {
 	Defaults    Defaults       `json:"defaults"`
 	Providers   []ProviderInfo `json:"providers"`
 	Warnings    []string       `json:"warnings"`
+	// Network is the [network] table (network.go).
+	Network NetworkSettings `json:"network"`
 	// Cage is what the OS cage hides and lets through; absent without one.
 	Cage *CageView `json:"cage,omitempty"`
 }
@@ -143,6 +148,7 @@ func (s *Service) GetSettings(ctx context.Context) (Settings, error) {
 	}
 	out.Model = s.modelView(uf.Model, &out.Warnings)
 	out.Defaults = Defaults{Approval: cfg.Approval, Sandbox: sandboxView(cfg.Sandbox)}
+	out.Network = s.networkView(cfg)
 	out.Cage = cageView(s.opts.Cage)
 	info, err := s.opts.Runtime.Info(ctx)
 	if err != nil {

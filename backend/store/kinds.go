@@ -38,8 +38,10 @@ var (
 	KindMonitorStopped          = register[MonitorStopped]("monitor_stopped")
 	KindSubagentStarted         = register[SubagentStarted]("subagent_started")
 	KindSubagentFinished        = register[SubagentFinished]("subagent_finished")
+	KindNetworkConnection       = registerAudit[NetworkConnection]("network_connection")
 	KindSessionArchived         = registerAudit[SessionArchived]("session_archived")
 	KindSessionRestored         = registerAudit[SessionRestored]("session_restored")
+	KindWorkspaceChanged        = register[WorkspaceChanged]("workspace_changed")
 )
 
 // SessionArchived hides a session from the list; its events stay, and
@@ -345,4 +347,31 @@ type SubagentFinished struct {
 	Error      string `json:"error,omitempty"`
 	Background bool   `json:"background,omitempty"`
 	Killed     bool   `json:"killed,omitempty"` // stopped by the human
+}
+
+// NetworkConnection is one connection a caged command made (or was refused)
+// through Warden's proxy: the destination, what allowed or refused it, and
+// the bytes each way. CallID is the call whose command connected.
+type NetworkConnection struct {
+	event
+	CallID     string `json:"call_id"`
+	Host       string `json:"host"`
+	Port       int    `json:"port"`
+	Addr       string `json:"addr,omitempty"`  // the address dialled
+	Proto      string `json:"proto,omitempty"` // connect | http | socks5
+	Allowed    bool   `json:"allowed"`
+	AllowedBy  string `json:"allowed_by,omitempty"` // network-allow:<pattern>, human:always, session-grant:<sig>, ...
+	Reason     string `json:"reason,omitempty"`     // refused: why
+	Detail     string `json:"detail,omitempty"`
+	Error      string `json:"error,omitempty"` // admitted but failed (resolve, dial)
+	BytesUp    int64  `json:"bytes_up"`
+	BytesDown  int64  `json:"bytes_down"`
+	DurationMs int64  `json:"duration_ms"`
+}
+
+func (n NetworkConnection) validate() error {
+	if n.Host == "" || n.Port < 1 || n.Port > 65535 {
+		return fmt.Errorf("destination %q:%d is not a host and port", n.Host, n.Port)
+	}
+	return needIDs("-", n.CallID, "-")
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/tools/netproxy"
 )
 
 // Decider is the policy engine; *policy.Engine satisfies it.
@@ -108,6 +109,7 @@ type Event struct {
 	Result    *Result          `json:"result,omitempty"`   // Completed, Failed
 	Error     string           `json:"error,omitempty"`    // Failed
 	Duration  time.Duration    `json:"duration_ns,omitempty"`
+	Conn      *netproxy.Conn   `json:"conn,omitempty"` // NetworkConnection (gate_net.go)
 }
 
 // Journal records a session's events, in order. A failure to record a
@@ -134,6 +136,8 @@ type GateConfig struct {
 	Journal         Journal // nil records nothing
 	Now             func() time.Time
 	NewID           func() string
+	// Network decides the destinations of caged commands (gate_net.go).
+	Network NetworkConfig
 	// Prior is a human's answer, already recorded, to an ask of this very
 	// call made before a restart. When the call decides to Ask (or Allow)
 	// again under the same signature, that answer stands and nothing new is
@@ -243,6 +247,7 @@ func (g *Gate) Call(ctx context.Context, t Tool, args json.RawMessage, env Env) 
 		return out, g.record(ctx, env, ev)
 	}
 	out.Invoked = true
+	env.Egress = g.egress(env, out.CallID)
 	env.Ask = func(ctx context.Context, q Question) (policy.Decision, error) { return g.toolAsk(ctx, t, env, q, base) }
 	out.Result, err = g.invoke(ctx, t, args, env, base)
 	return out, err

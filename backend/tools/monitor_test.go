@@ -134,6 +134,9 @@ func TestMonitorStartArguments(t *testing.T) {
 		{"nonexistent watch", `{"watch_path":"nope"}`, "watch_path"},
 		{"cwd with a watch", `{"watch_path":".","cwd":"."}`, "cwd applies to a command"},
 		{"wrong type", `{"command":5}`, `"command" must be a JSON string`},
+		{"expose with a watch", `{"watch_path":".","expose":[5173]}`, "expose applies to a command"},
+		{"expose port zero", `{"command":"true","expose":[0]}`, "not a port"},
+		{"expose too many", `{"command":"true","expose":[1,2,3,4,5,6,7,8,9]}`, "at most 8"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/tools/sandbox"
 )
 
 // MonitorStartParams are the arguments of monitor.start.
@@ -17,6 +18,7 @@ type MonitorStartParams struct {
 	WatchPath string `json:"watch_path,omitempty" desc:"A file or folder to watch for changes instead of a command."`
 	Name      string `json:"name,omitempty" desc:"A label for the monitor."`
 	Cwd       string `json:"cwd,omitempty" desc:"Working directory of the command, relative to the workspace."`
+	Expose    []int  `json:"expose,omitempty" desc:"Ports the command listens on (e.g. [5173] for a dev server) to reach from the host: each gets a host loopback URL the browser tool can open."`
 }
 
 // MonitorStart is the monitor.start tool.
@@ -42,7 +44,18 @@ func parseMonitorStart(args json.RawMessage, env Env) (MonitorSpec, error) {
 	if cmd == watch {
 		return MonitorSpec{}, errors.New("give exactly one of command or watch_path")
 	}
-	spec := MonitorSpec{Name: p.Name, Command: p.Command}
+	spec := MonitorSpec{Name: p.Name, Command: p.Command, Expose: p.Expose}
+	if len(p.Expose) > 0 && !cmd {
+		return spec, errors.New("expose applies to a command, not to watch_path")
+	}
+	if len(p.Expose) > sandbox.MaxExposed {
+		return spec, fmt.Errorf("expose: at most %d ports", sandbox.MaxExposed)
+	}
+	for _, port := range p.Expose {
+		if port < 1 || port > 65535 {
+			return spec, fmt.Errorf("expose: %d is not a port from 1 to 65535", port)
+		}
+	}
 	if cmd {
 		if spec.Cwd, err = resolveDir(env, p.Cwd); err != nil {
 			return spec, err
@@ -80,7 +93,11 @@ func (t *MonitorStart) Invoke(_ context.Context, args json.RawMessage, env Env) 
 	if err != nil {
 		return ErrorResult(err.Error()), nil
 	}
-	return monitorResult(fmt.Sprintf("started monitor %s (%s)", info.ID, info.Name), info), nil
+	text := fmt.Sprintf("started monitor %s (%s)", info.ID, info.Name)
+	for _, e := range info.Exposed {
+		text += fmt.Sprintf("\nport %d of the cage is reachable at %s", e.CagePort, e.URL)
+	}
+	return monitorResult(text, info), nil
 }
 
 // MonitorList is the monitor.list tool.

@@ -41,6 +41,8 @@ type MonitorInfo struct {
 	ExitCode  *int      `json:"exit_code,omitempty"`
 	Confined  bool      `json:"confined,omitempty"`
 	Tail      []string  `json:"tail,omitempty"` // last lines of output or events
+	// Exposed maps cage ports to the host loopback URLs that reach them.
+	Exposed []sandbox.Exposed `json:"exposed,omitempty"`
 }
 
 // Monitors runs the background monitors of all sessions: a long-running
@@ -89,6 +91,8 @@ type MonitorSpec struct {
 	Command   string
 	Cwd       string
 	WatchPath string
+	// Expose lists the command's listening ports to reach from the host.
+	Expose []int
 }
 
 // Start starts a monitor for the session of env and returns at once.
@@ -160,11 +164,12 @@ func (mon *monitor) finish(code *int) {
 
 func (m *Monitors) startCommand(ctx context.Context, env Env, spec MonitorSpec, mon *monitor) error {
 	prep, err := m.cage.Prepare(ctx, sandbox.Spec{Workspace: env.Workspace, Policy: env.Sandbox, Dir: spec.Cwd,
-		Args: []string{"bash", "-c", spec.Command}})
+		Args: []string{"bash", "-c", spec.Command}, Egress: env.Egress, Expose: spec.Expose})
 	if err != nil {
 		return err
 	}
 	mon.info.Confined = prep.Confined
+	mon.info.Exposed = exposedURLs(prep, spec.Expose)
 	stdout, err := prep.Cmd.StdoutPipe()
 	if err != nil {
 		return err
@@ -379,6 +384,20 @@ func (m *Monitors) Close() {
 	for _, mon := range all {
 		mon.stop("Warden shut down")
 	}
+}
+
+// exposedURLs is where the host reaches the monitor's ports: through the
+// cage's exposed ports, or, unconfined, the ports themselves.
+func exposedURLs(prep *sandbox.Prepared, ports []int) []sandbox.Exposed {
+	if prep.Confined {
+		return prep.Exposed()
+	}
+	var out []sandbox.Exposed
+	for _, p := range ports {
+		addr := fmt.Sprintf("127.0.0.1:%d", p)
+		out = append(out, sandbox.Exposed{CagePort: p, HostAddr: addr, URL: "http://" + addr + "/"})
+	}
+	return out
 }
 
 // MonitorLines is a page of a monitor's output for monitor.read.

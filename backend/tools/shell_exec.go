@@ -143,6 +143,7 @@ type shellRun struct {
 	Truncated  bool                `json:"truncated,omitempty"`
 	Confined   bool                `json:"confined"`
 	Violations []sandbox.Violation `json:"violations,omitempty"`
+	Network    []string            `json:"network_refused,omitempty"`
 	// Hidden are the hidden paths a failed command named: it needed a
 	// secret the cage keeps out.
 	Hidden  []string `json:"hidden,omitempty"`
@@ -152,7 +153,7 @@ type shellRun struct {
 func runShell(ctx context.Context, cage *sandbox.Cage, env Env, command, cwd string, extra map[string]string, timeout time.Duration) (*shellRun, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	prep, err := cage.Prepare(ctx, sandbox.Spec{Workspace: env.Workspace, Policy: env.Sandbox, Dir: cwd, Env: extra, Args: []string{"bash", "-c", command}})
+	prep, err := cage.Prepare(ctx, sandbox.Spec{Workspace: env.Workspace, Policy: env.Sandbox, Dir: cwd, Env: extra, Args: []string{"bash", "-c", command}, Egress: env.Egress})
 	if err != nil {
 		return nil, fmt.Errorf("shell.exec: %w", err)
 	}
@@ -162,6 +163,7 @@ func runShell(ctx context.Context, cage *sandbox.Cage, env Env, command, cwd str
 	err = runAndReap(prep.Cmd, stdout, stderr)
 	r := &shellRun{DurationMs: time.Since(start).Milliseconds(), Confined: prep.Confined, timeout: timeout}
 	r.Violations = prep.Finish()
+	r.Network = RefusedConnections(env.Egress)
 	r.Stdout, r.Stderr = stdout.String(), stderr.String()
 	r.Truncated = stdout.truncated() || stderr.truncated()
 	if err != nil { // a failed command: did it need a hidden path?
@@ -249,6 +251,9 @@ func (r *shellRun) result() Result {
 	}
 	for _, v := range r.Violations {
 		fmt.Fprintf(&b, "sandbox violation: %s: %s\n", v.Path, v.Detail)
+	}
+	for _, n := range r.Network {
+		b.WriteString(n + "\n")
 	}
 	for _, h := range r.Hidden {
 		fmt.Fprintf(&b, "sandbox: %s is hidden from the cage (a secret, Warden's own data, or [sandbox] deny_read)\n", h)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/tools/sandbox"
 )
 
 // Env is what a tool knows about the session it runs in.
@@ -27,6 +28,9 @@ type Env struct {
 	// Output receives streamed output (stdout/stderr chunks, monitor lines)
 	// while a tool runs. It may be nil.
 	Output func(stream string, chunk []byte)
+	// Egress decides the connections of the call's caged commands; the
+	// gate sets it (gate_net.go).
+	Egress *sandbox.Egress
 	// Log appends a typed event to the session's log for what a tool
 	// starts that outlives its call (a monitor's start and end). It may be
 	// nil; it is safe to call after the call returned.

@@ -45,6 +45,7 @@ func commands() []command {
 		mcpCommand(),
 		runCommand(),
 		serveCommand(),
+		changesCommand(), undoCommand(),
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds

@@ -25,6 +25,7 @@ type runFlags struct {
 	model, baseURL, approval, sandbox, workspace, db string
 	network, json                                    bool
 	timeout                                          time.Duration
+	allowHosts                                       hostFlag
 }
 
 func runMain(ctx context.Context, args []string, io stdio) int {
@@ -40,6 +41,7 @@ func runMain(ctx context.Context, args []string, io stdio) int {
 	fs.DurationVar(&f.timeout, "approval-timeout", 0, "how long an ask waits before it becomes a denial (no human is attached)")
 	fs.StringVar(&f.db, "db", "", "the database (default $WARDEN_DB, else $XDG_DATA_HOME/warden/warden.db)")
 	fs.BoolVar(&f.json, "json", false, "print JSON lines instead of text")
+	registerAllowHost(fs, &f.allowHosts)
 	fs.Usage = func() {
 		fmt.Fprintln(io.err, `Usage: warden run [flags] "prompt"   (a prompt starting with ! runs that shell command through the gate)`)
 		fs.PrintDefaults()
@@ -71,7 +73,8 @@ func runMain(ctx context.Context, args []string, io stdio) int {
 	}
 	timeout := f.timeout
 	g, err := assemble.Open(ctx, assemble.Options{DBPath: f.db, Workspace: ws, Model: f.model, BaseURL: f.baseURL,
-		Approval: axes.approval, Sandbox: axes.sandbox, Headless: true, ApprovalTimeout: &timeout, Version: version})
+		Approval: axes.approval, Sandbox: axes.sandbox, Headless: true, ApprovalTimeout: &timeout, Version: version,
+		AllowHosts: f.allowHosts})
 	if err != nil {
 		fmt.Fprintln(io.err, "warden run:", err)
 		var me *assemble.ModelError

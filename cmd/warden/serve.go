@@ -29,6 +29,8 @@ func serveMain(ctx context.Context, args []string, io stdio) int {
 	approval := fset.String("approval", "", "default approval policy of new sessions (default: config.toml, else on-request)")
 	sandboxKind := fset.String("sandbox", "", "default sandbox of new sessions (default: config.toml, else workspace-write)")
 	network := fset.Bool("network", false, "new sessions' workspace-write sandbox may use the network")
+	var allowHosts hostFlag
+	registerAllowHost(fset, &allowHosts)
 	if err := fset.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -51,7 +53,7 @@ func serveMain(ctx context.Context, args []string, io stdio) int {
 	}
 	defer ln.Close()
 	g, err := assemble.Open(ctx, assemble.Options{DBPath: *db, Model: *modelSpec, BaseURL: *baseURL,
-		Approval: ax.approval, Sandbox: ax.sandbox, Version: version})
+		Approval: ax.approval, Sandbox: ax.sandbox, Version: version, AllowHosts: allowHosts})
 	if err != nil {
 		fmt.Fprintln(io.err, "warden serve:", err)
 		var me *assemble.ModelError

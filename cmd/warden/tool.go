@@ -30,6 +30,7 @@ type toolFlags struct {
 	axisFlags
 	args, db        string
 	approvalTimeout time.Duration
+	allowHosts      hostFlag
 }
 
 // toolOutput is what `warden tool` prints.
@@ -59,6 +60,7 @@ func runTool(ctx context.Context, argv []string, io stdio) int {
 	f.register(fs, "run the call as if the session were in the planning freeze")
 	fs.DurationVar(&f.approvalTimeout, "approval-timeout", 0, "how long an Ask waits for a human before it becomes a no-approver deny")
 	fs.StringVar(&f.db, "db", "", dbUsage)
+	registerAllowHost(fs, &f.allowHosts)
 	pos, err := parseInterspersed(fs, argv)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -134,12 +136,17 @@ func callTool(ctx context.Context, g *assemble.Graph, s policy.Session, name str
 		return out, 1, err
 	}
 	s.Grants = store.PolicyGrants(grants, s.Now)
+	network, err := g.Network(f.allowHosts)
+	if err != nil {
+		return out, 2, err
+	}
 	gate, err := tools.NewGate(tools.GateConfig{
 		Decider:         g.Engine,
 		Session:         func(context.Context, tools.Env) (policy.Session, error) { return s, nil },
 		Approver:        approver,
 		ApprovalTimeout: f.approvalTimeout,
 		Journal:         storejournal.New(g.Store),
+		Network:         network,
 	})
 	if err != nil {
 		return out, 1, err

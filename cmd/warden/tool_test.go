@@ -72,7 +72,8 @@ func TestToolCommand(t *testing.T) {
 		check   func(t *testing.T, r toolRun)
 	}{
 		{"shell command runs in the cage", []string{"shell.exec", "--args", `{"command":"echo hi > made.txt; cat made.txt"}`},
-			0, "allow", "", "session_created,permission_granted,tool_invocation_started,tool_invocation_completed",
+			// The checkpoint hook records the file the command made.
+			0, "allow", "", "session_created,permission_granted,tool_invocation_started,workspace_changed,tool_invocation_completed",
 			func(t *testing.T, r toolRun) {
 				var res struct{ Confined bool }
 				_ = json.Unmarshal(r.out.Result.Structured, &res)

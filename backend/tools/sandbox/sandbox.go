@@ -1,11 +1,12 @@
 // Package sandbox is the OS cage every shell process of a session runs in.
 //
 // On Linux it is bubblewrap: the whole filesystem read-only, the workspace and
-// writable roots read-write, a private /tmp of bounded size, no network
-// unless admitted, a new user, PID, IPC and session namespace with every
-// capability dropped and no nested user namespaces (so no remount or umount
-// can lift a read-only bind), a private /run, a seccomp filter, per-call
-// limits, and an environment allowlist. ReadOnly binds nothing writable.
+// writable roots read-write, a private /tmp of bounded size, network only
+// through Warden's proxy when admitted (network.go), a new user, PID, IPC,
+// network and session namespace with every capability dropped and no nested
+// user namespaces (so no remount or umount can lift a read-only bind), a
+// private /run, a seccomp filter, per-call limits, and an environment
+// allowlist. ReadOnly binds nothing writable.
 //
 // Protected paths (the policy's rule, at any depth: git configuration and
 // hooks of every repository, .envrc, .vscode/, .mcp.json, .warden/, shell rc
@@ -268,6 +269,12 @@ type Spec struct {
 	Dir       string            // working directory, absolute; default Workspace
 	Env       map[string]string // added to the allowlisted environment
 	Args      []string          // argv, e.g. {"bash", "-c", cmd}
+	// Egress decides the connections of a caged command with network
+	// (network.go); nil refuses them all.
+	Egress *Egress
+	// Expose lists cage ports the host's loopback may reach
+	// (network_expose.go); see Prepared.Exposed.
+	Expose []int
 }
 
 // Prepared is a command ready to start and the clean-up to run after it ends.
@@ -286,6 +293,8 @@ type Prepared struct {
 	files  []*os.File // handed to bwrap, closed by Finish
 	once   sync.Once
 	result []Violation
+
+	egress egress // the proxy and exposed ports (network.go)
 }
 
 // Prepare builds the command for spec. The command is started by the caller;
@@ -306,6 +315,10 @@ func (c *Cage) Prepare(ctx context.Context, spec Spec) (*Prepared, error) {
 	argv := spec.Args
 	var extra []*os.File
 	if c.Caged(spec.Policy) && c.cfg.Mode == ModeBwrap {
+		if err := c.startEgress(ctx, spec, p); err != nil {
+			p.Finish()
+			return nil, err
+		}
 		bw, files, err := c.bwrapArgs(spec, dir, p)
 		if err != nil {
 			p.Finish()
@@ -314,14 +327,14 @@ func (c *Cage) Prepare(ctx context.Context, spec Spec) (*Prepared, error) {
 		c.mu.Lock()
 		path := c.bwrapPath
 		c.mu.Unlock()
-		argv = append(append([]string{path}, bw...), spec.Args...)
+		argv = append(append(append([]string{path}, bw...), p.egress.prefix(3+len(files))...), spec.Args...)
 		p.Confined = true
 		p.Hidden = c.Hidden()
-		extra = files
+		extra = append(files, p.egress.files...) // network.go's after bwrap's
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.Env = environ(spec.Env, nil)
+	cmd.Env = environ(spec.Env, p.egress.env)
 	cmd.ExtraFiles = extra
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// Kill the whole group: bwrap's PID namespace dies with it, and an
@@ -376,6 +389,8 @@ func baseArgs() []string {
 		"--unshare-user", "--disable-userns", "--cap-drop", "ALL",
 		"--unshare-pid", "--unshare-ipc", "--unshare-uts",
 		"--die-with-parent", "--new-session",
+		// Always its own network namespace; network goes through the proxy.
+		"--unshare-net",
 	}
 }
 
@@ -387,9 +402,6 @@ func (c *Cage) bwrapArgs(spec Spec, dir string, p *Prepared) ([]string, []*os.Fi
 	b := &argBuilder{}
 	defer func() { p.files = b.files }() // Finish closes them, on error too
 	b.add(baseArgs()...)
-	if spec.Policy.Kind == policy.ReadOnly || !spec.Policy.NetworkAccess {
-		b.add("--unshare-net")
-	}
 	// /run is private too: it holds the sockets that command the host
 	// (docker, D-Bus, the user's runtime folder with its agents).
 	b.add("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
@@ -397,6 +409,7 @@ func (c *Cage) bwrapArgs(spec Spec, dir string, p *Prepared) ([]string, []*os.Fi
 		b.add("--size", strconv.FormatInt(c.limits.TmpBytes, 10))
 	}
 	b.add("--tmpfs", "/tmp", "--tmpfs", "/run")
+	b.add(p.egress.args...) // the forwarder binary (network.go)
 	writable := writableRoots(spec)
 	if len(writable) == 0 {
 		// Re-expose the workspace read-only in case it lives under /tmp.

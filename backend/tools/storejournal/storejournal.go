@@ -1,6 +1,6 @@
 // Package storejournal records the gate's events as the store's typed
 // events (PermissionRequested/Granted/Denied, ToolInvocationStarted/
-// Completed/Failed), so `warden audit` and the UI read one log. A denial's
+// Completed/Failed, NetworkConnection), so `warden audit` and the UI read one log. A denial's
 // "by" comes from its reason: sandbox, freeze, user, or no-approver for the
 // fail-closed rest.
 package storejournal
@@ -30,7 +30,12 @@ func New(st Appender) *Journal { return &Journal{st: st} }
 func (j *Journal) Record(ctx context.Context, sessionID string, evs ...tools.Event) error {
 	out := make([]store.Event, 0, len(evs))
 	for _, e := range evs {
-		out = append(out, Event(e))
+		if se := Event(e); se != nil {
+			out = append(out, se)
+		}
+	}
+	if len(out) == 0 {
+		return nil
 	}
 	_, err := j.st.Append(ctx, sessionID, store.AnyVersion, out...)
 	return err
@@ -52,6 +57,14 @@ func Event(e tools.Event) store.Event {
 	case tools.EventPermissionDenied:
 		return store.PermissionDenied{RequestID: e.RequestID, CallID: e.CallID, Tool: e.Tool, Signature: d.Signature,
 			Reason: e.Reason, Detail: e.Detail, Remedy: d.Remedy, By: deniedBy(e.Reason), Trace: d.Trace}
+	case tools.EventNetworkConnection:
+		if e.Conn == nil {
+			return nil
+		}
+		c := e.Conn
+		return store.NetworkConnection{CallID: e.CallID, Host: c.Host, Port: c.Port, Addr: c.Addr, Proto: c.Proto,
+			Allowed: c.Allowed, AllowedBy: c.By, Reason: c.Reason, Detail: c.Detail, Error: c.Error,
+			BytesUp: c.BytesUp, BytesDown: c.BytesDown, DurationMs: c.Duration.Milliseconds()}
 	case tools.EventToolInvocationStarted:
 		return store.ToolInvocationStarted{CallID: e.CallID, Tool: e.Tool, Args: e.Args}
 	case tools.EventToolInvocationFailed:

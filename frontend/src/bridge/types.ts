@@ -172,7 +172,30 @@ export interface Settings {
   defaults: Defaults
   providers: ProviderInfo[]
   warnings: string[] | null
+  // [network]: presets to tick, allow and deny patterns (absent from an
+  // older backend).
+  network?: NetworkSettings
   cage?: CageView
+}
+
+export interface NetworkPreset {
+  name: string
+  label: string
+  allow: string[]
+}
+
+export interface NetworkSettings {
+  presets: NetworkPreset[]
+  enabled: string[]
+  allow: string[]
+  deny: string[]
+  command_line: string[]
+}
+
+export interface NetworkArgs {
+  enabled: string[]
+  allow: string[]
+  deny: string[]
 }
 
 // What the OS cage hides from commands and lets through (Settings card).
@@ -266,6 +289,55 @@ export interface SavedFile {
   bytes: number
 }
 
+// Checkpoints (backend/checkpoint): the change set a call made to the
+// workspace (a workspace_changed event's data), and what an undo did.
+export interface FileChange {
+  path: string
+  change: 'created' | 'modified' | 'deleted'
+  mode?: string
+  old_mode?: string
+  size: number
+  old_size: number
+  hash?: string
+  old_hash?: string
+  added: number
+  removed: number
+  binary?: boolean
+  diff?: string
+  diff_omitted?: string
+}
+
+export interface Destruction {
+  deleted: number
+  truncated: number
+  paths: string[]
+  threshold: string
+}
+
+export interface WorkspaceChange {
+  call_id: string
+  tool?: string
+  cause: 'call' | 'outside' | 'undo' | 'restore'
+  undo_of?: string
+  restore_to?: string
+  workspace: string
+  files?: FileChange[]
+  omitted?: number
+  skipped?: string[]
+  allowed_by?: string
+  caged?: boolean
+  warning?: Destruction
+  error?: string
+}
+
+export interface UndoResult {
+  done: boolean
+  id?: string
+  restored: string[]
+  forced?: string[]
+  conflict?: { message: string; paths: string[]; later: string[] }
+}
+
 // The method table: name → [args, result]. Both transports carry exactly
 // these names, so a typo is a type error rather than a 404 at run time,
 // except the native dialogs, which only the desktop window has (see
@@ -295,9 +367,12 @@ export interface Methods {
   ExportAudit: [{ session_id: string; format: 'jsonl' | 'csv' }, { filename: string; content: string }]
   KillAgent: [{ session_id: string; agent_id: string }, null]
   FrontendReady: [undefined, null]
+  UndoCall: [{ session_id: string; call_id: string; force?: boolean }, UndoResult]
+  RestoreTo: [{ session_id: string; message_id: string; force?: boolean }, UndoResult]
   GetSettings: [undefined, Settings]
   SaveModelSettings: [ModelArgs, Settings]
   SaveDefaults: [Defaults, Settings]
+  SaveNetworkSettings: [NetworkArgs, Settings]
   ListModels: [ProbeArgs, ModelInfo[] | null]
   TestConnection: [ProbeArgs, ConnectionResult]
   McpServers: [undefined, McpServer[] | null]

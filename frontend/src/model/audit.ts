@@ -1,4 +1,6 @@
-import type { WardenEvent } from '../bridge'
+import type { WardenEvent, WorkspaceChange } from '../bridge'
+import { summary as changeSummary } from './changes'
+import { bytesText, connectionText } from './network'
 
 // One audit row, flattened for the list, filter and export.
 export interface AuditRow {
@@ -64,6 +66,16 @@ export function auditRow(e: WardenEvent): AuditRow {
     case 'grant_revoked':
       summary = s(d.signature)
       break
+    case 'workspace_changed': {
+      const c = d as unknown as WorkspaceChange
+      source = c.cause === 'call' ? s(d.allowed_by) : c.cause
+      summary = (c.warning ? 'WARNING destructive: ' : '') + (c.error ? `no checkpoint: ${c.error}` : changeSummary(c, 5))
+      break
+    }
+    case 'network_connection':
+      source = d.allowed === true ? s(d.allowed_by) : s(d.reason)
+      summary = `${connectionText(d)} — ${bytesText(d)}`
+      break
     default:
       source = s(d.by)
       summary = s(d.server)
@@ -127,6 +139,8 @@ export const auditKinds = [
   'grant_revoked',
   'mcp_server_trusted',
   'mcp_server_untrusted',
+  'workspace_changed',
+  'network_connection',
 ]
 
 export interface AuditPageArgs {

@@ -1,6 +1,7 @@
 // Pure reducers: pushed events in, new store state out. The stores hold the
 // results; these functions never call the bridge.
-import type { Approval, Push, Session, WardenEvent } from '../bridge'
+import type { Approval, Push, Session, WardenEvent, WorkspaceChange } from '../bridge'
+import { connectionText } from './network'
 
 export function reduceSessions(list: readonly Session[], p: Push): Session[] {
   switch (p.type) {
@@ -39,7 +40,7 @@ export function reduceApprovals(queue: readonly Approval[], p: Push): Approval[]
 
 // One item of the chat stream.
 export type Item =
-  | { type: 'message'; key: string; role: string; text: string; at: number }
+  | { type: 'message'; key: string; role: string; text: string; at: number; messageId?: string }
   | {
       type: 'tool'
       key: string
@@ -54,7 +55,12 @@ export type Item =
       at: number
       // Its start is on a page not loaded yet (a chat opened on its tail).
       earlier?: boolean
+      // The files it changed in the workspace, and the undo that reverted it.
+      changes?: WorkspaceChange
+      undoneBy?: string
     }
+  // An undo, a restore, or what changed between calls.
+  | { type: 'change'; key: string; change: WorkspaceChange; at: number; undoneBy?: string }
   | { type: 'permission'; key: string; event: WardenEvent }
   | { type: 'note'; key: string; text: string; at: number }
   | { type: 'plan'; key: string; text: string; at: number }
@@ -139,6 +145,21 @@ function patchTool(b: Builder, e: WardenEvent, f: (it: ToolItem) => ToolItem) {
   )
 }
 
+// markUndone marks the call (or the undo, restore) an undo reverted.
+function markUndone(b: Builder, target: string, by: string) {
+  for (let i = b.items.length - 1; i >= 0; i--) {
+    const it = b.items[i]
+    if (it?.type === 'tool' && it.callId === target) {
+      b.items[i] = { ...it, undoneBy: by }
+      return
+    }
+    if (it?.type === 'change' && it.change.call_id === target) {
+      b.items[i] = { ...it, undoneBy: by }
+      return
+    }
+  }
+}
+
 // fold applies one event to the builder. Items already in the list are
 // replaced, never changed, so a published transcript stays as it was.
 function fold(b: Builder, e: WardenEvent) {
@@ -152,7 +173,8 @@ function fold(b: Builder, e: WardenEvent) {
       if (role === 'tool') break
       const text = str(d.text)
       if (role === 'assistant') b.streaming = ''
-      if (text) items.push({ type: 'message', key, role, text, at: e.at })
+      const messageId = str(d.message_id)
+      if (text) items.push({ type: 'message', key, role, text, at: e.at, ...(messageId ? { messageId } : {}) })
       break
     }
     case 'permission_requested':
@@ -199,6 +221,16 @@ function fold(b: Builder, e: WardenEvent) {
         error: str(d.error),
       }))
       break
+    case 'workspace_changed': {
+      const c = d as unknown as WorkspaceChange
+      if (c.cause === 'call') {
+        patchTool(b, e, (it) => ({ ...it, changes: c }))
+      } else {
+        items.push({ type: 'change', key, change: c, at: e.at })
+      }
+      if (c.undo_of) markUndone(b, c.undo_of, c.call_id)
+      break
+    }
     case 'approval_policy_changed':
       items.push({ type: 'note', key, text: `Approval policy: ${str(d.from)} → ${str(d.to)}`, at: e.at })
       break
@@ -251,6 +283,19 @@ function fold(b: Builder, e: WardenEvent) {
     case 'monitor_stopped':
       b.agents = b.agents.filter((a) => a.id !== str(d.monitor_id))
       break
+    case 'network_connection': {
+      // One line per destination and outcome: npm's ten connections to
+      // the registry read as one line with a count.
+      const text = connectionText(d)
+      const last = items[items.length - 1]
+      const m = last && last.type === 'note' ? /^(.*?)(?: ×(\d+))?$/.exec(last.text) : null
+      if (last && last.type === 'note' && m && m[1] === text) {
+        items[items.length - 1] = { ...last, text: `${text} ×${Number(m[2] ?? '1') + 1}` }
+      } else {
+        items.push({ type: 'note', key, text, at: e.at })
+      }
+      break
+    }
   }
   b.lastSeq = e.seq
 }

@@ -10,6 +10,7 @@ import {
   type McpServer,
   type ModelArgs,
   type ModelInfo,
+  type NetworkArgs,
   type ProbeArgs,
   type Settings,
 } from '../bridge'
@@ -58,6 +59,16 @@ export const useSettingsStore = defineStore('settings', () => {
     }
   }
 
+  async function saveNetwork(a: NetworkArgs): Promise<Settings> {
+    try {
+      const s = await bridge.call('SaveNetworkSettings', a)
+      settings.value = s
+      return s
+    } catch (e) {
+      throw toBridgeError('SaveNetworkSettings', e)
+    }
+  }
+
   async function listModels(p: ProbeArgs): Promise<ModelInfo[]> {
     try {
       return (await bridge.call('ListModels', p)) ?? []
@@ -103,6 +114,7 @@ export const useSettingsStore = defineStore('settings', () => {
     load,
     saveModel,
     saveDefaults,
+    saveNetwork,
     listModels,
     testConnection,
     loadServers,

@@ -215,6 +215,27 @@ export namespace app {
 
 }
 
+export namespace config {
+	
+	export class Preset {
+	    name: string;
+	    label: string;
+	    allow: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Preset(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.label = source["label"];
+	        this.allow = source["allow"];
+	    }
+	}
+
+}
+
 export namespace mcp {
 	
 	export class ToolStatus {
@@ -676,6 +697,22 @@ export namespace runtime {
 	        this.changed = source["changed"];
 	    }
 	}
+	export class RestoreToArgs {
+	    session_id: string;
+	    message_id: string;
+	    force?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new RestoreToArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.message_id = source["message_id"];
+	        this.force = source["force"];
+	    }
+	}
 	export class RevokeGrantArgs {
 	    id: string;
 	    kind: string;
@@ -760,6 +797,76 @@ export namespace runtime {
 	        this.server = source["server"];
 	        this.scope = source["scope"];
 	    }
+	}
+	export class UndoCallArgs {
+	    session_id: string;
+	    call_id: string;
+	    force?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new UndoCallArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.call_id = source["call_id"];
+	        this.force = source["force"];
+	    }
+	}
+	export class UndoConflict {
+	    message: string;
+	    paths: string[];
+	    later: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new UndoConflict(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.message = source["message"];
+	        this.paths = source["paths"];
+	        this.later = source["later"];
+	    }
+	}
+	export class UndoResult {
+	    done: boolean;
+	    id?: string;
+	    restored: string[];
+	    forced?: string[];
+	    conflict?: UndoConflict;
+	
+	    static createFrom(source: any = {}) {
+	        return new UndoResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.done = source["done"];
+	        this.id = source["id"];
+	        this.restored = source["restored"];
+	        this.forced = source["forced"];
+	        this.conflict = this.convertValues(source["conflict"], UndoConflict);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }
@@ -965,6 +1072,60 @@ export namespace settings {
 	        this.api_key_hint = source["api_key_hint"];
 	    }
 	}
+	export class NetworkArgs {
+	    enabled: string[];
+	    allow: string[];
+	    deny: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new NetworkArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.enabled = source["enabled"];
+	        this.allow = source["allow"];
+	        this.deny = source["deny"];
+	    }
+	}
+	export class NetworkSettings {
+	    presets: config.Preset[];
+	    enabled: string[];
+	    allow: string[];
+	    deny: string[];
+	    command_line: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new NetworkSettings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.presets = this.convertValues(source["presets"], config.Preset);
+	        this.enabled = source["enabled"];
+	        this.allow = source["allow"];
+	        this.deny = source["deny"];
+	        this.command_line = source["command_line"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ProbeArgs {
 	    provider: string;
 	    base_url: string;
@@ -1008,6 +1169,7 @@ export namespace settings {
 	    defaults: Defaults;
 	    providers: ProviderInfo[];
 	    warnings: string[];
+	    network: NetworkSettings;
 	    cage?: CageView;
 	
 	    static createFrom(source: any = {}) {
@@ -1022,6 +1184,7 @@ export namespace settings {
 	        this.defaults = this.convertValues(source["defaults"], Defaults);
 	        this.providers = this.convertValues(source["providers"], ProviderInfo);
 	        this.warnings = source["warnings"];
+	        this.network = this.convertValues(source["network"], NetworkSettings);
 	        this.cage = this.convertValues(source["cage"], CageView);
 	    }
 	

@@ -47,6 +47,8 @@ export function RenameSession(arg1:app.RenameSessionArgs):Promise<runtime.Sessio
 
 export function RestoreSession(arg1:app.SessionArgs):Promise<runtime.Session>;
 
+export function RestoreTo(arg1:runtime.RestoreToArgs):Promise<runtime.UndoResult>;
+
 export function Retry(arg1:app.SessionArgs):Promise<void>;
 
 export function RevokeGrant(arg1:runtime.RevokeGrantArgs):Promise<void>;
@@ -58,6 +60,8 @@ export function SaveAuditExport(arg1:app.ExportAuditArgs):Promise<app.SavedFile>
 export function SaveDefaults(arg1:settings.Defaults):Promise<settings.Settings>;
 
 export function SaveModelSettings(arg1:settings.ModelArgs):Promise<settings.Settings>;
+
+export function SaveNetworkSettings(arg1:settings.NetworkArgs):Promise<settings.Settings>;
 
 export function SendMessage(arg1:app.SendMessageArgs):Promise<void>;
 
@@ -72,3 +76,5 @@ export function SetSandboxPolicy(arg1:app.SetSandboxArgs):Promise<runtime.Sessio
 export function TestConnection(arg1:settings.ProbeArgs):Promise<settings.ConnectionResult>;
 
 export function TrustMcpServer(arg1:runtime.TrustMcpArgs):Promise<void>;
+
+export function UndoCall(arg1:runtime.UndoCallArgs):Promise<runtime.UndoResult>;

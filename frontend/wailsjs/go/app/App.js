@@ -86,6 +86,10 @@ export function RestoreSession(arg1) {
   return window['go']['app']['App']['RestoreSession'](arg1);
 }
 
+export function RestoreTo(arg1) {
+  return window['go']['app']['App']['RestoreTo'](arg1);
+}
+
 export function Retry(arg1) {
   return window['go']['app']['App']['Retry'](arg1);
 }
@@ -108,6 +112,10 @@ export function SaveDefaults(arg1) {
 
 export function SaveModelSettings(arg1) {
   return window['go']['app']['App']['SaveModelSettings'](arg1);
+}
+
+export function SaveNetworkSettings(arg1) {
+  return window['go']['app']['App']['SaveNetworkSettings'](arg1);
 }
 
 export function SendMessage(arg1) {
@@ -136,4 +144,8 @@ export function TestConnection(arg1) {
 
 export function TrustMcpServer(arg1) {
   return window['go']['app']['App']['TrustMcpServer'](arg1);
+}
+
+export function UndoCall(arg1) {
+  return window['go']['app']['App']['UndoCall'](arg1);
 }

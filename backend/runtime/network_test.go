@@ -1,0 +1,101 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/tools"
+)
+
+// A caged command's new destination is asked through the broker like any
+// call; "Always allow" for the session remembers net:<host>:<port>, and the
+// next command reaches the host by that grant without asking again.
+func TestNetworkAskThroughTheBroker(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var accepted atomic.Int64
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("pkg-index")) }),
+		ConnState: func(_ net.Conn, s http.ConnState) {
+			if s == http.StateNew {
+				accepted.Add(1)
+			}
+		}}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	port := ln.Addr().(*net.TCPAddr).Port
+	sig := fmt.Sprintf("net:registry.test:%d", port)
+
+	r := newRig(t, nil, func(c *Config) {
+		c.Network = tools.NetworkConfig{Resolve: func(_ context.Context, h string) ([]netip.Addr, error) {
+			if h == "registry.test" {
+				return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+			}
+			return nil, fmt.Errorf("%s: no such host", h)
+		}}
+	})
+	on := policy.OnRequest
+	s := r.session(func(a *CreateSessionArgs) {
+		a.Approval = &on
+		a.Sandbox = &Sandbox{Kind: policy.WorkspaceWrite, NetworkAccess: true}
+	})
+	// python's urllib honours http_proxy; the classifier leaves an
+	// interpreter to the cage, so only the destination is asked.
+	cmd := fmt.Sprintf(`!python3 -c "import urllib.request as u; print(u.urlopen('http://registry.test:%d/').read().decode())"`, port)
+	done := make(chan error, 1)
+	go func() { done <- r.svc.Run(context.Background(), s.ID, cmd) }()
+	ps := r.waitPending(s.ID, 1)
+	if ps[0].Signature != sig || ps[0].Tool != sig || !strings.Contains(ps[0].Preview, "127.0.0.1") {
+		t.Fatalf("the ask names the destination: %+v", ps[0])
+	}
+	if accepted.Load() != 0 {
+		t.Fatal("connected before the answer")
+	}
+	if err := r.svc.Answer(context.Background(), AnswerArgs{RequestID: ps[0].RequestID, Answer: AnswerAlways, Scope: policy.ScopeSession}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	r.waitIdle(s.ID)
+	if accepted.Load() != 1 {
+		t.Fatalf("the host saw %d connections after the answer, want 1", accepted.Load())
+	}
+	grants, err := r.svc.ListGrants(context.Background(), s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, g := range grants {
+		found = found || g.Signature == sig
+	}
+	if !found {
+		t.Fatalf("no grant for %s: %+v", sig, grants)
+	}
+
+	// Again: the grant answers, nobody is asked.
+	if err := r.svc.Run(context.Background(), s.ID, cmd); err != nil {
+		t.Fatal(err)
+	}
+	r.waitIdle(s.ID)
+	if accepted.Load() != 2 {
+		t.Fatalf("the host saw %d connections, want 2", accepted.Load())
+	}
+	var by []string
+	for _, e := range r.events(s.ID, store.KindNetworkConnection) {
+		c := e.Event.(store.NetworkConnection)
+		by = append(by, c.AllowedBy)
+	}
+	if len(by) != 2 || by[0] != "human:always" || by[1] != "session-grant:"+sig {
+		t.Fatalf("connection events allowed by %v", by)
+	}
+}

@@ -1,0 +1,208 @@
+package tools
+
+// Network decisions of a running call. A caged command with network reaches
+// the outside only through Warden's proxy; each new destination host:port it
+// names is decided here, through the same chain as the call itself (the
+// engine on policy.NetworkCall, then the [network] lists), and an Ask goes to
+// the same Approver as any call: "Always allow" remembers net:<host>:<port>.
+// The ask waits at most NetworkConfig.AskTimeout: an unanswered one refuses
+// that connection (the command reads a 403 naming the host and how to allow
+// it); the command itself never hangs on it. Every connection ends in one
+// EventNetworkConnection.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/netip"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/tools/netproxy"
+	"github.com/warden-dev/warden/backend/tools/sandbox"
+)
+
+// EventNetworkConnection is one connection through the proxy (Event.Conn).
+const EventNetworkConnection EventType = "NetworkConnection"
+
+// DefaultNetworkAskTimeout bounds a network ask when none is configured.
+const DefaultNetworkAskTimeout = 2 * time.Minute
+
+// NetworkConfig is the gate's network input: the [network] allow/deny lists
+// plus --allow-host, and how long one destination's ask may wait.
+type NetworkConfig struct {
+	Rules      policy.HostRules
+	AskTimeout time.Duration
+	// Resolve looks host names up for the proxy; nil is the system
+	// resolver (tests map names to their loopback servers).
+	Resolve func(ctx context.Context, host string) ([]netip.Addr, error)
+}
+
+// netCall decides the destinations of one call's commands, each once.
+type netCall struct {
+	g      *Gate
+	env    Env
+	callID string
+
+	mu      sync.Mutex
+	decided map[string]*netDecision
+	refused []string
+}
+
+type netDecision struct {
+	done chan struct{}
+	v    netproxy.Verdict
+}
+
+// egress is what the call's cage routes its connections through.
+func (g *Gate) egress(env Env, callID string) *sandbox.Egress {
+	nc := &netCall{g: g, env: env, callID: callID, decided: map[string]*netDecision{}}
+	return &sandbox.Egress{Decider: nc, Observe: nc.observe, Resolver: g.cfg.Network.Resolve,
+		HostLoopback: g.cfg.Network.Rules.ExplicitLoopback()}
+}
+
+// Decide implements netproxy.Decider. Concurrent connections to the same new
+// destination share one decision (one ask, not one per connection).
+func (nc *netCall) Decide(ctx context.Context, d policy.Destination) netproxy.Verdict {
+	key := d.String()
+	nc.mu.Lock()
+	if e, ok := nc.decided[key]; ok {
+		nc.mu.Unlock()
+		select {
+		case <-e.done:
+			return e.v
+		case <-ctx.Done():
+			return netproxy.Verdict{Reason: string(policy.ReasonNoApprover), Detail: "the command ended before " + key + " was decided"}
+		}
+	}
+	e := &netDecision{done: make(chan struct{})}
+	nc.decided[key] = e
+	nc.mu.Unlock()
+	e.v = nc.decide(ctx, d)
+	close(e.done)
+	return e.v
+}
+
+func (nc *netCall) decide(ctx context.Context, dest policy.Destination) netproxy.Verdict {
+	g := nc.g
+	s, err := g.cfg.Session(ctx, nc.env)
+	if err != nil {
+		return netproxy.Verdict{Reason: "session", Detail: "the session could not be read: " + err.Error()}
+	}
+	if s.Now.IsZero() {
+		s.Now = g.cfg.Now()
+	}
+	call := policy.NetworkCall(dest)
+	d := g.cfg.Network.Rules.Apply(dest, g.cfg.Decider.Decide(call, s))
+	if d.Verdict == policy.VerdictAsk {
+		t := netTool{dest: dest, sig: call.Tool}
+		args, _ := json.Marshal(map[string]any{"host": dest.Host, "port": dest.Port})
+		// Its own call id per destination (the broker keys asks by call), never
+		// one a resumed turn could mistake for a model or "!" call.
+		base := Event{CallID: call.Tool + "@" + nc.callID, RequestID: g.cfg.NewID(), Tool: call.Tool}
+		timeout := g.cfg.Network.AskTimeout
+		if timeout <= 0 {
+			timeout = DefaultNetworkAskTimeout
+		}
+		actx, cancel := context.WithTimeout(ctx, timeout)
+		final, err := g.ask(actx, t, args, nc.env, call.Effects, d, base)
+		cancel()
+		if err != nil {
+			return netproxy.Verdict{Reason: "journal", Detail: err.Error()}
+		}
+		d = final
+	}
+	if d.Verdict == policy.VerdictAllow {
+		return netproxy.Verdict{Allow: true, By: d.Source}
+	}
+	v := netproxy.Verdict{Reason: string(d.Reason), Detail: d.Detail, Remedy: d.Remedy}
+	if d.Reason == policy.ReasonNoApprover || d.Reason == policy.ReasonUserDenied {
+		// The ask's remedy speaks of calls; the proxy says how to allow
+		// the host instead.
+		v.Remedy = ""
+	}
+	nc.mu.Lock()
+	nc.refused = append(nc.refused, refusalLine(dest, v))
+	nc.mu.Unlock()
+	return v
+}
+
+func refusalLine(d policy.Destination, v netproxy.Verdict) string {
+	line := fmt.Sprintf("network: %s refused (%s)", d, v.Reason)
+	if v.Detail != "" {
+		line += ": " + v.Detail
+	}
+	remedy := v.Remedy
+	if remedy == "" {
+		remedy = fmt.Sprintf("--allow-host %[1]s, or [network] allow = [\"%[1]s\"] in config.toml", d)
+	}
+	return line + ". To allow it: " + remedy
+}
+
+// observe records the connection's event. It is owed to the log even when
+// the command's context has ended.
+func (nc *netCall) observe(c netproxy.Conn) {
+	ev := nc.g.ev(Event{CallID: nc.callID, RequestID: nc.g.cfg.NewID(), Tool: policy.NetworkSignature(c.Host, c.Port)}, EventNetworkConnection)
+	ev.Conn = &c
+	_ = nc.g.record(context.Background(), nc.env, ev)
+}
+
+// RefusedConnections lists what the call's commands were refused, one line each with
+// how to allow it, for the model to read.
+func RefusedConnections(eg *sandbox.Egress) []string {
+	if eg == nil {
+		return nil
+	}
+	nc, ok := eg.Decider.(*netCall)
+	if !ok {
+		return nil
+	}
+	nc.mu.Lock()
+	defer nc.mu.Unlock()
+	return append([]string(nil), nc.refused...)
+}
+
+// netTool is how a destination appears to the approver: its name is the
+// signature net:<host>:<port>, and its preview says what is being reached.
+// It is never invoked; the proxy carries the connection.
+type netTool struct {
+	dest policy.Destination
+	sig  string
+}
+
+func (t netTool) Name() string { return t.sig }
+func (t netTool) Description() string {
+	return "a connection of a caged command through Warden's proxy"
+}
+func (netTool) Schema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
+func (netTool) Risk() policy.Risk       { return policy.RiskMedium }
+func (t netTool) Effects(json.RawMessage, Env) ([]policy.Effect, error) {
+	return policy.NetworkCall(t.dest).Effects, nil
+}
+func (t netTool) Invoke(context.Context, json.RawMessage, Env) (Result, error) {
+	return ErrorResult(t.sig + " is a network destination; the proxy carries it, nothing is invoked"), nil
+}
+
+func (t netTool) Preview(json.RawMessage, Env) (string, error) {
+	parts := make([]string, len(t.dest.Addrs))
+	public := true
+	for i, a := range t.dest.Addrs {
+		parts[i] = a.String()
+		if c := policy.ClassifyAddr(a); c != policy.AddrPublic {
+			parts[i] += ", a " + string(c) + " address of this machine's network"
+			public = false
+		}
+	}
+	literal := len(t.dest.Addrs) == 1 && t.dest.Addrs[0].String() == t.dest.Host
+	where := ""
+	switch {
+	case literal && public, len(parts) == 0:
+	case literal:
+		where = " (" + parts[0] + ")"
+	default:
+		where = " (resolves to " + strings.Join(parts, "; ") + ")"
+	}
+	return fmt.Sprintf("Network: connect to %s%s through Warden's proxy.\n\"Always allow\" remembers %s.", t.dest, where, t.sig), nil
+}

@@ -1,0 +1,1 @@
+module.exports = "tiny-pkg served through warden's proxy";
