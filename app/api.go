@@ -278,6 +278,26 @@ func (a *App) RevokeGrant(args runtime.RevokeGrantArgs) error {
 	return svc.RevokeGrant(a.ctx(), args)
 }
 
+// TrustMcpServer trusts an MCP server of a session's workspace, for the
+// session or the workspace, and starts it (the trust card, the prompt).
+func (a *App) TrustMcpServer(args runtime.TrustMcpArgs) error {
+	svc, err := a.service()
+	if err != nil {
+		return err
+	}
+	return svc.TrustMcpServer(a.ctx(), args)
+}
+
+// McpPending lists the servers of a session's workspace it has not trusted:
+// the trust card.
+func (a *App) McpPending(args SessionArgs) ([]runtime.McpPendingServer, error) {
+	svc, err := a.service()
+	if err != nil {
+		return nil, err
+	}
+	return svc.McpPending(a.ctx(), args.SessionID)
+}
+
 // AuditLog lists a session's permission and tool events.
 func (a *App) AuditLog(args AuditLogArgs) ([]runtime.Event, error) {
 	svc, err := a.service()

@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/warden-dev/warden/backend/auditkey"
@@ -34,7 +35,6 @@ import (
 	"github.com/warden-dev/warden/backend/tools/browser"
 	"github.com/warden-dev/warden/backend/tools/computer"
 	"github.com/warden-dev/warden/backend/tools/mcp"
-	"github.com/warden-dev/warden/backend/tools/mcp/mcpstore"
 	"github.com/warden-dev/warden/backend/tools/sandbox"
 )
 
@@ -106,6 +106,10 @@ type Graph struct {
 	ConfigPath string // the user's config.toml
 	KeyPath    string // the audit key the store chains with, in ConfigPath's folder
 
+	// MCPPool runs each session's workspace servers (assemble/mcp.go).
+	MCPPool    *mcp.Pool
+	mcpService atomic.Pointer[runtime.Service]
+
 	mcpWarnings []string
 
 	// Checkpoints records every state-changing call's change set and
@@ -156,7 +160,7 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 			return nil, fmt.Errorf("assemble: %w", err)
 		}
 	}
-	if err := g.openMCP(ctx, o, userPath, reg); err != nil {
+	if err := g.openMCP(ctx, o, userPath); err != nil {
 		return nil, err
 	}
 	// Checkpoints: the hook under the gate around every tool, so each
@@ -216,19 +220,12 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 		_, err := mons.Stop(sessionID, id)
 		return err
 	}
-	if g.MCP != nil {
-		m := g.MCP
-		cfg.TrustMcp = func(ctx context.Context, _ string, server string, persistent bool) error {
-			scope := mcp.TrustSession
-			if persistent {
-				scope = mcp.TrustPersistent
-			}
-			return m.Trust(ctx, server, scope)
-		}
-	}
+	cfg.MCP = g.MCPPool
+	cfg.OnSessionClose = append(cfg.OnSessionClose, g.MCPPool.EndSession)
 	if g.Service, err = runtime.New(ctx, cfg); err != nil {
 		return nil, err
 	}
+	g.mcpService.Store(g.Service)
 	g.Settings, err = settings.New(settings.Options{ConfigPath: userPath, Runtime: g.Service, BuildProvider: Provider,
 		MCP: g.MCP, Warnings: append(append([]string{}, g.Config.Warnings...), g.mcpWarnings...), Cage: g.Cage,
 		AllowHosts: o.AllowHosts})
@@ -236,44 +233,6 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 		return nil, err
 	}
 	return g, nil
-}
-
-// openMCP starts the configured MCP servers long enough to learn their
-// tools and registers them. A server that fails is left out; `warden mcp
-// list` says why.
-func (g *Graph) openMCP(ctx context.Context, o Options, userPath string, reg *tools.Registry) error {
-	mc := mcp.LoadConfig(userPath, o.Workspace)
-	for _, e := range mc.Errors {
-		g.mcpWarnings = append(g.mcpWarnings, e.Error())
-	}
-	if len(mc.Servers) == 0 {
-		return nil
-	}
-	opts := mcp.Options{Config: mc, ClientVersion: o.Version}
-	if o.Workspace != "" {
-		ws, err := g.Store.EnsureWorkspace(ctx, o.Workspace)
-		if err != nil {
-			return err
-		}
-		opts.Persistent = mcpstore.New(g.Store, ws.ID, "")
-	}
-	m, err := mcp.NewManager(opts)
-	if err != nil {
-		return fmt.Errorf("assemble: MCP: %w", err)
-	}
-	g.MCP = m
-	timeout := o.MCPListTimeout
-	if timeout <= 0 {
-		timeout = 20 * time.Second
-	}
-	lctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	for _, t := range m.Tools(lctx) {
-		if err := reg.Register(t); err != nil {
-			return fmt.Errorf("assemble: MCP: %w", err)
-		}
-	}
-	return nil
 }
 
 // Provider turns a model spec into a provider; demo reports whether it is
@@ -301,6 +260,9 @@ func (g *Graph) Close() error {
 	}
 	if g.MCP != nil {
 		errs = append(errs, g.MCP.Close())
+	}
+	if g.MCPPool != nil {
+		errs = append(errs, g.MCPPool.Close())
 	}
 	if g.Browser != nil {
 		errs = append(errs, g.Browser.Shutdown())

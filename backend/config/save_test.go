@@ -197,7 +197,7 @@ func TestSaveUserKeepsMCPServers(t *testing.T) {
 		t.Fatalf("after: %+v", after)
 	}
 	b, a := before.Servers["everything"], after.Servers["everything"]
-	if a.LaunchHash() != b.LaunchHash() {
+	if a.LaunchHash(nil) != b.LaunchHash(nil) {
 		t.Errorf("server changed: %+v → %+v", b, a)
 	}
 }

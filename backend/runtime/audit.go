@@ -159,23 +159,19 @@ func (s *Service) ListGrants(ctx context.Context, sessionID string) ([]GrantView
 		}
 		out = append(out, v)
 	}
-	trusts, err := s.st.McpTrusts(ctx, ss.WorkspaceID)
+	trusts, err := s.mcpGrants(ctx, ss)
 	if err != nil {
 		return nil, err
 	}
-	for _, t := range trusts {
-		out = append(out, GrantView{ID: t.Server, Kind: "mcp-trust", Signature: "mcp-server:" + t.Server, Scope: "persistent",
-			CreatedAt: t.TrustedAt.UnixMilli(), Server: t.Server})
-	}
-	return out, nil
+	return append(out, trusts...), nil
 }
 
 // RevokeGrantArgs names what to revoke: a grant or rule by id, or an MCP
-// trust by server name (its id in ListGrants) within the session's
-// workspace.
+// server trust by its ListGrants id ("session:<server>" or
+// "workspace:<server>") within the session's workspace.
 type RevokeGrantArgs struct {
 	ID        string `json:"id"`
-	Kind      string `json:"kind"` // grant | mcp-trust
+	Kind      string `json:"kind"` // grant | rule | mcp-server ("mcp-trust" is the old name)
 	SessionID string `json:"session_id,omitempty"`
 }
 
@@ -184,15 +180,8 @@ func (s *Service) RevokeGrant(ctx context.Context, a RevokeGrantArgs) error {
 	switch a.Kind {
 	case "grant", "rule", "":
 		return s.st.RevokeGrant(ctx, a.ID, a.SessionID)
-	case "mcp-trust":
-		if a.SessionID == "" {
-			return errors.New("revoking an MCP trust needs the session_id whose workspace holds it")
-		}
-		ss, err := s.st.Session(ctx, a.SessionID)
-		if err != nil {
-			return err
-		}
-		return s.st.UntrustMcp(ctx, ss.ID, ss.WorkspaceID, a.ID)
+	case GrantKindMcpServer, "mcp-trust":
+		return s.revokeMcp(ctx, a.SessionID, a.ID)
 	}
-	return fmt.Errorf("kind %q is not grant or mcp-trust", a.Kind)
+	return fmt.Errorf("kind %q is not grant, rule or mcp-server", a.Kind)
 }

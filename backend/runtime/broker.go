@@ -84,7 +84,7 @@ func (b *broker) register(sessionID string, ev tools.Event) {
 	a := &ask{ch: make(chan tools.Approval, 1), direct: ev.Direct, turnKey: sessionID, view: Approval{RequestID: ev.RequestID,
 		SessionID: sessionID, CallID: ev.CallID, Tool: ev.Tool, Args: ev.Args, Risk: ev.Risk, Reasons: d.Reasons,
 		Signature: d.Signature, AlwaysRefused: d.AlwaysRefused, Effects: ev.Effects, Trace: d.Trace, Preview: ev.Preview,
-		Mcp: mcpInfo(ev.Effects), CreatedAt: b.s.cfg.Now().UnixMilli(), Live: true}}
+		Mcp: b.s.mcpInfo(sessionID, ev.Effects), CreatedAt: b.s.cfg.Now().UnixMilli(), Live: true}}
 	b.mu.Lock()
 	b.byCall[callKey(sessionID, ev.CallID)] = a
 	b.live[ev.RequestID] = a
@@ -121,15 +121,6 @@ func (b *broker) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.
 		return tools.Approval{}, errors.New("the request was not recorded")
 	}
 	return b.wait(ctx, a)
-}
-
-func mcpInfo(effs []policy.Effect) *McpInfo {
-	for _, e := range effs {
-		if e.Kind == policy.EffectMcp {
-			return &McpInfo{Server: e.Server}
-		}
-	}
-	return nil
 }
 
 func (b *broker) wait(ctx context.Context, a *ask) (tools.Approval, error) {
@@ -204,7 +195,7 @@ func (b *broker) pending(ctx context.Context, sessionID string) ([]Approval, err
 		}
 		out = append(out, Approval{RequestID: pr.RequestID, SessionID: e.SessionID, CallID: pr.CallID, Tool: pr.Tool,
 			Args: pr.Args, Risk: pr.Risk, Reasons: pr.Reasons, Signature: pr.Signature, AlwaysRefused: restoredAlwaysRefused(pr.Reasons),
-			Effects: pr.Effects, Trace: pr.Trace, Mcp: mcpInfo(pr.Effects), CreatedAt: e.Time.UnixMilli()})
+			Effects: pr.Effects, Trace: pr.Trace, Mcp: b.s.mcpInfo(e.SessionID, pr.Effects), CreatedAt: e.Time.UnixMilli()})
 	}
 	return out, nil
 }

@@ -186,8 +186,9 @@ func (s *Service) loop(ctx context.Context, sessionID string, depth int) (string
 	if prov == nil {
 		return "", ErrNoModel
 	}
-	specs := s.specs(depth)
 	for step := 0; step < s.cfg.MaxSteps; step++ {
+		// Every step: MCP tools come and go (tools/list_changed, trust).
+		specs := s.specs(ctx, sessionID, depth)
 		hist, err := s.history(ctx, sessionID)
 		if err != nil {
 			return "", err
@@ -234,9 +235,9 @@ func (s *Service) loop(ctx context.Context, sessionID string, depth int) (string
 	return "", nil
 }
 
-func (s *Service) specs(depth int) []model.ToolSpec {
+func (s *Service) specs(ctx context.Context, sessionID string, depth int) []model.ToolSpec {
 	var out []model.ToolSpec
-	for _, t := range s.tools.List() {
+	for _, t := range append(s.tools.List(), s.mcpTools(ctx, sessionID)...) {
 		if (t.Name() == taskToolName || t.Name() == taskResultToolName) && depth >= maxTaskDepth {
 			continue
 		}
@@ -276,7 +277,7 @@ func (s *Service) runCalls(ctx context.Context, sessionID string, calls []model.
 }
 
 func (s *Service) readOnly(ctx context.Context, sessionID string, c model.ToolCall) bool {
-	t, ok := s.tools.Get(c.Name)
+	t, ok := s.tool(ctx, sessionID, c.Name)
 	if !ok {
 		return true // answered at once with an error
 	}
@@ -299,7 +300,7 @@ func (s *Service) readOnly(ctx context.Context, sessionID string, c model.ToolCa
 // runCall takes one call through the gate and records its result message.
 func (s *Service) runCall(ctx context.Context, sessionID string, c model.ToolCall, depth int) error {
 	var res tools.Result
-	t, ok := s.tools.Get(c.Name)
+	t, ok := s.tool(ctx, sessionID, c.Name)
 	if !ok {
 		res = tools.ErrorResult(fmt.Sprintf("unknown tool %q", c.Name))
 	} else {

@@ -14,6 +14,7 @@ import (
 	"github.com/warden-dev/warden/backend/runtime/model"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools"
+	"github.com/warden-dev/warden/backend/tools/mcp"
 )
 
 // Config wires a Service. Store, Engine and Tools are required.
@@ -49,6 +50,9 @@ type Config struct {
 	// TrustMcp trusts an MCP server from an answer's trust_server; nil:
 	// such an answer is refused.
 	TrustMcp func(ctx context.Context, sessionID, server string, persistent bool) error
+	// MCP is every workspace's MCP servers (runtime/mcp.go); nil: no MCP.
+	// With it, TrustMcp defaults to trusting in the session's workspace.
+	MCP *mcp.Pool
 	// LeaveSessions skips the start-up resume of other sessions (planning
 	// sessions landing in Always): for front ends that run or explain one
 	// call (`warden tool`, `policy check`) beside a window that owns them.
@@ -123,6 +127,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	s.live = live{provider: cfg.Provider, demo: cfg.Demo, approval: cfg.Approval, sandbox: cfg.Sandbox}
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	s.br = newBroker(s)
+	if s.cfg.MCP != nil && s.cfg.TrustMcp == nil {
+		s.cfg.TrustMcp = s.trustFromAnswer
+	}
 	ts, err := newToolset(cfg.Tools, &writePlan{s: s}, &presentPlan{s: s}, &taskTool{s: s}, &taskResultTool{s: s})
 	if err != nil {
 		return nil, err

@@ -93,24 +93,32 @@ type Approval struct {
 	Trace         []policy.Step   `json:"trace"`
 	Preview       string          `json:"preview,omitempty"`
 	Mcp           *McpInfo        `json:"mcp,omitempty"`
-	CreatedAt int64           `json:"created_at"`
+	CreatedAt     int64           `json:"created_at"`
 	// Live is false for an ask restored after a restart: its turn is gone,
 	// so an answer is recorded (and "always" remembered) but nothing runs.
 	Live bool `json:"live"`
 }
 
-// McpInfo is the MCP part of an approval.
+// McpInfo is the MCP part of an approval. Description, OldDescription and
+// Schema are server data, escaped for display: show them as text.
 type McpInfo struct {
-	Server          string `json:"server"`
+	Server string `json:"server"`
+	Tool   string `json:"tool,omitempty"`
+	// Change says why the tool is not trusted (mcp.ToolReview.Change):
+	// server | config | new | changed; "" when it is.
+	Change          string `json:"change,omitempty"`
+	Description     string `json:"description,omitempty"`
+	OldDescription  string `json:"old_description,omitempty"` // as trusted, when Change is "changed"
+	Schema          string `json:"schema,omitempty"`          // the input schema, indented JSON
 	DescriptionDiff string `json:"description_diff,omitempty"`
 }
 
 // GrantView is a grant, workspace rule or MCP trust as a window lists it.
 type GrantView struct {
 	ID        string          `json:"id"`
-	Kind      string          `json:"kind"` // grant | rule | mcp-trust
+	Kind      string          `json:"kind"` // grant | rule | mcp-server
 	Signature string          `json:"signature"`
-	Scope     string          `json:"scope"` // session | workspace | persistent
+	Scope     string          `json:"scope"` // session | workspace
 	Reasons   []policy.Reason `json:"reasons"`
 	CreatedAt int64           `json:"created_at"`
 	ExpiresAt int64           `json:"expires_at,omitempty"`

@@ -184,6 +184,20 @@ var methods = map[string]handler{
 		}
 		return nil, svc.RevokeGrant(ctx, a)
 	},
+	"TrustMcpServer": func(ctx context.Context, svc *runtime.Service, b []byte) (any, error) {
+		a, err := args[runtime.TrustMcpArgs](b)
+		if err != nil {
+			return nil, err
+		}
+		return nil, svc.TrustMcpServer(ctx, a)
+	},
+	"McpPending": func(ctx context.Context, svc *runtime.Service, b []byte) (any, error) {
+		a, err := args[sessionArg](b)
+		if err != nil {
+			return nil, err
+		}
+		return svc.McpPending(ctx, a.SessionID)
+	},
 	"AuditLog": func(ctx context.Context, svc *runtime.Service, b []byte) (any, error) {
 		a, err := args[struct {
 			SessionID string   `json:"session_id"`

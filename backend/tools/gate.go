@@ -239,7 +239,7 @@ func (g *Gate) Call(ctx context.Context, t Tool, args json.RawMessage, env Env) 
 	}
 	// A symlink can change while a human thinks: resolve the paths again
 	// and run only what was decided on.
-	if again, err := t.Effects(args, env); err != nil || !reflect.DeepEqual(again, effects) {
+	if again, err := t.Effects(args, env); err != nil || !sameEffects(again, effects) {
 		ev := g.ev(base, EventToolInvocationFailed)
 		ev.Error = "the call's paths resolve differently than when it was decided (a symlink or folder changed); nothing ran"
 		out.Result = ErrorResult(ev.Error + "; call again")
@@ -251,6 +251,23 @@ func (g *Gate) Call(ctx context.Context, t Tool, args json.RawMessage, env Env) 
 	env.Ask = func(ctx context.Context, q Question) (policy.Decision, error) { return g.toolAsk(ctx, t, env, q, base) }
 	out.Result, err = g.invoke(ctx, t, args, env, base)
 	return out, err
+}
+
+// sameEffects compares the effects a call was decided on with those it has
+// now. An MCP effect's Trusted flag is not part of what the call does: the
+// human's "Trust this server" answer flips it while the call waits, and
+// that answer approved this very call.
+func sameEffects(now, decided []policy.Effect) bool {
+	strip := func(effs []policy.Effect) []policy.Effect {
+		out := append([]policy.Effect(nil), effs...)
+		for i := range out {
+			if out[i].Kind == policy.EffectMcp {
+				out[i].Trusted = false
+			}
+		}
+		return out
+	}
+	return reflect.DeepEqual(strip(now), strip(decided))
 }
 
 // toolAsk is Env.Ask: a question the running tool puts to the human

@@ -29,14 +29,18 @@ const mcpUsage = `Usage:
   warden mcp trust   NAME [--tool TOOL] [--workspace DIR] [--db PATH]
   warden mcp untrust NAME [--workspace DIR] [--db PATH]
 
-Servers come from <workspace>/.mcp.json and [mcp.servers] in
-$XDG_CONFIG_HOME/warden/config.toml. Trust given here is persistent for the
-workspace (stored in the Warden database) and binds to the server's launch
-config and to each tool's description and schema as they are now.
+Servers come from <workspace>/.mcp.json, [mcp.servers] in
+<workspace>/.warden/config.toml and [mcp.servers] in
+$XDG_CONFIG_HOME/warden/config.toml; they run in the workspace. Trust given
+here is the workspace trust (stored in the Warden database, shared with the
+desktop window and 'warden serve') and binds to the server's launch config —
+command, args, env names and values, URL — and to each tool's description and
+schema as they are now. A session's own trust is given in its window (the
+trust card, the prompt) or with the TrustMcpServer API call.
 
-Servers from the workspace's .mcp.json are not started (their command is not
-run) until they are trusted; 'list --start-untrusted' starts them anyway to
-show their tools.
+Servers from the workspace are not started (their command is not run) until
+they are trusted; 'list --start-untrusted' starts them anyway to show their
+tools. 'trust' prints the command it is about to run.
 `
 
 func runMCP(ctx context.Context, args []string, io stdio) int {
@@ -147,11 +151,18 @@ func openMCPEnv(ctx context.Context, workspace, dbPath string, startUntrusted bo
 		_ = db.Close()
 		return nil, err
 	}
+	key, err := mcp.LoadHashKey(mcp.HashKeyPath(userPath))
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	m, err := mcp.NewManager(mcp.Options{
 		Config:                         mcp.LoadConfig(userPath, abs),
 		Persistent:                     mcpstore.New(db, ws.ID, ""),
 		StartUntrustedWorkspaceServers: startUntrusted,
 		ClientVersion:                  version,
+		HashKey:                        key,
+		WorkDir:                        abs,
 	})
 	if err != nil {
 		_ = db.Close()
@@ -247,6 +258,16 @@ func mcpTrust(ctx context.Context, env *mcpEnv, name, tool string, io stdio) int
 		}
 		err = m.TrustTool(ctx, name, tool, mcp.TrustPersistent)
 	} else {
+		for _, s := range m.Status(ctx) {
+			if s.Name != name {
+				continue
+			}
+			launch := s.URL
+			if s.Transport != mcp.TransportHTTP {
+				launch = fmt.Sprintf("%q %q", s.Command, s.Args)
+			}
+			fmt.Fprintf(io.out, "%s: from %s, starting %s\n", name, mcp.EscapeForDisplay(s.Source), mcp.EscapeForDisplay(launch))
+		}
 		err = m.Trust(ctx, name, mcp.TrustPersistent)
 	}
 	if err != nil {

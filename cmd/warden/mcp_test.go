@@ -31,7 +31,8 @@ func TestMCPCommand(t *testing.T) {
 	if err := os.MkdirAll(ws, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	cfg := fmt.Sprintf(`{"mcpServers":{"everything":{"command":%q,"args":["stdio"]}}}`, bin)
+	const secret = "hunter2-token-value"
+	cfg := fmt.Sprintf(`{"mcpServers":{"everything":{"command":%q,"args":["stdio"],"env":{"EVERYTHING_TOKEN":%q}}}}`, bin, secret)
 	if err := os.WriteFile(filepath.Join(ws, ".mcp.json"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestMCPCommand(t *testing.T) {
 		{"list before trust, started on request", []string{"mcp", "list", "--start-untrusted", "--workspace", ws},
 			0, []string{"everything  stdio  running  untrusted", "- echo  mcp__everything__echo", "asks: server not trusted", "- get-sum"}, ""},
 		{"trust an unknown server", []string{"mcp", "trust", "nope", "--workspace", ws}, 1, nil, `no MCP server named "nope"`},
-		{"trust", []string{"mcp", "trust", "everything", "--workspace", ws}, 0, []string{"everything: trusted for workspace", "- echo"}, ""},
+		{"trust", []string{"mcp", "trust", "everything", "--workspace", ws}, 0, []string{"everything: from " + filepath.Join(ws, ".mcp.json") + ", starting " + fmt.Sprintf("%q", bin), "everything: trusted for workspace", "- echo"}, ""},
 		{"list after trust", []string{"mcp", "list", "--workspace", ws}, 0, []string{"trusted (persistent", "read-only  trusted"}, ""},
 		{"a trusted server's tool runs through the gate", []string{"tool", "mcp-tool:everything/echo", "--args", `{"message":"through-the-gate"}`, "--workspace", ws},
 			0, []string{`"decision": "allow"`, `"source": "trusted-mcp:everything"`, "Echo: through-the-gate"}, ""},
@@ -87,6 +88,27 @@ func TestMCPCommand(t *testing.T) {
 				t.Errorf("stderr %q does not contain %q", errb.String(), st.wantErr)
 			}
 		})
+	}
+
+	// The launch hash covers the env value with a key kept beside the user
+	// config: neither the value nor an unkeyed hash of it is in the database.
+	keyPath := filepath.Join(home, "config", "warden", "mcp-trust.key")
+	if st, err := os.Stat(keyPath); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("hash key file: %v %v", st, err)
+	}
+	unkeyed := mcp.ServerConfig{Command: bin, Args: []string{"stdio"}, Env: map[string]string{"EVERYTHING_TOKEN": secret}, Dir: ws}.LaunchHash(nil)
+	dbFiles, _ := filepath.Glob(filepath.Join(home, "data", "warden", "warden.db*"))
+	if len(dbFiles) == 0 {
+		t.Fatal("no database files")
+	}
+	for _, f := range dbFiles {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(data, []byte(secret)) || bytes.Contains(data, []byte(unkeyed)) {
+			t.Errorf("%s holds the env value or its unkeyed hash", f)
+		}
 	}
 
 	// Flags before NAME count too: --tool after it was silently dropped,

@@ -33,6 +33,9 @@ type ToolAdapter struct {
 	m      *Manager
 	server string
 	tool   string
+	// session is whose trust the call is decided on ("" is the process
+	// scope of the CLI).
+	session string
 }
 
 var _ tools.Tool = (*ToolAdapter)(nil)
@@ -109,7 +112,7 @@ func (a *ToolAdapter) Effects(args json.RawMessage, _ tools.Env) ([]policy.Effec
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), trustLookupTimeout)
 	defer cancel()
-	trusted, _ := a.m.trusted(ctx, a.server, a.tool)
+	trusted, _ := a.m.trusted(ctx, a.session, a.server, a.tool)
 	return []policy.Effect{{
 		Kind:         policy.EffectMcp,
 		Server:       a.server,
@@ -119,8 +122,11 @@ func (a *ToolAdapter) Effects(args json.RawMessage, _ tools.Env) ([]policy.Effec
 	}}, nil
 }
 
-// trusted computes the trust of one tool now.
-func (m *Manager) trusted(ctx context.Context, server, tool string) (bool, string) {
+// Session is whose trust the adapter's calls are decided on.
+func (a *ToolAdapter) Session() string { return a.session }
+
+// trusted computes the trust of one tool in a session now.
+func (m *Manager) trusted(ctx context.Context, sessionID, server, tool string) (bool, string) {
 	s, err := m.server(server)
 	if err != nil {
 		return false, err.Error()
@@ -132,7 +138,7 @@ func (m *Manager) trusted(ctx context.Context, server, tool string) (bool, strin
 	if !ok {
 		return false, "tool not offered"
 	}
-	return m.trustVerdict(ctx, s, ti, appearedAt)
+	return m.trustVerdict(ctx, sessionID, s, ti, appearedAt)
 }
 
 // Invoke calls the tool. Every failure of the server (not running, exits,

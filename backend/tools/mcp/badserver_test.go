@@ -3,7 +3,11 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -139,4 +143,28 @@ func TestBackoff(t *testing.T) {
 			t.Errorf("backoff(%d) = %s, want %s", tc.failures, got, tc.want)
 		}
 	}
+}
+
+// TestCloseAbandonsAStartInProgress: a server stuck before its handshake is
+// killed when the manager closes, not left behind waiting for the timeout.
+func TestCloseAbandonsAStartInProgress(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pid")
+	m := newTestManager(t, Options{StartTimeout: time.Minute},
+		ServerConfig{Name: "stuck", Command: "sh", Args: []string{"-c", "echo $$ > " + pidFile + "; exec sleep 60"}, Source: "test"})
+	started := make(chan error, 1)
+	go func() { started <- m.Start(context.Background(), "stuck") }()
+	waitFor(t, "the process to start", func() bool { b, err := os.ReadFile(pidFile); return err == nil && len(b) > 1 })
+	_ = m.Close()
+	select {
+	case err := <-started:
+		if err == nil {
+			t.Fatal("the abandoned start succeeded")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not abandon the start")
+	}
+	b, _ := os.ReadFile(pidFile)
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	waitFor(t, "the process to be gone", func() bool { return syscall.Kill(pid, 0) != nil })
 }

@@ -69,3 +69,20 @@ func newBenchManager(b *testing.B) *Manager {
 	}
 	return m
 }
+
+// BenchmarkOffered is the per-turn cost of building one session's MCP tool
+// list from a running, trusted server (trust lookups and rug-pull checks
+// for every tool), no call in flight.
+func BenchmarkOffered(b *testing.B) {
+	m := newBenchManager(b)
+	ctx := context.Background()
+	if err := m.TrustFor(ctx, "S", "t", TrustSession); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if len(m.Offered(ctx, "S")) == 0 {
+			b.Fatal("nothing offered")
+		}
+	}
+}

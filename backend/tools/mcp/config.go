@@ -1,24 +1,33 @@
 // Package mcp adapts the tools of external MCP servers into Warden tools and
 // keeps the trust that lets them run without a prompt.
 //
-// Servers come from the workspace's .mcp.json and the [mcp.servers] table of
-// the user's config.toml. They start lazily, restart after a crash with
-// backoff, and write their stderr to a per-server log file. Each server tool
-// becomes a tools.Tool named "mcp-tool:<server>/<tool>" whose Effects carry
-// a Trusted flag computed from the trust store: the server's launch config
-// hash and the tool's description/schema hash must both match what the human
-// trusted, and the tool must not have appeared through tools/list_changed
-// since. Tool descriptions are data: this package stores and compares them,
-// never interprets them.
+// A Pool holds one Manager per workspace, made when a session of that
+// workspace first needs it: the servers of the user's config.toml
+// [mcp.servers] and of the workspace (.warden/config.toml [mcp.servers],
+// .mcp.json), running in the workspace. The pool watches those files; a
+// changed launch config stops the server and voids its trust.
 //
-// Servers from a workspace's .mcp.json come with the repository, so starting
-// one runs someone else's command line: they are not started until their
-// launch config is trusted (Options.StartUntrustedWorkspaceServers opts out).
+// Servers start lazily, restart after a crash with backoff, and write their
+// stderr to a per-server log file. Each server tool becomes a tools.Tool
+// named "mcp-tool:<server>/<tool>" bound to one session, whose Effects carry
+// a Trusted flag computed from that session's trust: its own session trust
+// (in memory, gone with the session) or the workspace's persistent trust
+// (the store). The server's launch config hash — keyed, and covering env
+// values — and the tool's description/schema hash must both match what the
+// human trusted, and the tool must not have appeared through
+// tools/list_changed since. A tool whose description or schema changed is
+// not offered to the model until re-trusted. Tool descriptions are data:
+// this package stores and compares them, never interprets them.
+//
+// Servers from a workspace come with the repository, so starting one runs
+// someone else's command line: they are not started until their launch
+// config is trusted (Options.StartUntrustedWorkspaceServers opts out).
 // Stdio servers inherit only HOME, LOGNAME, PATH, SHELL, TERM and USER from
 // Warden's environment, plus the variables their config names.
 package mcp
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -53,6 +62,11 @@ type ServerConfig struct {
 	// their launch hash, because a relative command means different code in
 	// another checkout.
 	Dir string `json:"dir,omitempty"`
+	// RunDir is the working directory of a stdio server without Dir (a
+	// user-config server run for a workspace): the workspace. It is not
+	// part of the launch hash, since the user's own command is the same
+	// code in every workspace.
+	RunDir string `json:"-"`
 }
 
 // Transport says which transport the config selects.
@@ -66,19 +80,34 @@ func (c ServerConfig) Transport() Transport {
 // EnvNames is the sorted list of configured environment variable names.
 func (c ServerConfig) EnvNames() []string { return sortedKeys(c.Env) }
 
-// LaunchHash is what trust binds to: command, args, env names (not values:
-// rotating a token must not re-prompt), url and, for workspace servers, the
-// working directory. Any change re-prompts.
-func (c ServerConfig) LaunchHash() string {
+// LaunchHash is what trust binds to: command, args, env names AND values,
+// url, header names and values and, for workspace servers, the working
+// directory. Any change re-prompts: a changed value can point the same
+// command at other code (NODE_OPTIONS, PYTHONPATH) or another account.
+//
+// The hash is keyed (HMAC-SHA256 with a per-install key kept outside the
+// database, see LoadHashKey): env and header values are often secrets, and
+// an unkeyed hash of a short token in the database could be brute-forced
+// back into the token.
+func (c ServerConfig) LaunchHash(key []byte) string {
+	pairs := func(m map[string]string) [][2]string {
+		out := make([][2]string, 0, len(m))
+		for _, k := range sortedKeys(m) {
+			out = append(out, [2]string{k, m[k]})
+		}
+		return out
+	}
 	payload, _ := json.Marshal(struct {
-		Command  string   `json:"command"`
-		Args     []string `json:"args"`
-		EnvNames []string `json:"env_names"`
-		URL      string   `json:"url"`
-		Dir      string   `json:"dir,omitempty"`
-	}{c.Command, c.Args, c.EnvNames(), c.URL, c.Dir})
-	sum := sha256.Sum256(payload)
-	return hex.EncodeToString(sum[:])
+		Command string      `json:"command"`
+		Args    []string    `json:"args"`
+		Env     [][2]string `json:"env"`
+		URL     string      `json:"url"`
+		Headers [][2]string `json:"headers,omitempty"`
+		Dir     string      `json:"dir,omitempty"`
+	}{c.Command, c.Args, pairs(c.Env), c.URL, pairs(c.Headers), c.Dir})
+	mac := hmac.New(sha256.New, key)
+	mac.Write(payload)
+	return hex.EncodeToString(mac.Sum(nil))
 }
 
 // ConfigError is one problem in a config file: the file, the server (empty

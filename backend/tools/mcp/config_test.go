@@ -132,24 +132,37 @@ func TestLoadConfigMerges(t *testing.T) {
 }
 
 func TestLaunchHash(t *testing.T) {
+	key := []byte("k1")
 	base := ServerConfig{Command: "node", Args: []string{"s.js"}, Env: map[string]string{"A": "1"}}
 	same := base
-	same.Env = map[string]string{"A": "2"}
 	same.Source = "elsewhere"
-	if base.LaunchHash() != same.LaunchHash() {
-		t.Fatal("env values or source changed the hash")
+	same.RunDir = "/somewhere"
+	if base.LaunchHash(key) != same.LaunchHash(key) {
+		t.Fatal("source or run dir changed the hash")
 	}
 	variants := map[string]ServerConfig{
-		"command":  {Command: "nodejs", Args: base.Args, Env: base.Env},
-		"args":     {Command: "node", Args: []string{"s.js", "--x"}, Env: base.Env},
-		"env name": {Command: "node", Args: base.Args, Env: map[string]string{"B": "1"}},
-		"dir":      {Command: "node", Args: base.Args, Env: base.Env, Dir: "/ws"},
-		"url":      {URL: "https://h/mcp"},
+		"command":      {Command: "nodejs", Args: base.Args, Env: base.Env},
+		"args":         {Command: "node", Args: []string{"s.js", "--x"}, Env: base.Env},
+		"env name":     {Command: "node", Args: base.Args, Env: map[string]string{"B": "1"}},
+		"env value":    {Command: "node", Args: base.Args, Env: map[string]string{"A": "2"}},
+		"env added":    {Command: "node", Args: base.Args, Env: map[string]string{"A": "1", "B": ""}},
+		"dir":          {Command: "node", Args: base.Args, Env: base.Env, Dir: "/ws"},
+		"url":          {URL: "https://h/mcp"},
+		"header value": {URL: "https://h/mcp", Headers: map[string]string{"Authorization": "Bearer x"}},
 	}
 	for name, v := range variants {
-		if v.LaunchHash() == base.LaunchHash() {
+		if v.LaunchHash(key) == base.LaunchHash(key) {
 			t.Errorf("changing %s kept the hash", name)
 		}
+	}
+	if base.LaunchHash(key) == base.LaunchHash([]byte("k2")) {
+		t.Error("the hash does not depend on the key")
+	}
+	// Keyed: without the key, the stored hash of a short secret cannot be
+	// recomputed from a guess.
+	secret := ServerConfig{Command: "gh-mcp", Env: map[string]string{"GITHUB_TOKEN": "1234"}}
+	if secret.LaunchHash(key) == secret.LaunchHash(nil) {
+		t.Error("the keyed hash equals the unkeyed one")
 	}
 }
 
@@ -191,7 +204,7 @@ func checkServers(t *testing.T, servers map[string]ServerConfig) {
 		if (s.Command == "") == (s.URL == "") {
 			t.Fatalf("server %q has both or neither of command and url: %+v", name, s)
 		}
-		if s.LaunchHash() == "" {
+		if s.LaunchHash([]byte("k")) == "" {
 			t.Fatal("empty hash")
 		}
 	}

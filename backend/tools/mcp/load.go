@@ -36,9 +36,11 @@ func UserConfigPath() (string, error) {
 }
 
 // LoadConfig reads the user config at userPath (skipped when empty or
-// missing) and <workspace>/.mcp.json (skipped when workspace is empty or the
-// file is missing). A workspace server overrides a user server of the same
-// name; its launch hash then differs, so trust does not carry over.
+// missing) and the workspace's servers (skipped when workspace is empty):
+// the [mcp.servers] tables of <workspace>/.warden/config.toml, then
+// <workspace>/.mcp.json, each skipped when missing. A later file overrides
+// a server of the same name; a workspace server's launch hash covers its
+// directory, so trust in a user server never carries over to it.
 func LoadConfig(userPath, workspace string) Config {
 	cfg := Config{Servers: map[string]ServerConfig{}}
 	if userPath != "" {
@@ -49,20 +51,37 @@ func LoadConfig(userPath, workspace string) Config {
 			cfg.add(servers, err)
 		}
 	}
-	if workspace != "" {
-		path := filepath.Join(workspace, ".mcp.json")
-		if data, err := readConfigFile(path); err != nil {
+	if workspace == "" {
+		return cfg
+	}
+	for _, f := range WorkspaceConfigFiles(workspace) {
+		data, err := readConfigFile(f)
+		if err != nil {
 			cfg.Errors = append(cfg.Errors, err)
-		} else if data != nil {
-			servers, err := ParseMCPJSON(data, path)
-			for name, s := range servers {
-				s.Dir = workspace
-				servers[name] = s
-			}
-			cfg.add(servers, err)
+			continue
 		}
+		if data == nil {
+			continue
+		}
+		var servers map[string]ServerConfig
+		if filepath.Ext(f) == ".json" {
+			servers, err = ParseMCPJSON(data, f)
+		} else {
+			servers, err = ParseUserConfig(data, f)
+		}
+		for name, s := range servers {
+			s.Dir = workspace
+			servers[name] = s
+		}
+		cfg.add(servers, err)
 	}
 	return cfg
+}
+
+// WorkspaceConfigFiles are the files of a workspace that configure MCP
+// servers, in load order (a later one wins a name).
+func WorkspaceConfigFiles(workspace string) []string {
+	return []string{filepath.Join(workspace, ".warden", "config.toml"), filepath.Join(workspace, ".mcp.json")}
 }
 
 func (c *Config) add(servers map[string]ServerConfig, err error) {

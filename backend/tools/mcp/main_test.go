@@ -152,3 +152,9 @@ func view(r tools.Result) resultView {
 	}
 	return v
 }
+
+// waitCh closes after 10s.
+func waitCh(t *testing.T) <-chan time.Time {
+	t.Helper()
+	return time.After(10 * time.Second)
+}

@@ -11,6 +11,7 @@ import (
 // started through a wrapper (npx, uvx, a shell) dies with all its children.
 func ownProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	dieWithParent(cmd.SysProcAttr)
 }
 
 func killProcessGroup(cmd *exec.Cmd) {

@@ -96,13 +96,22 @@ type server struct {
 	restarts  int
 	started   bool
 	closed    bool
+	// lastCall is when the last tools/call returned; relists counts the
+	// tools/list_changed re-lists in flight (see settle).
+	lastCall time.Time
+	relists  int
+
+	life    context.Context // ends with close
+	endLife context.CancelFunc
 }
 
 func newServer(cfg ServerConfig, logPath string, opts *Options) *server {
-	return &server{
-		cfg: cfg, hash: cfg.LaunchHash(), logPath: logPath, opts: opts,
+	s := &server{
+		cfg: cfg, hash: cfg.LaunchHash(opts.HashKey), logPath: logPath, opts: opts,
 		state: StateIdle, tools: map[string]*toolInfo{}, appeared: map[string]time.Time{},
 	}
+	s.life, s.endLife = context.WithCancel(context.Background())
+	return s
 }
 
 // session returns a live session, starting the server if it is not running.
@@ -202,11 +211,19 @@ func (s *server) connect(ctx context.Context, gen int) (*sdk.ClientSession, func
 	s.exit = exit
 	s.mu.Unlock()
 	client := sdk.NewClient(&sdk.Implementation{Name: "warden", Version: s.opts.ClientVersion}, &sdk.ClientOptions{
-		Capabilities:           &sdk.ClientCapabilities{},
-		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { go s.onListChanged(gen) },
+		Capabilities: &sdk.ClientCapabilities{},
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+			s.mu.Lock()
+			s.relists++
+			s.mu.Unlock()
+			go s.onListChanged(gen)
+		},
 	})
 	startCtx, cancel := context.WithTimeout(ctx, s.opts.StartTimeout)
 	defer cancel()
+	// Closing the manager abandons a start in progress: the half-started
+	// process must not outlive Warden waiting for its handshake.
+	defer context.AfterFunc(s.life, cancel)()
 	cs, err := client.Connect(startCtx, transport, nil)
 	if err != nil {
 		stop()
@@ -295,6 +312,11 @@ func (s *server) dropSession(cs *sdk.ClientSession) {
 // in that list are remembered as having appeared after the fact, which
 // withdraws trust from them until the human trusts again.
 func (s *server) onListChanged(gen int) {
+	defer func() {
+		s.mu.Lock()
+		s.relists--
+		s.mu.Unlock()
+	}()
 	s.mu.Lock()
 	cs := s.cs
 	current := s.gen == gen && cs != nil
@@ -365,10 +387,59 @@ func (s *server) snapshot() ([]*toolInfo, map[string]time.Time) {
 func (s *server) callSucceeded() {
 	s.mu.Lock()
 	s.failures = 0
+	s.lastCall = s.opts.Now()
 	s.mu.Unlock()
 }
 
+// settleWindow is how long after a call a tools/list_changed it caused is
+// waited for. Servers debounce the notification (the go-sdk by 10ms), so it
+// arrives after the call's result; without the wait, the tool a call added
+// would miss the very next turn.
+const settleWindow = 60 * time.Millisecond
+
+// maxSettle bounds the wait for a re-list that does not finish.
+const maxSettle = 2 * time.Second
+
+// settle waits until the last call is settleWindow old and no re-list is in
+// flight, so the tool list is what the server's last change made it.
+func (s *server) settle(ctx context.Context) {
+	deadline := time.Now().Add(maxSettle)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		s.mu.Lock()
+		busy := s.relists > 0 || (!s.lastCall.IsZero() && s.opts.Now().Sub(s.lastCall) < settleWindow)
+		s.mu.Unlock()
+		if !busy {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// running reports whether the server has a live connection.
+func (s *server) running() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cs != nil
+}
+
+// halt stops a running server without closing it for good: it may start
+// again on the next use that is allowed to start it.
+func (s *server) halt(state ServerState, why string) {
+	s.mu.Lock()
+	cs, stop := s.cs, s.stop
+	s.gen++ // the watcher of the old connection must not count a crash
+	s.cs, s.stop = nil, nil
+	s.state, s.lastErr = state, why
+	s.tools, s.order = map[string]*toolInfo{}, nil
+	s.mu.Unlock()
+	if cs != nil {
+		_ = cs.Close()
+		stop()
+	}
+}
+
 func (s *server) close() {
+	s.endLife()
 	s.mu.Lock()
 	s.closed = true
 	s.state = StateStopped

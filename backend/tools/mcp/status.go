@@ -7,9 +7,12 @@ import (
 
 // ServerStatus is what the UI and `warden mcp list` show for one server.
 type ServerStatus struct {
-	Name       string       `json:"name"`
-	Transport  Transport    `json:"transport"`
-	Source     string       `json:"source"`
+	Name      string    `json:"name"`
+	Transport Transport `json:"transport"`
+	Source    string    `json:"source"`
+	// Workspace is set for a server from the workspace (.mcp.json,
+	// .warden/config.toml): its working directory.
+	Workspace  string       `json:"workspace,omitempty"`
 	Command    string       `json:"command,omitempty"`
 	Args       []string     `json:"args,omitempty"`
 	EnvNames   []string     `json:"env_names,omitempty"`
@@ -45,19 +48,25 @@ type ToolStatus struct {
 	SchemaError string `json:"schema_error,omitempty"`
 }
 
-// Status reports every configured server without starting any.
-func (m *Manager) Status(ctx context.Context) []ServerStatus {
-	out := make([]ServerStatus, 0, len(m.names))
-	for _, name := range m.names {
-		s := m.servers[name]
+// Status reports every configured server without starting any, with the
+// trust of the process scope.
+func (m *Manager) Status(ctx context.Context) []ServerStatus { return m.StatusFor(ctx, "") }
+
+// StatusFor reports every configured server without starting any, with the
+// trust that applies in one session.
+func (m *Manager) StatusFor(ctx context.Context, sessionID string) []ServerStatus {
+	servers := m.each()
+	out := make([]ServerStatus, 0, len(servers))
+	for _, s := range servers {
+		name := s.cfg.Name
 		s.mu.Lock()
 		st := ServerStatus{
 			Name: name, Transport: s.cfg.Transport(), Source: s.cfg.Source, Command: s.cfg.Command,
-			Args: s.cfg.Args, EnvNames: s.cfg.EnvNames(), URL: s.cfg.URL, ConfigHash: s.hash,
+			Args: s.cfg.Args, Workspace: s.cfg.Dir, EnvNames: s.cfg.EnvNames(), URL: s.cfg.URL, ConfigHash: s.hash,
 			State: s.state, LastError: s.lastErr, LogPath: s.logPath, Restarts: s.restarts,
 		}
 		s.mu.Unlock()
-		if rec, ok, err := m.record(ctx, name); err != nil {
+		if rec, ok, err := m.record(ctx, sessionID, name); err != nil {
 			st.LastError = err.Error()
 		} else if ok {
 			st.Trust = &TrustStatus{Scope: rec.Scope, TrustedAt: rec.TrustedAt, ConfigMatches: rec.ConfigHash == s.hash}
@@ -65,7 +74,7 @@ func (m *Manager) Status(ctx context.Context) []ServerStatus {
 		infos, appeared := s.snapshot()
 		st.Tools = make([]ToolStatus, 0, len(infos))
 		for _, ti := range infos {
-			trusted, why := m.trustVerdict(ctx, s, ti, appeared[ti.name])
+			trusted, why := m.trustVerdict(ctx, sessionID, s, ti, appeared[ti.name])
 			ts := ToolStatus{
 				Name: ti.name, GateName: ToolName(name, ti.name), ModelName: ModelName(name, ti.name),
 				Description: ti.description, Hash: ti.hash, ReadOnlyHint: ti.readOnlyHint,

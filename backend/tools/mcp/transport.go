@@ -72,6 +72,9 @@ func startProcess(cfg ServerConfig, log *os.File) (*process, error) {
 	}
 	cmd := exec.Command(cfg.Command, cfg.Args...)
 	cmd.Dir = cfg.Dir
+	if cmd.Dir == "" {
+		cmd.Dir = cfg.RunDir
+	}
 	cmd.Env = inheritedEnv()
 	for _, k := range cfg.EnvNames() {
 		cmd.Env = append(cmd.Env, k+"="+cfg.Env[k])

@@ -15,7 +15,7 @@ import (
 type TrustScope string
 
 const (
-	TrustSession    TrustScope = "session"    // until the app exits
+	TrustSession    TrustScope = "session"    // until the session ends (or the app exits)
 	TrustPersistent TrustScope = "persistent" // in the store, until revoked
 )
 
@@ -71,6 +71,19 @@ func (s *MemoryTrustStore) Put(_ context.Context, rec TrustRecord) error {
 	defer s.mu.Unlock()
 	s.recs[rec.Server] = rec
 	return nil
+}
+
+// list returns every record, by server name.
+func (s *MemoryTrustStore) list() []TrustRecord {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]TrustRecord, 0, len(s.recs))
+	for _, name := range sortedKeys(s.recs) {
+		rec := s.recs[name]
+		rec.Tools = maps.Clone(rec.Tools)
+		out = append(out, rec)
+	}
+	return out
 }
 
 func (s *MemoryTrustStore) Delete(_ context.Context, server string) error {

@@ -80,25 +80,25 @@ func TestRugPullAndListChanged(t *testing.T) {
 }
 
 // TestLaunchConfigBindsTrust: persistent trust survives a new manager with
-// the same launch config, changes in env values do not matter, and any
-// change to command, args or env names drops it.
+// the same launch config and hash key, and any change to command, args, env
+// names or env values drops it.
 func TestLaunchConfigBindsTrust(t *testing.T) {
 	ctx := context.Background()
 	persistent := NewMemoryTrustStore()
 	base := goServer(t, "t")
-	first := newTestManager(t, Options{Persistent: persistent}, base)
+	base.Env["EXTRA"] = "a"
+	key := []byte("launch-hash-key")
+	first := newTestManager(t, Options{Persistent: persistent, HashKey: key}, base)
 	if err := first.Trust(ctx, "t", TrustPersistent); err != nil {
 		t.Fatal(err)
 	}
 	_ = first.Close()
 
-	withEnvValue := goServer(t, "t")
-	withEnvValue.Env["EXTRA"] = "a"
+	withoutEnv := goServer(t, "t")
+	withOtherEnvName := goServer(t, "t")
+	withOtherEnvName.Env["OTHER"] = "a"
 	withOtherEnvValue := goServer(t, "t")
 	withOtherEnvValue.Env["EXTRA"] = "b"
-	if withEnvValue.LaunchHash() != withOtherEnvValue.LaunchHash() {
-		t.Fatal("an env value changed the launch hash")
-	}
 
 	cases := []struct {
 		name    string
@@ -106,13 +106,15 @@ func TestLaunchConfigBindsTrust(t *testing.T) {
 		trusted bool
 	}{
 		{"same config", base, true},
-		{"changed args", goServer(t, "t", "--ghost"), false},
-		{"new env name", withEnvValue, false},
+		{"changed args", func() ServerConfig { c := goServer(t, "t", "--ghost"); c.Env["EXTRA"] = "a"; return c }(), false},
+		{"env removed", withoutEnv, false},
+		{"other env name", withOtherEnvName, false},
+		{"changed env value", withOtherEnvValue, false},
 		{"changed command", func() ServerConfig { c := goServer(t, "t"); c.Command += "-other"; return c }(), false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			m := newTestManager(t, Options{Persistent: persistent}, tc.cfg)
+			m := newTestManager(t, Options{Persistent: persistent, HashKey: key}, tc.cfg)
 			if err := m.Start(ctx, "t"); err != nil && tc.trusted {
 				t.Fatal(err)
 			}
@@ -130,7 +132,7 @@ func TestLaunchConfigBindsTrust(t *testing.T) {
 	}
 
 	// Changed args: the tool is offered but not trusted, and says why.
-	m := newTestManager(t, Options{Persistent: persistent}, goServer(t, "t", "--ghost"))
+	m := newTestManager(t, Options{Persistent: persistent, HashKey: key}, goServer(t, "t", "--ghost"))
 	if err := m.Start(ctx, "t"); err != nil {
 		t.Fatal(err)
 	}

@@ -66,14 +66,46 @@ export interface Approval {
   effects: unknown[]
   trace: TraceStep[]
   preview?: string
-  mcp?: { server: string; description_diff?: string }
+  mcp?: McpCallInfo
   created_at: number
   live?: boolean
 }
 
+// The MCP part of an approval (runtime.McpInfo). Descriptions and the schema
+// are server data, escaped by the backend; show them as text only.
+export interface McpCallInfo {
+  server: string
+  tool?: string
+  // Why the tool is not trusted: the server is not, its launch config
+  // changed, the tool is new, or its description/schema changed.
+  change?: 'server' | 'config' | 'new' | 'changed'
+  description?: string
+  old_description?: string
+  schema?: string
+  description_diff?: string
+}
+
+// One server of the session's workspace it has not trusted: the trust card.
+export interface McpPendingServer {
+  name: string
+  source: string
+  transport: 'stdio' | 'http'
+  launch: string
+  command?: string
+  args?: string[]
+  url?: string
+  env_names?: string[]
+  workspace: string
+  changed?: boolean
+}
+
+export type McpTrustScope = 'session' | 'workspace'
+
 export interface GrantView {
   id: string
-  kind: 'grant' | 'rule' | 'mcp-trust'
+  // mcp-server: an MCP server trust (scope session or workspace); older
+  // backends said mcp-trust.
+  kind: 'grant' | 'rule' | 'mcp-server' | 'mcp-trust'
   signature: string
   scope: 'session' | 'workspace' | 'persistent'
   reasons: string[]
@@ -328,7 +360,9 @@ export interface Methods {
   SetSandboxPolicy: [{ session_id: string; sandbox: Sandbox }, Session]
   SetPlanning: [{ session_id: string; planning: boolean }, Session]
   ListGrants: [{ session_id: string }, GrantView[]]
-  RevokeGrant: [{ id: string; kind: 'grant' | 'mcp-trust'; session_id?: string }, null]
+  RevokeGrant: [{ id: string; kind: 'grant' | 'mcp-server' | 'mcp-trust'; session_id?: string }, null]
+  TrustMcpServer: [{ session_id: string; server: string; scope: McpTrustScope }, null]
+  McpPending: [{ session_id: string }, McpPendingServer[] | null]
   AuditLog: [{ session_id: string; kinds?: string[]; limit?: number; before_seq?: number }, WardenEvent[]]
   ExportAudit: [{ session_id: string; format: 'jsonl' | 'csv' }, { filename: string; content: string }]
   KillAgent: [{ session_id: string; agent_id: string }, null]

@@ -37,7 +37,7 @@ export const useGrantsStore = defineStore('grants', () => {
   async function revoke(g: GrantView) {
     try {
       // A workspace rule is a grant with workspace scope in the backend.
-      const kind = g.kind === 'mcp-trust' ? 'mcp-trust' : 'grant'
+      const kind = g.kind === 'mcp-server' || g.kind === 'mcp-trust' ? g.kind : 'grant'
       await bridge.call('RevokeGrant', sessionId.value ? { id: g.id, kind, session_id: sessionId.value } : { id: g.id, kind })
       list.value = list.value.filter((x) => x.id !== g.id)
       error.value = null

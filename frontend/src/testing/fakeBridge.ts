@@ -87,6 +87,7 @@ export function fakeBridge(opts: { transport?: Transport; handlers?: Handlers; d
     FrontendReady: () => null,
     GetSettings: () => testSettings(),
     McpServers: () => [],
+    McpPending: () => [],
   }
   const handlers = { ...defaults, ...opts.handlers } as Record<string, (a: unknown) => unknown>
   const call = vi.fn(async (method: Method, args?: unknown) => {

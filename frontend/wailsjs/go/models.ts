@@ -305,6 +305,7 @@ export namespace mcp {
 	    name: string;
 	    transport: string;
 	    source: string;
+	    workspace?: string;
 	    command?: string;
 	    args?: string[];
 	    env_names?: string[];
@@ -326,6 +327,7 @@ export namespace mcp {
 	        this.name = source["name"];
 	        this.transport = source["transport"];
 	        this.source = source["source"];
+	        this.workspace = source["workspace"];
 	        this.command = source["command"];
 	        this.args = source["args"];
 	        this.env_names = source["env_names"];
@@ -444,6 +446,11 @@ export namespace runtime {
 	}
 	export class McpInfo {
 	    server: string;
+	    tool?: string;
+	    change?: string;
+	    description?: string;
+	    old_description?: string;
+	    schema?: string;
 	    description_diff?: string;
 	
 	    static createFrom(source: any = {}) {
@@ -453,6 +460,11 @@ export namespace runtime {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.server = source["server"];
+	        this.tool = source["tool"];
+	        this.change = source["change"];
+	        this.description = source["description"];
+	        this.old_description = source["old_description"];
+	        this.schema = source["schema"];
 	        this.description_diff = source["description_diff"];
 	    }
 	}
@@ -655,6 +667,36 @@ export namespace runtime {
 	    }
 	}
 	
+	export class McpPendingServer {
+	    name: string;
+	    source: string;
+	    transport: string;
+	    launch: string;
+	    command?: string;
+	    args?: string[];
+	    url?: string;
+	    env_names?: string[];
+	    workspace: string;
+	    changed?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new McpPendingServer(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.source = source["source"];
+	        this.transport = source["transport"];
+	        this.launch = source["launch"];
+	        this.command = source["command"];
+	        this.args = source["args"];
+	        this.url = source["url"];
+	        this.env_names = source["env_names"];
+	        this.workspace = source["workspace"];
+	        this.changed = source["changed"];
+	    }
+	}
 	export class RestoreToArgs {
 	    session_id: string;
 	    message_id: string;
@@ -739,6 +781,22 @@ export namespace runtime {
 		    }
 		    return a;
 		}
+	}
+	export class TrustMcpArgs {
+	    session_id: string;
+	    server: string;
+	    scope: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TrustMcpArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.server = source["server"];
+	        this.scope = source["scope"];
+	    }
 	}
 	export class UndoCallArgs {
 	    session_id: string;

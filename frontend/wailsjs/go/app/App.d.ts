@@ -35,6 +35,8 @@ export function ListSessions():Promise<Array<runtime.Session>>;
 
 export function McpLog(arg1:settings.McpLogArgs):Promise<settings.McpLog>;
 
+export function McpPending(arg1:app.SessionArgs):Promise<Array<runtime.McpPendingServer>>;
+
 export function McpServers():Promise<Array<mcp.ServerStatus>>;
 
 export function PendingApprovals(arg1:app.SessionArgs):Promise<Array<runtime.Approval>>;
@@ -72,5 +74,7 @@ export function SetPlanning(arg1:app.SetPlanningArgs):Promise<runtime.Session>;
 export function SetSandboxPolicy(arg1:app.SetSandboxArgs):Promise<runtime.Session>;
 
 export function TestConnection(arg1:settings.ProbeArgs):Promise<settings.ConnectionResult>;
+
+export function TrustMcpServer(arg1:runtime.TrustMcpArgs):Promise<void>;
 
 export function UndoCall(arg1:runtime.UndoCallArgs):Promise<runtime.UndoResult>;

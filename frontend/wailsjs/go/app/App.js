@@ -62,6 +62,10 @@ export function McpLog(arg1) {
   return window['go']['app']['App']['McpLog'](arg1);
 }
 
+export function McpPending(arg1) {
+  return window['go']['app']['App']['McpPending'](arg1);
+}
+
 export function McpServers() {
   return window['go']['app']['App']['McpServers']();
 }
@@ -136,6 +140,10 @@ export function SetSandboxPolicy(arg1) {
 
 export function TestConnection(arg1) {
   return window['go']['app']['App']['TestConnection'](arg1);
+}
+
+export function TrustMcpServer(arg1) {
+  return window['go']['app']['App']['TrustMcpServer'](arg1);
 }
 
 export function UndoCall(arg1) {
