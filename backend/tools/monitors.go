@@ -185,9 +185,19 @@ func (m *Monitors) startCommand(ctx context.Context, env Env, spec MonitorSpec, 
 	wg.Add(2)
 	go func() { defer wg.Done(); mon.pump("stdout", stdout) }()
 	go func() { defer wg.Done(); mon.pump("stderr", stderr) }()
+	pumped := make(chan struct{})
+	go func() { wg.Wait(); close(pumped) }()
 	go func() {
-		wg.Wait()
+		// Normally the pipes close when the command ends. A stop can land
+		// while bwrap is still setting the cage up, and a process it forked
+		// then may outlive it holding the pipes: once stopped, Wait (which
+		// closes them, WaitDelay after the kill) must not wait for the pumps.
+		select {
+		case <-pumped:
+		case <-ctx.Done():
+		}
 		err := prep.Cmd.Wait()
+		<-pumped
 		code := 0
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
