@@ -4,6 +4,7 @@ import { BridgeError, BridgeKey, type Bridge, type SavedFile, type WardenEvent }
 import type { AuditPageArgs } from '../model/audit'
 import auditPage from '../model/testdata/audit-page.json'
 import { fakeBridge } from '../testing/fakeBridge'
+import { kindText } from '../model/words'
 import AuditTrail from './AuditTrail.vue'
 
 function mountExport(bridge: Bridge) {
@@ -200,7 +201,7 @@ describe('AuditTrail', () => {
     expect(count(w)).toBe('0 of 3,000')
     await w.get('input[aria-label="Filter audit"]').setValue('')
     expect(count(w)).toBe('1,500 of 3,000')
-    expect(w.findAll('[role="listitem"]').every((r) => r.text().includes('permission_granted'))).toBe(true)
+    expect(w.findAll('[role="listitem"]').every((r) => r.text().includes('Allowed') && !r.text().includes('permission_granted'))).toBe(true)
   })
 
   it('an empty session says so', async () => {
@@ -258,10 +259,10 @@ describe('AuditTrail detail pane', () => {
     await flushPromises()
     const pane = w.get('[data-testid="audit-detail"]')
     expect(row!.attributes('aria-current')).toBe('true')
-    expect(pane.get('[data-field="kind"]').text()).toBe('permission_denied')
+    expect(pane.get('[data-field="kind"]').text()).toBe('Denied permission_denied')
     expect(pane.get('[data-field="time"]').text()).toMatch(/2026/)
     expect(pane.get('[data-field="tool"]').text()).toBe('shell.exec')
-    expect(pane.get('[data-field="source"]').text()).toBe('sandbox')
+    expect(pane.get('[data-field="source"]').text()).toBe('the sandbox sandbox')
     expect(pane.get('[data-field="signature"]').text()).toBe('shell=curl -sSf https://registry.npmjs.org/vue/latest')
     expect(pane.get('[data-field="reasons"]').text()).toContain('sandbox-rejected')
     expect(pane.get('[data-field="remedy"]').text()).toBe('turn network access on')
@@ -290,7 +291,7 @@ describe('AuditTrail detail pane', () => {
       for (const k of c.presses) await list.trigger('keydown', { key: k })
       await flushPromises()
       const want = [...b.events].reverse()[c.want]!
-      expect(w.get('[data-testid="audit-detail"] h3').text()).toBe(`#${want.seq} ${want.kind}`)
+      expect(w.get('[data-testid="audit-detail"] h3').text()).toBe(`#${want.seq} ${kindText(want.kind)}`)
       w.unmount()
     })
   }

@@ -1,6 +1,7 @@
 import type { WardenEvent, WorkspaceChange } from '../bridge'
 import { summary as changeSummary } from './changes'
 import { bytesText, connectionText } from './network'
+import { kindText, sourceText } from './words'
 
 // One audit row, flattened for the list, filter and export.
 export interface AuditRow {
@@ -85,7 +86,7 @@ export function auditRow(e: WardenEvent): AuditRow {
     ? (d.trace as ({ step?: string; concluded?: string } | null)[]).map((t) => `${t?.step}: ${t?.concluded}`).join(' | ')
     : ''
   const tool = s(d.tool)
-  const hay = `${summary}\n${tool}\n${source}\n${s(d.call_id)}\n${s(d.request_id)}`.toLowerCase()
+  const hay = `${summary}\n${tool}\n${source}\n${kindText(e.kind)}\n${sourceText(source)}\n${s(d.call_id)}\n${s(d.request_id)}`.toLowerCase()
   return { seq: e.seq, at: e.at, kind: e.kind, tool, source, summary, trace, hay }
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { axesText, modelErrorText, workspaceErrorText } from './words'
+import { axesText, kindText, modelErrorText, sourceText, workspaceErrorText } from './words'
 
 describe('workspaceErrorText', () => {
   const cases: { name: string; msg: string; want: string }[] = [
@@ -41,4 +41,25 @@ describe('modelErrorText', () => {
   it('keeps the provider message in the words', () => {
     expect(modelErrorText('error: anthropic: 529 overloaded_error: Overloaded')).toContain('529 overloaded_error: Overloaded')
   })
+})
+
+describe('audit words', () => {
+  const kinds: [string, string][] = [
+    ['permission_requested', 'Asked'],
+    ['permission_granted', 'Allowed'],
+    ['permission_denied', 'Denied'],
+    ['workspace_changed', 'Files changed'],
+    ['some_new_kind', 'Some new kind'],
+  ]
+  for (const [k, want] of kinds) it(`kind ${k}`, () => expect(kindText(k)).toBe(want))
+  const sources: [string, string][] = [
+    ['sandbox+policy', 'sandbox and policy'],
+    ['session-grant:fs.read', 'session grant fs.read'],
+    ['workspace-rule:shell:npm test', 'workspace rule shell:npm test'],
+    ['human:once', 'you, once'],
+    ['trusted-mcp:fs', 'trusted server fs'],
+    ['no-approver', 'no approver'],
+    ['', ''],
+  ]
+  for (const [src, want] of sources) it(`source ${src || '(none)'}`, () => expect(sourceText(src)).toBe(want))
 })

@@ -143,3 +143,57 @@ export function modelErrorText(note: string): string | null {
   if (/connection refused|no such host|dial tcp|i\/o timeout|deadline exceeded|network is unreachable/i.test(m)) return `Warden cannot reach the model provider. Check the base URL and your connection. (${m})`
   return `The model request failed: ${m}`
 }
+
+// The audit trail's kinds and sources in words: the log keeps the engine's
+// names (and the detail pane shows them beside the raw event), the list
+// says what happened.
+export const kindWords: Record<string, string> = {
+  permission_requested: 'Asked',
+  permission_granted: 'Allowed',
+  permission_denied: 'Denied',
+  tool_invocation_started: 'Tool started',
+  tool_invocation_completed: 'Tool finished',
+  tool_invocation_failed: 'Tool failed',
+  approval_policy_changed: 'Approval policy changed',
+  sandbox_policy_changed: 'Sandbox changed',
+  planning_entered: 'Planning freeze on',
+  planning_exited: 'Planning freeze off',
+  grant_added: 'Grant added',
+  grant_revoked: 'Grant revoked',
+  mcp_server_trusted: 'MCP server trusted',
+  mcp_server_untrusted: 'MCP server untrusted',
+  workspace_changed: 'Files changed',
+  network_connection: 'Network connection',
+  session_archived: 'Session archived',
+  session_restored: 'Session restored',
+  monitor_started: 'Monitor started',
+  monitor_stopped: 'Monitor stopped',
+}
+
+export function kindText(kind: string): string {
+  if (kindWords[kind]) return kindWords[kind]
+  const s = kind.replace(/_/g, ' ')
+  return s.charAt(0).toUpperCase() + s.slice(1)
+}
+
+// Who or what decided, short, for the audit list's source column.
+export function sourceText(source: string): string {
+  if (!source) return ''
+  const fixed: Record<string, string> = {
+    'sandbox+policy': 'sandbox and policy',
+    'human:once': 'you, once',
+    'human:always': 'you, always',
+    'policy-never': 'approval policy Never ask',
+    ask: 'asked you',
+    user: 'you',
+    model: 'the model',
+    sandbox: 'the sandbox',
+    freeze: 'the planning freeze',
+    'no-approver': 'no approver',
+  }
+  if (fixed[source]) return fixed[source]
+  if (source.startsWith('session-grant:')) return `session grant ${source.slice(14)}`
+  if (source.startsWith('workspace-rule:')) return `workspace rule ${source.slice(15)}`
+  if (source.startsWith('trusted-mcp:')) return `trusted server ${source.slice(12)}`
+  return source
+}
