@@ -260,3 +260,24 @@ describe('ModelSettings', () => {
     expect(w.find('#set-base-url').exists()).toBe(false)
   })
 })
+
+describe('ModelSettings says which model runs', () => {
+  const cases: { name: string; active: string; differs: boolean }[] = [
+    { name: 'the saved model runs: no notice', active: 'anthropic:claude-sonnet-4-5', differs: false },
+    { name: 'a --model flag runs another one: said, with the saved spec', active: 'script:/tmp/demo.json', differs: true },
+    { name: 'the demo runs while the file names Anthropic', active: 'script:demo', differs: true },
+  ]
+  for (const c of cases) {
+    it(c.name, () => {
+      const { w } = setup(testSettings({ active_model: c.active }))
+      expect(w.get('[data-testid="active-model"]').text()).toBe(c.active)
+      const n = w.find('[data-testid="model-differs"]')
+      expect(n.exists()).toBe(c.differs)
+      if (c.differs) expect(n.text()).toContain('anthropic:claude-sonnet-4-5')
+    })
+  }
+  it('the demo saved and running: no notice', () => {
+    const { w } = setup({ ...withModel({ provider: 'demo', model: '' }), active_model: 'script:demo' })
+    expect(w.find('[data-testid="model-differs"]').exists()).toBe(false)
+  })
+})
