@@ -25,6 +25,8 @@ describe('SettingsPanel', () => {
     await flushPromises()
     expect(w.findAll('h3').map((h) => h.text())).toEqual(['Model', 'Default axes', 'Sandbox and app', 'MCP servers'])
     expect(w.get('[data-testid="config-path"]').text()).toBe('/home/u/.config/warden/config.toml')
+    expect(w.get('.path').text()).toBe('Settings file: /home/u/.config/warden/config.toml')
+    expect(w.text()).not.toContain('Saved to')
     expect(w.get('[data-testid="cage-status"]').text()).toBe('Available: commands run inside the OS sandbox.')
     expect(w.get('[data-testid="active-model"]').text()).toBe('anthropic:claude-sonnet-4-5')
     expect(w.find('[data-testid="settings-warnings"]').exists()).toBe(false)
