@@ -32,3 +32,23 @@ describe('highlight', () => {
   ]
   for (const c of cases) it(c.name, () => expect(highlight(c.src)).toBe(c.want))
 })
+
+describe('renderMarkdown shows invisible characters', () => {
+  const cases: { name: string; src: string; has: string; not: string }[] = [
+    { name: 'RLO in a paragraph', src: 'rm -rf "notes\u202Etxt.exe"', has: '<span class="inv">⟨U+202E⟩</span>', not: '\u202E' },
+    { name: 'zero-width in a code span', src: 'run `r\u200Bm -rf`', has: '⟨U+200B⟩', not: '\u200B' },
+    { name: 'isolate in a code block', src: '```\necho \u2066x\u2069\n```', has: '⟨U+2066⟩', not: '\u2066' },
+    { name: 'a run of NBSP is counted', src: 'a' + '\u00a0'.repeat(50) + 'b', has: '⟨U+00A0 ×50⟩', not: '\u00a0' },
+  ]
+  for (const c of cases) {
+    it(c.name, () => {
+      const html = renderMarkdown(c.src)
+      expect(html).toContain(c.has)
+      expect(html).not.toContain(c.not)
+    })
+  }
+  it('an invisible character in a link target is percent-encoded, never a tag inside the attribute', () => {
+    const html = renderMarkdown('[x](https://a.test/p\u202Eq)')
+    expect(html).toContain('href="https://a.test/p%E2%80%AEq"')
+  })
+})

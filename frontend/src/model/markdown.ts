@@ -3,6 +3,8 @@
 // added is a fixed set of tags (no attributes except an http(s) href and a
 // class on highlighted tokens). Raw HTML in the input stays visible text.
 
+import { codePointLabel, invisibleName } from './reveal'
+
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
 }
@@ -49,7 +51,10 @@ function unescapeHtml(s: string): string {
 // A link whose text looks like an address of another host than the one it
 // opens shows its real host beside the text: [bank.com](https://evil.io)
 // reads "bank.com (evil.io)". Both text and href are already escaped.
-function link(text: string, href: string): string {
+function link(text: string, rawHref: string): string {
+  const href = Array.from(rawHref)
+    .map((ch) => (invisibleName(ch.codePointAt(0)!) ? encodeURIComponent(ch) : ch))
+    .join('')
   let real = ''
   try {
     real = new URL(unescapeHtml(href)).hostname.toLowerCase()
@@ -78,7 +83,35 @@ function inline(s: string): string {
     .join('')
 }
 
+// badgeInvisible draws every invisible or control character left in the
+// rendered HTML (line breaks and tabs excepted) as a badge, as the prompt
+// does: a message cannot show its text in another order (U+202E) or hide a
+// part of it. Hrefs were percent-encoded before, so no attribute holds one.
+function badgeInvisible(html: string): string {
+  let out = ''
+  const cps = Array.from(html)
+  for (let i = 0; i < cps.length; ) {
+    const cp = cps[i]!.codePointAt(0)!
+    const name = cp === 0x0a || cp === 0x09 ? null : invisibleName(cp)
+    if (!name) {
+      out += cps[i]
+      i++
+      continue
+    }
+    let j = i + 1
+    while (j < cps.length && cps[j] === cps[i]) j++
+    const label = codePointLabel(cp) + (j - i > 1 ? ` ×${j - i}` : '')
+    out += `<span class="inv">⟨${label}⟩</span>`
+    i = j
+  }
+  return out
+}
+
 export function renderMarkdown(src: string): string {
+  return badgeInvisible(renderPlain(src))
+}
+
+function renderPlain(src: string): string {
   const lines = src.replace(/\r\n/g, '\n').split('\n')
   const out: string[] = []
   let para: string[] = []

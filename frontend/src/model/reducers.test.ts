@@ -93,8 +93,8 @@ describe('applyEvent', () => {
       ],
       check: (t) =>
         expect(t.items.map((i) => (i.type === 'note' ? i.text : ''))).toEqual([
-          'Approval policy: on-request → always',
-          'Sandbox: read-only → workspace-write + network',
+          'Approval policy: On request → Always ask',
+          'Sandbox: Read only → Workspace write (network on)',
           'Planning freeze on: actions that change things are paused',
           'Planning freeze off',
         ]),

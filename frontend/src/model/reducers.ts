@@ -1,7 +1,8 @@
 // Pure reducers: pushed events in, new store state out. The stores hold the
 // results; these functions never call the bridge.
-import type { Approval, Push, Session, WardenEvent, WorkspaceChange } from '../bridge'
+import type { Approval, ApprovalPolicy, Push, SandboxKind, Session, WardenEvent, WorkspaceChange } from '../bridge'
 import { connectionText } from './network'
+import { approvalLabels, sandboxLabels } from './words'
 
 export function reduceSessions(list: readonly Session[], p: Push): Session[] {
   switch (p.type) {
@@ -88,9 +89,14 @@ export const emptyTranscript = (): Transcript => ({ lastSeq: 0, items: [], strea
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '')
 
+function approvalText(p: string): string {
+  return approvalLabels[p as ApprovalPolicy] ?? p
+}
+
 function describeSandbox(s: unknown): string {
-  const o = (s ?? {}) as { kind?: string; network_access?: boolean }
-  return `${o.kind ?? '?'}${o.network_access ? ' + network' : ''}`
+  const o = (s ?? {}) as { kind?: SandboxKind; network_access?: boolean }
+  const label = o.kind ? (sandboxLabels[o.kind] ?? o.kind) : '?'
+  return `${label}${o.kind === 'workspace-write' ? (o.network_access ? ' (network on)' : ' (network off)') : ''}`
 }
 
 // A transcript being built: items is owned (mutated in place), and in batch
@@ -232,7 +238,7 @@ function fold(b: Builder, e: WardenEvent) {
       break
     }
     case 'approval_policy_changed':
-      items.push({ type: 'note', key, text: `Approval policy: ${str(d.from)} → ${str(d.to)}`, at: e.at })
+      items.push({ type: 'note', key, text: `Approval policy: ${approvalText(str(d.from))} → ${approvalText(str(d.to))}`, at: e.at })
       break
     case 'sandbox_policy_changed':
       items.push({ type: 'note', key, text: `Sandbox: ${describeSandbox(d.from)} → ${describeSandbox(d.to)}`, at: e.at })
