@@ -3,6 +3,8 @@ package policy
 import (
 	"fmt"
 	"strings"
+
+	classifier "github.com/warden-dev/warden/backend/policy/shell"
 )
 
 // Stable string forms of the enums, used by config files, the CLI and JSON.
@@ -129,22 +131,5 @@ func (r *Reason) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// normName lower-cases and turns CamelCase, '_' and ' ' into kebab-case.
-func normName(s string) string {
-	s = strings.TrimSpace(s)
-	var b strings.Builder
-	for i, c := range s {
-		switch {
-		case c >= 'A' && c <= 'Z':
-			if i > 0 && s[i-1] >= 'a' && s[i-1] <= 'z' {
-				b.WriteByte('-')
-			}
-			b.WriteRune(c + ('a' - 'A'))
-		case c == '_' || c == ' ':
-			b.WriteByte('-')
-		default:
-			b.WriteRune(c)
-		}
-	}
-	return b.String()
-}
+// normName is the one spelling rule of policy names (shell.NormName).
+func normName(s string) string { return classifier.NormName(s) }

@@ -45,7 +45,7 @@ func (c *Class) UnmarshalText(b []byte) error {
 
 // ParseClass reads a class in its kebab-case form.
 func ParseClass(s string) (Class, error) {
-	n := normName(s)
+	n := NormName(s)
 	for i, name := range classNames {
 		if name == n {
 			return Class(i), nil

@@ -344,8 +344,10 @@ func lastComponent(p string) string {
 	return p
 }
 
-// normName lower-cases and turns CamelCase, '_' and ' ' into kebab-case.
-func normName(s string) string {
+// NormName lower-cases and turns CamelCase, '_' and ' ' into kebab-case:
+// the one spelling rule of every policy name (classes here, axes, reasons
+// and kinds in package policy).
+func NormName(s string) string {
 	s = strings.TrimSpace(s)
 	var b strings.Builder
 	for i, c := range s {
