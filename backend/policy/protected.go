@@ -169,27 +169,49 @@ func editProtected(p string) bool {
 // a branch called "hooks" (.git/refs/heads/hooks) or .git/objects/info is
 // not configuration and must stay writable for git to work in the cage.
 func cageProtected(p string) bool {
+	_, _, ok := cageMatch(p)
+	return ok
+}
+
+// SplitGitdir splits a cage-protected path inside a gitdir into the gitdir
+// and the path within it, starting at the metadata entry that makes it
+// protected ("hooks/pre-commit", "config", "info/exclude"). ok is false
+// for a path that is not git metadata. The OS cage uses it to tell what git
+// init wrote (GitInitEntry) from a planted hook, by the same walk that
+// decides the path is protected.
+func SplitGitdir(p string) (gitdir, rel string, ok bool) {
+	at, git, ok := cageMatch(p)
+	if !ok || !git || at == 0 {
+		return "", "", false
+	}
+	return strings.TrimRight(p[:at], "/"), p[at:], true
+}
+
+// cageMatch is the walk behind cageProtected: at is the offset in p of the
+// component that matched, git whether it is git metadata (rather than a
+// contract name such as .envrc).
+func cageMatch(p string) (at int, git, ok bool) {
 	inGit, inData, nameNext := false, false, false
-	for len(p) > 0 {
+	off := 0
+	for off < len(p) {
+		start := off
 		var c string
-		if i := strings.IndexByte(p, '/'); i >= 0 {
-			c, p = p[:i], p[i+1:]
+		if i := strings.IndexByte(p[off:], '/'); i >= 0 {
+			c, off = p[off:off+i], off+i+1
 		} else {
-			c, p = p, ""
+			c, off = p[off:], len(p)
 		}
+		last := off >= len(p)
 		switch {
 		case c == "":
 			continue
 		case cageBase[c]:
-			return true
+			return start, false, true
 		case c == ".git":
 			// A nested repository (or a .git file) starts a gitdir anew.
+			// The .git itself, when last: a directory is git's own, a
+			// file is a gitdir pointer; CageProtected tells them apart.
 			inGit, inData, nameNext = true, false, false
-			if p == "" {
-				// The .git itself: a directory is git's own, a file is a
-				// gitdir pointer; CageProtected tells them apart.
-				continue
-			}
 		case !inGit || inData:
 			continue
 		case nameNext:
@@ -202,15 +224,15 @@ func cageProtected(p string) bool {
 		case c == "hooks" || c == "info":
 			// .git/hooks, .git/info/attributes, and the same in
 			// .git/worktrees/x/ and .git/modules/**/.
-			return true
-		case p == "" && (c == "config" || c == "config.worktree" || c == "commondir" || c == "gitdir"):
+			return start, true, true
+		case last && (c == "config" || c == "config.worktree" || c == "commondir" || c == "gitdir"):
 			// Configuration, and the files that point git at another
 			// gitdir, in the repository, its worktrees, its submodules'
 			// gitdirs and every nested repository.
-			return true
+			return start, true, true
 		}
 	}
-	return false
+	return 0, false, false
 }
 
 func lastComponent(p string) string {

@@ -2,62 +2,10 @@ package policy
 
 import "strings"
 
-// The OS cage looks at real files, so it knows what the engine cannot: the
-// kind of an entry. These predicates are what the cage asks; they call
-// ProtectedTier first, so the engine and the cage share one rule, and add
-// only what depends on the kind of a file or on a repository being new.
-
-// gitdirLevel are the entries of a gitdir (the root repository's, a
-// worktree's .git/worktrees/NAME, a submodule's .git/modules/NAME) that git
-// reads as configuration or runs, besides hooks and config, which
-// ProtectedTier already matches: commondir redirects git to another gitdir's
-// config and hooks, info/ holds attributes and excludes.
-var gitdirLevel = map[string]bool{"commondir": true, "info": true, "config": true, "config.worktree": true, "hooks": true}
-
-// CageProtectedEntry says whether the entry at path (below workspace) is
-// cage-protected, knowing whether it is a directory: a ".git" that is not a
-// directory (a file with "gitdir:", or a symlink) redirects git to a
-// directory of the writer's choice, so it is protected wherever it sits.
-func CageProtectedEntry(path, workspace string, isDir bool) bool {
-	if cage, _ := ProtectedTier(path, workspace); cage {
-		return true
-	}
-	rel := path
-	if workspace != "" && within(path, workspace) {
-		rel = path[len(workspace):]
-	}
-	if lastComponent(rel) == ".git" {
-		return !isDir
-	}
-	return gitLocation(rel)
-}
-
-// gitLocation matches the gitdir-level names at any depth: after ".git",
-// after ".git/worktrees/NAME" and after every ".git/modules/NAME" (a
-// submodule's own modules nest).
-func gitLocation(p string) bool {
-	comps := strings.Split(p, "/")
-	for i := 0; i < len(comps); i++ {
-		if comps[i] != ".git" {
-			continue
-		}
-		j := i + 1
-		for {
-			if j >= len(comps) {
-				break
-			}
-			if gitdirLevel[comps[j]] {
-				return true
-			}
-			if (comps[j] == "worktrees" || comps[j] == "modules") && j+2 < len(comps) {
-				j += 2
-				continue
-			}
-			break
-		}
-	}
-	return false
-}
+// What git init and git clone write into a new gitdir, which the OS cage
+// lets a caged call keep: the cage judges entries with CageProtected and
+// finds the gitdir holding one with SplitGitdir (protected.go); these say
+// which of the new entries are git's own.
 
 // gitInitKeys are the configuration keys git init and git clone write
 // themselves. A repository made inside the cage keeps these and loses

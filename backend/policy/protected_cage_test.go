@@ -1,8 +1,12 @@
 package policy
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
-func TestCageProtectedEntry(t *testing.T) {
+// TestCageProtected is what the OS cage asks of each real entry it finds.
+func TestCageProtected(t *testing.T) {
 	ws := "/w"
 	tests := []struct {
 		name  string
@@ -30,14 +34,17 @@ func TestCageProtectedEntry(t *testing.T) {
 		{"refs stay writable", "/w/.git/refs/heads/main", false, false},
 		{"envrc at depth", "/w/a/b/.envrc", false, true},
 		{"vscode at depth", "/w/pkg/.vscode", true, true},
+		{"submodule gitdir with a slash in its name", "/w/.git/modules/a/b/config", false, true},
+		{"branch named hooks", "/w/.git/refs/heads/hooks", false, false},
+		{"objects info", "/w/.git/objects/info", true, false},
 		{"plain file", "/w/src/main.go", false, false},
 		{"a file named commondir outside git", "/w/docs/commondir", false, false},
 		{"workspace itself under a .vscode folder", "/w", true, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := CageProtectedEntry(tc.path, ws, tc.isDir); got != tc.want {
-				t.Fatalf("CageProtectedEntry(%q, dir=%v) = %v, want %v", tc.path, tc.isDir, got, tc.want)
+			if got := CageProtected(tc.path, ws, tc.isDir); got != tc.want {
+				t.Fatalf("CageProtected(%q, dir=%v) = %v, want %v", tc.path, tc.isDir, got, tc.want)
 			}
 		})
 	}
@@ -90,15 +97,54 @@ func TestGitInitEntry(t *testing.T) {
 	}
 }
 
-func FuzzCageProtectedEntry(f *testing.F) {
+// TestSplitGitdir: the cage finds the gitdir of a new entry by the same walk
+// that protects it, so every gitdir shape the rule knows (nested submodule
+// names included) splits at the metadata entry.
+func TestSplitGitdir(t *testing.T) {
+	for _, tc := range []struct{ path, gitdir, rel string }{
+		{"/w/.git/hooks/pre-commit.sample", "/w/.git", "hooks/pre-commit.sample"},
+		{"/w/.git/config", "/w/.git", "config"},
+		{"/w/.git/info/exclude", "/w/.git", "info/exclude"},
+		{"/w/.git/worktrees/x/commondir", "/w/.git/worktrees/x", "commondir"},
+		{"/w/.git/modules/a/modules/b/hooks", "/w/.git/modules/a/modules/b", "hooks"},
+		{"/w/.git/modules/a/b/config", "/w/.git/modules/a/b", "config"},
+		{"/w/vendor/x/.git/info", "/w/vendor/x/.git", "info"},
+		{"/w/.git/refs/heads/hooks", "", ""},
+		{"/w/.git/objects/info/packs", "", ""},
+		{"/w/sub/.envrc", "", ""},
+		{"/w/src/config", "", ""},
+	} {
+		g, rel, ok := SplitGitdir(tc.path)
+		if g != tc.gitdir || rel != tc.rel || ok != (tc.gitdir != "") {
+			t.Errorf("SplitGitdir(%q) = %q, %q, %v; want %q, %q", tc.path, g, rel, ok, tc.gitdir, tc.rel)
+		}
+	}
+	// Agreement with GitMetaNames at every gitdir shape.
+	for _, gitdir := range []string{"/w/.git", "/w/.git/worktrees/wt", "/w/.git/modules/lib", "/w/.git/modules/a/modules/b", "/w/vendor/x/.git"} {
+		for _, n := range GitMetaNames() {
+			g, rel, ok := SplitGitdir(gitdir + "/" + n.Name)
+			if !ok || g != gitdir || rel != n.Name {
+				t.Errorf("SplitGitdir(%s/%s) = %q, %q, %v", gitdir, n.Name, g, rel, ok)
+			}
+		}
+	}
+}
+
+func FuzzCageProtected(f *testing.F) {
 	for _, p := range []string{"/w/.git/hooks", "/w/a/.git", "/w/.git/modules/a/modules/b/commondir", "/w//.git///config", "/w/.git/worktrees"} {
 		f.Add(p, true)
 	}
 	f.Fuzz(func(t *testing.T, p string, isDir bool) {
-		got := CageProtectedEntry(p, "/w", isDir)
+		got := CageProtected(p, "/w", isDir)
 		// Whatever ProtectedTier protects, the cage protects too.
 		if cage, _ := ProtectedTier(p, "/w"); cage && !got {
 			t.Fatalf("%q: the engine protects it, the cage does not", p)
+		}
+		// A split gitdir is a prefix of the path and its rest is protected.
+		if g, rel, ok := SplitGitdir(p); ok {
+			if !strings.HasPrefix(p, g) || !strings.HasSuffix(p, rel) || !cageProtected(p) {
+				t.Fatalf("SplitGitdir(%q) = %q, %q", p, g, rel)
+			}
 		}
 	})
 }

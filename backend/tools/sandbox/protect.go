@@ -17,8 +17,9 @@ type Protected struct {
 }
 
 // rules decides, for one call, what is protected or hidden inside the
-// writable roots. The protected rule is the policy's (CageProtectedEntry
-// calls ProtectedTier), so the engine and the cage never disagree.
+// writable roots. The protected rule is the policy's (CageProtected, the
+// engine's ProtectedTier plus the kind of the entry), so the engine and
+// the cage never disagree.
 type rules struct {
 	roots  []string // writable roots, parents first
 	hidden []string // hidden paths (secrets, Warden's folders)
@@ -34,27 +35,7 @@ func (r *rules) protected(p string, isDir bool) bool {
 	if _, ok := hiddenUnder(r.hidden, p); ok {
 		return true
 	}
-	return policy.CageProtectedEntry(p, root, isDir)
-}
-
-// gitdirOf splits p into the gitdir that holds it (a ".git" folder, or its
-// worktrees/NAME or modules/NAME below) and the path inside it.
-func gitdirOf(p string) (gitdir, rel string, ok bool) {
-	comps := strings.Split(p, "/")
-	for i := len(comps) - 1; i >= 0; i-- {
-		if comps[i] != ".git" {
-			continue
-		}
-		j := i + 1
-		for j+2 < len(comps) && (comps[j] == "worktrees" || comps[j] == "modules") {
-			j += 2
-		}
-		if j >= len(comps) {
-			return "", "", false
-		}
-		return strings.Join(comps[:j], "/"), strings.Join(comps[j:], "/"), true
-	}
-	return "", "", false
+	return policy.CageProtected(p, root, isDir)
 }
 
 // scan is what the walk of the writable roots found before a call.

@@ -3,10 +3,11 @@
 // On Linux it is bubblewrap: the whole filesystem read-only, the workspace and
 // writable roots read-write, a private /tmp of bounded size, network only
 // through Warden's proxy when admitted (network.go), a new user, PID, IPC,
-// network and session namespace with every capability dropped and no nested
+// UTS and network namespace with every capability dropped and no nested
 // user namespaces (so no remount or umount can lift a read-only bind), a
 // private /run, a seccomp filter, per-call limits, and an environment
-// allowlist. ReadOnly binds nothing writable.
+// allowlist. ReadOnly binds nothing writable. The cage stays in Warden's
+// session (seccomp.go says why and what covers the terminal).
 //
 // Protected paths (the policy's rule, at any depth: git configuration and
 // hooks of every repository, .envrc, .vscode/, .mcp.json, .warden/, shell rc
@@ -384,11 +385,30 @@ func KillGroup(cmd *exec.Cmd) error {
 	return nil
 }
 
+// hasControllingTTY says whether Warden has a controlling terminal. The
+// cage stays in Warden's session, so a caged process opening /dev/tty
+// would reach that terminal (read the user's keys, write escapes into it);
+// with one, /dev/tty is covered by an unreadable empty file. Without one,
+// opening /dev/tty fails with ENXIO in the cage as outside, and no host
+// terminal is reachable otherwise (the cage's /dev has its own devpts).
+func hasControllingTTY() bool {
+	fd, err := syscall.Open("/dev/tty", syscall.O_RDONLY|syscall.O_NOCTTY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return false
+	}
+	_ = syscall.Close(fd)
+	return true
+}
+
 func baseArgs() []string {
 	return []string{
-		"--unshare-user", "--disable-userns", "--cap-drop", "ALL",
+		// No --disable-userns (the seccomp filter refuses nested user
+		// namespaces without bwrap's extra namespace and sysctl write) and
+		// no --new-session (the filter refuses TIOCSTI/TIOCLINUX, and
+		// /dev/tty is covered when Warden has a terminal: ttyCover).
+		"--unshare-user", "--cap-drop", "ALL",
 		"--unshare-pid", "--unshare-ipc", "--unshare-uts",
-		"--die-with-parent", "--new-session",
+		"--die-with-parent",
 		// Always its own network namespace; network goes through the proxy.
 		"--unshare-net",
 	}
@@ -409,6 +429,11 @@ func (c *Cage) bwrapArgs(spec Spec, dir string, p *Prepared) ([]string, []*os.Fi
 		b.add("--size", strconv.FormatInt(c.limits.TmpBytes, 10))
 	}
 	b.add("--tmpfs", "/tmp", "--tmpfs", "/run")
+	if hasControllingTTY() {
+		if err := b.emptyFile("/dev/tty"); err != nil {
+			return nil, nil, err
+		}
+	}
 	b.add(p.egress.args...) // the forwarder binary (network.go)
 	writable := writableRoots(spec)
 	if len(writable) == 0 {

@@ -190,7 +190,7 @@ func (w *watcher) appeared(p string, isDir bool) {
 // allowedInGitdir is the git-init exception: true for what git itself
 // writes into a gitdir; a config is kept and its keys checked.
 func (w *watcher) allowedInGitdir(p string) bool {
-	_, rel, ok := gitdirOf(p)
+	_, rel, ok := policy.SplitGitdir(p)
 	if !ok || !policy.GitInitEntry(rel) {
 		return false
 	}
