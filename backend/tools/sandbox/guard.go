@@ -2,15 +2,13 @@ package sandbox
 
 import (
 	"os"
-	"path/filepath"
-	"sort"
 	"syscall"
 )
 
-// What guards the protected paths beyond plain read-only binds: pins on the
-// folders above them, and the state of the symlinks among them, which a
-// mount cannot hold (it lands on the target; the link itself can be
-// swapped), checked and restored after the call.
+// What guards the protected paths beyond plain read-only binds: the state
+// of the symlinks among them, which a mount cannot hold (it lands on the
+// target; the link itself can be swapped), checked and restored after the
+// call.
 
 // Violation is a cage-protected path a process created although it must not.
 // It has been removed again.
@@ -75,33 +73,4 @@ func rootOf(roots []string, p string) string {
 		}
 	}
 	return best
-}
-
-// between lists the folders strictly between p's writable root and p.
-func between(roots []string, p string) []string {
-	root := rootOf(roots, p)
-	var out []string
-	for d := filepath.Dir(p); root != "" && d != root && Within(root, d); d = filepath.Dir(d) {
-		out = append(out, d)
-	}
-	return out
-}
-
-// pins are the real folders between the roots and the protected paths,
-// parents first.
-func pins(roots []string, protected []Protected) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, pr := range protected {
-		for _, d := range between(roots, pr.Path) {
-			if fi, err := os.Lstat(d); err == nil && fi.IsDir() && !seen[d] {
-				seen[d] = true
-				out = append(out, d)
-			}
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		return len(out[i]) < len(out[j]) || (len(out[i]) == len(out[j]) && out[i] < out[j])
-	})
-	return out
 }

@@ -15,9 +15,12 @@
 // overlay and a mount needs an existing mount point:
 //
 //   - One that exists is bound read-only (it is its own mount point, so no
-//     file is made for it), and every folder between its writable root and
-//     it is bound onto itself, because a mount point cannot be renamed: `mv
-//     .git x` cannot carry a read-only config away and plant a new one.
+//     file is made for it, and it cannot be removed, renamed or hard-linked
+//     in the cage). The folders above it are not pinned: `mv .git x`
+//     carries the read-only config along, and a config then made at
+//     .git/config is a new file, which the watch judges as new because it
+//     knows the entries that existed by identity (device and inode), not by
+//     path.
 //   - One that does not exist yet is caught when it is made: an inotify
 //     watch over the writable roots for the life of the call (recursive; a
 //     new folder is watched and then read, so nothing made in it between the
@@ -507,8 +510,12 @@ func writableRoots(spec Spec) []string {
 	return sortedRoots(writable)
 }
 
-// protect binds the existing protected entries read-only, pins the folders
-// above them, and starts the watch that catches new ones.
+// protect binds the existing protected entries read-only and starts the
+// watch that catches new ones. The folders above them are not pinned (one
+// mount each, the largest part of a start's cost in a repository): a call
+// may rename them, carrying the read-only entries along, and whatever it
+// then makes at the old paths is new to the watch, which knows the old
+// entries by identity (watch.go).
 func (c *Cage) protect(b *argBuilder, writable []string, p *Prepared) error {
 	r := &rules{roots: writable, hidden: c.hidden}
 	w, err := newWatcher(r)
@@ -537,9 +544,6 @@ func (c *Cage) protect(b *argBuilder, writable []string, p *Prepared) error {
 			}
 		}
 		binds = append(binds, pr.Path)
-	}
-	for _, d := range pins(writable, s.protected) {
-		b.add("--bind", d, d)
 	}
 	for _, pr := range binds {
 		b.add("--ro-bind", pr, pr)

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -30,7 +31,7 @@ type watcher struct {
 	fd       int
 	wakeR    *os.File
 	wakeW    *os.File
-	before   map[string]bool // protected entries that existed before the call
+	before   map[fileID]bool // protected entries that existed before the call
 	done     chan struct{}
 	mu       sync.Mutex
 	dirs     map[int]string // watch descriptor -> folder
@@ -61,7 +62,7 @@ func newWatcher(r *rules) (*watcher, error) {
 		return nil, fmt.Errorf("sandbox: watch the workspace: %w", err)
 	}
 	return &watcher{r: r, fd: fd, wakeR: wr, wakeW: ww, done: make(chan struct{}),
-		dirs: map[int]string{}, configs: map[string]bool{}, found: map[string]Violation{}, before: map[string]bool{}}, nil
+		dirs: map[int]string{}, configs: map[string]bool{}, found: map[string]Violation{}, before: map[fileID]bool{}}, nil
 }
 
 // add watches dir; called before dir is read.
@@ -83,9 +84,50 @@ func (w *watcher) add(dir string) error {
 // start begins reading events; the walk has added the first watches.
 func (w *watcher) start(s scan) {
 	for _, p := range s.protected {
-		w.before[p.Path] = true
+		if fi, err := os.Lstat(p.Path); err == nil {
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+				w.before[idOf(p.Path, st)] = true
+			}
+		}
 	}
 	go w.loop()
+}
+
+// fileID is the identity of a file: its path can be reused, this cannot
+// while the file is held (a protected entry is a mount point in the cage,
+// so it cannot be removed there).
+type fileID struct {
+	dev, ino uint64
+	// link is the path of a symlink: a link is not bound (guard.go
+	// restores it), so a hard link to it made elsewhere in the call would
+	// share its identity; a symlink counts only where it was.
+	link string
+}
+
+func idOf(p string, st *syscall.Stat_t) fileID {
+	id := fileID{dev: uint64(st.Dev), ino: st.Ino}
+	if st.Mode&syscall.S_IFMT == syscall.S_IFLNK {
+		id.link = p
+	}
+	return id
+}
+
+// existedBefore says whether the protected entry at p is one of those that
+// were there before the call, by identity: the same path is not enough,
+// since the folders above them are not pinned (`mv .git x` carries the
+// read-only entries along, and a config then made at the old path is new),
+// and a protected entry the call carried elsewhere with its folder (`mv
+// .git sub/.git`) is still the user's own, unchanged, not to be removed.
+func (w *watcher) existedBefore(p string) bool {
+	st, err := lstatBeneath(rootOf(w.r.roots, p), p)
+	if err != nil {
+		return false
+	}
+	id := fileID{dev: st.Dev, ino: st.Ino}
+	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		id.link = p
+	}
+	return w.before[id]
 }
 
 func (w *watcher) loop() {
@@ -168,7 +210,12 @@ func (w *watcher) event(wd int, mask uint32, name string) {
 
 // appeared judges a new entry and, for a folder, watches and reads it.
 func (w *watcher) appeared(p string, isDir bool) {
-	if w.r.protected(p, isDir) && !w.before[p] {
+	if w.r.protected(p, isDir) {
+		if w.existedBefore(p) {
+			// One of the read-only entries, carried here with a folder
+			// above it: its mount holds what it contains.
+			return
+		}
 		if !w.allowedInGitdir(p) {
 			w.violate(p, "created a cage-protected path; removed")
 			return
@@ -348,7 +395,7 @@ func (w *watcher) stop() []Violation {
 		if rewalk {
 			s, _ := w.r.walk(nil)
 			for _, p := range s.protected {
-				if !w.before[p.Path] && !w.allowedInGitdir(p.Path) {
+				if !w.existedBefore(p.Path) && !w.allowedInGitdir(p.Path) {
 					w.violate(p.Path, "created a cage-protected path; removed")
 				}
 			}

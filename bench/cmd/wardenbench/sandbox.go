@@ -281,8 +281,9 @@ func listenLoopback() (*countingListener, error) {
 }
 
 // benchStart measures every variant, interleaved: each round runs every
-// live variant once for `true` and once for `ls /`, so load from the rest
-// of the machine falls on all of them alike.
+// live variant once for `true` and once for `ls /`, in an order rotated
+// round by round, so load from the rest of the machine falls on all of
+// them alike.
 func benchStart(ctx context.Context, e startEnv, rounds int) ([]StartResult, error) {
 	ln, err := listenLoopback()
 	if err != nil {
@@ -350,7 +351,10 @@ func benchStart(ctx context.Context, e startEnv, rounds int) ([]StartResult, err
 	for i := 0; i < rounds; i++ {
 		for _, script := range []string{"true", "ls /"} {
 			got := map[int]float64{}
-			for _, v := range live {
+			// Each round starts with another variant, so none always runs
+			// first (after the previous round's slowest) or last.
+			for k := range live {
+				v := live[(k+i)%len(live)]
 				t0 := time.Now()
 				_, err := v.exec(ctx, script)
 				d := ms(time.Since(t0))
