@@ -207,10 +207,13 @@ func cageMatch(p string) (at int, git, ok bool) {
 			continue
 		case cageBase[c]:
 			return start, false, true
-		case c == ".git":
-			// A nested repository (or a .git file) starts a gitdir anew.
-			// The .git itself, when last: a directory is git's own, a
-			// file is a gitdir pointer; CageProtected tells them apart.
+		case c == ".git" || bareName(c):
+			// A nested repository (or a .git file) starts a gitdir anew,
+			// and so does a bare repository by its conventional name
+			// (NAME.git: a local remote whose hooks a later `git push`
+			// outside runs). The .git itself, when last: a directory is
+			// git's own, a file is a gitdir pointer; CageProtected tells
+			// them apart.
 			inGit, inData, nameNext = true, false, false
 		case !inGit || inData:
 			continue
@@ -233,6 +236,12 @@ func cageMatch(p string) (at int, git, ok bool) {
 		}
 	}
 	return 0, false, false
+}
+
+// bareName says whether a folder name is the conventional name of a bare
+// repository: NAME.git with a non-empty NAME.
+func bareName(c string) bool {
+	return len(c) > len(".git") && strings.HasSuffix(c, ".git")
 }
 
 func lastComponent(p string) string {

@@ -37,6 +37,11 @@ func TestCageProtected(t *testing.T) {
 		{"submodule gitdir with a slash in its name", "/w/.git/modules/a/b/config", false, true},
 		{"branch named hooks", "/w/.git/refs/heads/hooks", false, false},
 		{"objects info", "/w/.git/objects/info", true, false},
+		{"bare repository hook", "/w/remote.git/hooks/post-receive", false, true},
+		{"bare repository config", "/w/remote.git/config", false, true},
+		{"bare repository objects", "/w/remote.git/objects/ab", true, false},
+		{"bare repository folder itself", "/w/remote.git", true, false},
+		{"a file named like a bare repository", "/w/notes.git", false, false},
 		{"plain file", "/w/src/main.go", false, false},
 		{"a file named commondir outside git", "/w/docs/commondir", false, false},
 		{"workspace itself under a .vscode folder", "/w", true, false},
@@ -109,6 +114,7 @@ func TestSplitGitdir(t *testing.T) {
 		{"/w/.git/modules/a/modules/b/hooks", "/w/.git/modules/a/modules/b", "hooks"},
 		{"/w/.git/modules/a/b/config", "/w/.git/modules/a/b", "config"},
 		{"/w/vendor/x/.git/info", "/w/vendor/x/.git", "info"},
+		{"/w/remote.git/hooks/post-receive", "/w/remote.git", "hooks/post-receive"},
 		{"/w/.git/refs/heads/hooks", "", ""},
 		{"/w/.git/objects/info/packs", "", ""},
 		{"/w/sub/.envrc", "", ""},
@@ -120,7 +126,7 @@ func TestSplitGitdir(t *testing.T) {
 		}
 	}
 	// Agreement with GitMetaNames at every gitdir shape.
-	for _, gitdir := range []string{"/w/.git", "/w/.git/worktrees/wt", "/w/.git/modules/lib", "/w/.git/modules/a/modules/b", "/w/vendor/x/.git"} {
+	for _, gitdir := range []string{"/w/.git", "/w/.git/worktrees/wt", "/w/.git/modules/lib", "/w/.git/modules/a/modules/b", "/w/vendor/x/.git", "/w/remote.git"} {
 		for _, n := range GitMetaNames() {
 			g, rel, ok := SplitGitdir(gitdir + "/" + n.Name)
 			if !ok || g != gitdir || rel != n.Name {

@@ -64,8 +64,8 @@ evilgit() {
 `
 
 // gitOutside runs the probe battery the way a user would, unconfined:
-// status (fsmonitor), a commit (pre-commit, commit-msg, post-commit) and a
-// checkout (post-checkout).
+// status (fsmonitor), a commit (pre-commit, commit-msg, post-commit), a
+// checkout (post-checkout) and a push to origin when there is one.
 func gitOutside(t *testing.T, home, dir string) {
 	t.Helper()
 	if _, err := os.Stat(dir); err != nil {
@@ -75,6 +75,8 @@ func gitOutside(t *testing.T, home, dir string) {
 		{"status", "--short"},
 		{"commit", "-q", "--allow-empty", "-m", "probe"},
 		{"checkout", "-q", "-b", "probe-branch"},
+		// pre-push here; a local remote's pre-receive, update, post-receive.
+		{"push", "-q", "origin", "HEAD:refs/heads/probe"},
 	} {
 		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
 		cmd.Env = append(os.Environ(), "HOME="+home, "GIT_CONFIG_NOSYSTEM=1",
