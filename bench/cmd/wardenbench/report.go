@@ -170,6 +170,13 @@ func rows(rep *Report) [][4]string {
 		if s.OverRaw.N > 0 && !strings.HasPrefix(s.Variant, "raw bwrap") {
 			ratio += fmt.Sprintf("%+.1f ms vs bwrap per round; ", s.OverRaw.Median)
 		}
+		if s.CPU.N > 0 {
+			ratio += fmt.Sprintf("CPU %.2f ms", s.CPU.Median)
+			if raw := findStart(rep, "raw bwrap"); raw != nil && raw.CPU.Median > 0 {
+				ratio += fmt.Sprintf(" (%.2f× bwrap's)", s.CPU.Median/raw.CPU.Median)
+			}
+			ratio += "; "
+		}
 		r = append(r, [4]string{"process start `true`", s.Variant, fmtStat(s.True, "ms", 1),
 			ratio + fmt.Sprintf("confines: %s (/etc %s, loopback %s)", yesNo(s.Confines), s.EtcWrite, s.LoopbackTCP)})
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/warden-dev/warden/backend/policy"
@@ -69,6 +70,11 @@ type StartResult struct {
 	// OverRaw is, per round, this variant's `true` minus raw bwrap's in
 	// the same round: steadier than the difference of two medians.
 	OverRaw Stat `json:"minus_raw_bwrap_per_round_ms"`
+	// CPU is the processor time one `true` costs: this process's own
+	// (Prepare, the gate, Finish) plus its children's (bwrap and what it
+	// runs). On a shared machine wall times swing with the load; CPU time
+	// much less, so the two ratios together say more than either.
+	CPU Stat `json:"true_cpu_ms"`
 }
 
 type startEnv struct {
@@ -346,6 +352,7 @@ func benchStart(ctx context.Context, e startEnv, rounds int) ([]StartResult, err
 		}
 	}
 	over := make([][]float64, len(results))
+	cpu := make([][]float64, len(results))
 	tr := make([][]float64, len(results))
 	lr := make([][]float64, len(results))
 	for i := 0; i < rounds; i++ {
@@ -355,9 +362,11 @@ func benchStart(ctx context.Context, e startEnv, rounds int) ([]StartResult, err
 			// first (after the previous round's slowest) or last.
 			for k := range live {
 				v := live[(k+i)%len(live)]
+				c0 := cpuNow()
 				t0 := time.Now()
 				_, err := v.exec(ctx, script)
 				d := ms(time.Since(t0))
+				c := ms(cpuNow() - c0)
 				j := idx[v]
 				if err != nil {
 					results[j].Error = fmt.Sprintf("%s failed in round %d: %v", script, i, err)
@@ -365,6 +374,7 @@ func benchStart(ctx context.Context, e startEnv, rounds int) ([]StartResult, err
 				}
 				if script == "true" {
 					tr[j] = append(tr[j], d)
+					cpu[j] = append(cpu[j], c)
 					got[j] = d
 				} else {
 					lr[j] = append(lr[j], d)
@@ -379,6 +389,16 @@ func benchStart(ctx context.Context, e startEnv, rounds int) ([]StartResult, err
 	}
 	for j := range results {
 		results[j].True, results[j].Ls, results[j].OverRaw = statOf(tr[j]), statOf(lr[j]), statOf(over[j])
+		results[j].CPU = statOf(cpu[j])
 	}
 	return results, nil
+}
+
+// cpuNow is the processor time of this process and its waited-for
+// children so far.
+func cpuNow() time.Duration {
+	var self, kids syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids)
+	return time.Duration(self.Utime.Nano() + self.Stime.Nano() + kids.Utime.Nano() + kids.Stime.Nano())
 }
