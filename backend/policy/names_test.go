@@ -176,7 +176,7 @@ func TestProtectedTier(t *testing.T) {
 // TestGitMetaNamesAgreeWithProtectedTier keeps the list the cage walks and
 // the per-path rule the engine applies the same fact.
 func TestGitMetaNamesAgreeWithProtectedTier(t *testing.T) {
-	for _, gitdir := range []string{".git", ".git/worktrees/wt", ".git/modules/lib", ".git/modules/a/modules/b", "vendor/x/.git"} {
+	for _, gitdir := range []string{".git", ".git/worktrees/wt", ".git/modules/lib", ".git/modules/a/modules/b", "vendor/x/.git", "fixtures/remote.git"} {
 		for _, n := range GitMetaNames() {
 			p := ws + "/" + gitdir + "/" + n.Name
 			if n.Dir {
