@@ -204,7 +204,7 @@ func (r *Repo) prepareWatch(ctx context.Context) (*incr, map[string]bool, error)
 		return nil, nil, &scanError{why: err.Error(), permanent: true}
 	}
 	inc := &incr{w: w, multi: map[string]statSig{}, pending: map[string]struct{}{},
-		objects: looseStore{dir: filepath.Join(r.gitDir, "objects")}}
+		objects: r.objects()}
 	if err := r.watchTree(inc, "", ignored); err != nil {
 		w.close()
 		return nil, nil, err

@@ -131,12 +131,17 @@ func TestIncrementalMatchesGit(t *testing.T) {
 				t.Fatal(err)
 			}
 			ref.noWatch = "the reference: git's full scan every time"
+			prev := ""
 			both := func(what string) (string, Mode) {
 				t.Helper()
 				got, err := r.Snapshot(ctx)
 				if err != nil {
 					t.Fatalf("%s: %v", what, err)
 				}
+				if prev != "" {
+					sameDiff(t, r, prev, got)
+				}
+				prev = got
 				mode := r.LastMode()
 				want, err := ref.Snapshot(ctx)
 				if err != nil {
@@ -167,6 +172,30 @@ func TestIncrementalMatchesGit(t *testing.T) {
 			writeTree(t, ws, map[string]string{"after/last.txt": "last\n"})
 			both("the next change")
 		})
+	}
+}
+
+// sameDiff checks that the change set read from loose objects is git's
+// diff-tree, entry for entry.
+func sameDiff(t *testing.T, r *Repo, a, b string) {
+	t.Helper()
+	if a == b {
+		return
+	}
+	out, err := r.run(context.Background(), nil, "diff-tree", "-r", "-z", "--no-renames", "--raw", "--full-index", a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := parseRaw(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.objects().looseDiff(a, b)
+	if err != nil {
+		t.Fatalf("looseDiff: %v", err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("looseDiff %s..%s:\n got %v\nwant %v", a, b, got, want)
 	}
 }
 

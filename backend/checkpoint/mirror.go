@@ -40,10 +40,19 @@ func parseOID(s string) (oid, bool) {
 	if len(s) != 40 {
 		return o, false
 	}
+	if strings.ToLower(s) != s { // git writes ids in lower case only
+		return o, false
+	}
 	if _, err := hex.Decode(o[:], []byte(s)); err != nil {
 		return o, false
 	}
 	return o, true
+}
+
+// gitModes are the entry modes exactly as git writes them.
+var gitModes = map[string]uint32{
+	"100644": modeFile, "100755": modeExec, "120000": modeSymlink, "160000": modeGitlink,
+	"40000": modeTree, "040000": modeTree,
 }
 
 // node is a file (mode, id) or a folder (kids; id valid while hashed).
@@ -215,8 +224,10 @@ func objectID(kind string, body []byte) oid {
 	return o
 }
 
-// looseStore writes loose objects into a git object folder.
+// looseStore reads and writes loose objects in a git object folder.
 type looseStore struct{ dir string }
+
+func (r *Repo) objects() looseStore { return looseStore{dir: filepath.Join(r.gitDir, "objects")} }
 
 func (s looseStore) path(o oid) string {
 	h := o.String()
@@ -289,8 +300,8 @@ func parseStage(out []byte) ([]indexEntry, error) {
 		if !ok || len(f) != 3 || len(path) == 0 {
 			return nil, fmt.Errorf("checkpoint: unreadable ls-files line %q", rec)
 		}
-		mode, err := strconv.ParseUint(f[0], 8, 32)
-		if err != nil {
+		mode, okMode := gitModes[f[0]]
+		if !okMode || mode == modeTree {
 			return nil, fmt.Errorf("checkpoint: unreadable mode in %q", rec)
 		}
 		id, okID := parseOID(f[1])

@@ -41,9 +41,9 @@ type Repo struct {
 	mu       sync.Mutex
 
 	hold     *incHold // the watcher and mirror
-	mode     Mode   // how the last snapshot was taken
-	noWatch  string // why the watcher is never set up again ("" it may be)
-	nestedAt int    // the scan that last met a nested repository
+	mode     Mode     // how the last snapshot was taken
+	noWatch  string   // why the watcher is never set up again ("" it may be)
+	nestedAt int      // the scan that last met a nested repository
 }
 
 // RootFor is where the shadow repositories of a store at dbPath live: a
