@@ -105,8 +105,8 @@ func (r *Repo) LastMode() Mode {
 	return r.mode
 }
 
-// Close stops watching the workspace. Snapshots after it are full scans
-// until one sets the watcher up again.
+// Close stops watching the workspace for good: later snapshots are full
+// scans.
 func (r *Repo) Close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -147,7 +147,6 @@ func (r *Repo) offAfter(err error) {
 			r.nestedAt = r.mode.Scans
 		}
 	}
-	r.mode.Why = err.Error()
 }
 
 // fullScan is git's own `add -A` + `write-tree`; when wanted it sets the
@@ -158,15 +157,19 @@ func (r *Repo) fullScan(ctx context.Context, why string) (string, error) {
 	r.hold.inc = nil
 	var inc *incr
 	var ignored map[string]bool
+	note := ""
 	if r.wantWatch() {
 		var err error
 		if inc, ignored, err = r.prepareWatch(ctx); err != nil {
 			r.offAfter(err)
+			note = "; no watcher: " + err.Error()
 			inc = nil
 		}
+	} else if r.noWatch != "" {
+		note = "; no watcher: " + r.noWatch
 	}
 	tree, err := r.gitScan(ctx)
-	r.mode = Mode{Why: why, Scans: r.mode.Scans + 1, Increments: r.mode.Increments}
+	r.mode = Mode{Why: why + note, Scans: r.mode.Scans + 1, Increments: r.mode.Increments}
 	if err != nil {
 		inc.close()
 		return "", err
