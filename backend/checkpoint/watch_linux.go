@@ -94,22 +94,14 @@ func (w *watcher) drain(dirty map[string]struct{}) (lost bool, err error) {
 		if n <= 0 {
 			return true, fmt.Errorf("inotify: read returned %d", n)
 		}
-		for off := 0; off+unix.SizeofInotifyEvent <= n; {
-			wd := int32(binary.NativeEndian.Uint32(w.buf[off:]))
-			mask := binary.NativeEndian.Uint32(w.buf[off+4:])
-			size := int(binary.NativeEndian.Uint32(w.buf[off+12:]))
-			name := w.buf[off+unix.SizeofInotifyEvent : min(n, off+unix.SizeofInotifyEvent+size)]
-			off += unix.SizeofInotifyEvent + size
-			if i := indexByte(name, 0); i >= 0 {
-				name = name[:i]
-			}
+		parseEvents(w.buf[:n], func(wd int32, mask uint32, name []byte) {
 			if mask&unix.IN_Q_OVERFLOW != 0 {
 				lost = true
-				continue
+				return
 			}
 			dir, ok := w.byWD[wd]
 			if !ok {
-				continue // a watch already removed
+				return // a watch already removed
 			}
 			if mask&unix.IN_IGNORED != 0 {
 				delete(w.byWD, wd)
@@ -117,17 +109,37 @@ func (w *watcher) drain(dirty map[string]struct{}) (lost bool, err error) {
 					delete(w.byPath, dir)
 				}
 				dirty[dir] = struct{}{}
-				continue
+				return
 			}
 			if len(name) == 0 {
 				if dir == "" && mask&(unix.IN_DELETE_SELF|unix.IN_MOVE_SELF) != 0 {
 					lost = true
 				}
 				dirty[dir] = struct{}{}
-				continue
+				return
 			}
 			dirty[joinRel(dir, string(name))] = struct{}{}
+		})
+	}
+}
+
+// parseEvents reads the kernel's inotify records: wd, mask, cookie, len,
+// then len bytes of name padded with NULs. A record cut short ends it.
+func parseEvents(b []byte, fn func(wd int32, mask uint32, name []byte)) {
+	for off := 0; off+unix.SizeofInotifyEvent <= len(b); {
+		wd := int32(binary.NativeEndian.Uint32(b[off:]))
+		mask := binary.NativeEndian.Uint32(b[off+4:])
+		size := int(binary.NativeEndian.Uint32(b[off+12:]))
+		start := off + unix.SizeofInotifyEvent
+		if size < 0 || size > len(b)-start {
+			return
 		}
+		name := b[start : start+size]
+		off = start + size
+		if i := indexByte(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		fn(wd, mask, name)
 	}
 }
 
