@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -59,6 +60,9 @@ func (e rawEntry) existsAfter() bool   { return e.newMode != "000000" }
 func (r *Repo) rawDiff(ctx context.Context, from, to string) ([]rawEntry, error) {
 	if from == to {
 		return nil, nil
+	}
+	if raw, err := r.objects().looseDiff(from, to); err == nil {
+		return raw, nil
 	}
 	out, err := r.run(ctx, nil, "diff-tree", "-r", "-z", "--no-renames", "--raw", "--full-index", from, to)
 	if err != nil {
@@ -122,8 +126,8 @@ func (r *Repo) Diff(ctx context.Context, from, to string, lim Limits) (ChangeSet
 			}
 		}
 	}
-	// One git process for both: every size, then the bodies of the
-	// listed files whose sides are small enough to diff.
+	// Every size, then the bodies of the listed files whose sides are
+	// small enough to diff: from the loose objects, else one git process.
 	listed := map[string]bool{}
 	for i, e := range raw {
 		if i >= lim.Files {
@@ -131,7 +135,11 @@ func (r *Repo) Diff(ctx context.Context, from, to string, lim Limits) (ChangeSet
 		}
 		listed[e.oldID], listed[e.newID] = true, true
 	}
-	sizes, bodies, err := r.blobs(ctx, ids, func(id string, size int64) bool { return listed[id] && size <= lim.TextBytes })
+	want := func(id string, size int64) bool { return listed[id] && size <= lim.TextBytes }
+	sizes, bodies, err := r.objects().looseBlobs(ctx, ids, want)
+	if errors.Is(err, errNotLoose) {
+		sizes, bodies, err = r.blobs(ctx, ids, want)
+	}
 	if err != nil {
 		return cs, err
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -38,6 +39,11 @@ type Repo struct {
 	excludes []string
 	git      string
 	mu       sync.Mutex
+
+	hold     *incHold // the watcher and mirror
+	mode     Mode     // how the last snapshot was taken
+	noWatch  string   // why the watcher is never set up again ("" it may be)
+	nestedAt int      // the scan that last met a nested repository
 }
 
 // RootFor is where the shadow repositories of a store at dbPath live: a
@@ -94,6 +100,10 @@ func Open(ctx context.Context, root, workspace string, excludes []string) (*Repo
 	if err := r.ensure(ctx); err != nil {
 		return nil, err
 	}
+	// A Repo nobody closes must not keep its inotify instance (a user has
+	// 128 of them by default).
+	r.hold = &incHold{}
+	runtime.AddCleanup(r, func(h *incHold) { h.inc.close() }, r.hold)
 	return r, nil
 }
 
@@ -107,7 +117,8 @@ func (r *Repo) Dir() string { return r.dir }
 func (r *Repo) ensure(ctx context.Context) error {
 	if _, err := os.Stat(filepath.Join(r.gitDir, "HEAD")); err == nil {
 		if _, err := r.run(ctx, nil, "rev-parse", "--git-dir"); err == nil {
-			return r.writeInfo()
+			_, err := r.writeInfo()
+			return err
 		}
 		aside := fmt.Sprintf("%s.damaged-%s", r.dir, time.Now().UTC().Format("20060102T150405.000"))
 		if err := os.Rename(r.dir, aside); err != nil {
@@ -121,7 +132,8 @@ func (r *Repo) ensure(ctx context.Context) error {
 	if _, err := r.run(ctx, nil, "init", "-q", "--template="); err != nil {
 		return fmt.Errorf("checkpoint: create the snapshot store %s: %w", r.dir, err)
 	}
-	return r.writeInfo()
+	_, err := r.writeInfo()
+	return err
 }
 
 // shadowConfig is the whole configuration of a shadow repository. It is
@@ -153,10 +165,10 @@ const shadowConfig = `[core]
 
 // writeInfo writes the configuration, Warden's excludes and the attributes
 // that keep every path byte-exact, where they differ from what they must be.
-func (r *Repo) writeInfo() error {
+func (r *Repo) writeInfo() (changed bool, err error) {
 	info := filepath.Join(r.gitDir, "info")
 	if err := os.MkdirAll(info, 0o700); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
+		return false, fmt.Errorf("checkpoint: %w", err)
 	}
 	want := map[string]string{
 		"info/exclude":    "# Warden's own excludes (the workspace's .gitignore files apply too)\n" + strings.Join(r.excludes, "\n") + "\n",
@@ -169,10 +181,11 @@ func (r *Repo) writeInfo() error {
 			continue
 		}
 		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			return fmt.Errorf("checkpoint: %w", err)
+			return true, fmt.Errorf("checkpoint: %w", err)
 		}
+		changed = true
 	}
-	return nil
+	return changed, nil
 }
 
 // env is the whole environment of a git run: nothing of the caller's.
@@ -215,10 +228,14 @@ func (e *GitError) Unwrap() error { return e.Err }
 // run runs git in the shadow repository. The -c flags repeat what must hold
 // even if the shadow config were edited.
 func (r *Repo) run(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
+	return r.runEnv(ctx, r.env(), stdin, args...)
+}
+
+func (r *Repo) runEnv(ctx context.Context, env []string, stdin []byte, args ...string) ([]byte, error) {
 	full := append([]string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false",
 		"-c", "protocol.allow=never", "-c", "core.sshCommand=false"}, args...)
 	cmd := exec.CommandContext(ctx, r.git, full...)
-	cmd.Env = r.env()
+	cmd.Env = env
 	cmd.Dir = r.work
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
@@ -240,12 +257,39 @@ func (r *Repo) Snapshot(ctx context.Context) (string, error) {
 
 func (r *Repo) snapshot(ctx context.Context) (string, error) {
 	if _, err := os.Stat(filepath.Join(r.gitDir, "HEAD")); err != nil {
+		r.dropIncremental("the snapshot store was gone", false)
 		if err := r.ensure(ctx); err != nil {
 			return "", err
 		}
-	} else if err := r.writeInfo(); err != nil {
+	} else if changed, err := r.writeInfo(); err != nil {
 		return "", err
+	} else if changed {
+		r.dropIncremental("the shadow configuration or excludes changed", false)
 	}
+	why := r.mode.Why
+	if r.mode.Scans == 0 {
+		why = "the first snapshot"
+	}
+	if r.hold.inc != nil {
+		tree, err := r.incremental(ctx)
+		if err == nil {
+			r.mode = Mode{Incremental: true, Scans: r.mode.Scans, Increments: r.mode.Increments + 1}
+			return tree, nil
+		}
+		why = err.Error()
+		var se *scanError
+		if errors.As(err, &se) && se.permanent {
+			r.noWatch = se.why
+		}
+		if errors.As(err, &se) && se.nested {
+			r.nestedAt = r.mode.Scans + 1
+		}
+	}
+	return r.fullScan(ctx, why)
+}
+
+// gitScan is `git add -A && git write-tree` against the shadow index.
+func (r *Repo) gitScan(ctx context.Context) (string, error) {
 	var err error
 	for attempt := 0; attempt < 20; attempt++ {
 		if _, err = r.run(ctx, nil, "add", "-A", "--ignore-errors"); err == nil {
