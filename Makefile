@@ -13,7 +13,7 @@ DESKTOP_TAGS := desktop,production,webkit2_41
 DESKTOP_BIN := build/bin/warden-desktop
 XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
 
-.PHONY: help display deps run dev desktop frontend cli test check-bindings bindings vet gotest typecheck vitest smoke e2e e2e-audit bench clean package package-check
+.PHONY: help display deps run dev desktop frontend cli test check-bindings bindings vet gotest typecheck vitest smoke e2e e2e-audit bench clean package package-check package-fresh
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
@@ -83,6 +83,9 @@ package-check: package ## inspect the .deb, unpack it into a temp root, run its 
 	cd scripts/package && go vet -tags packagecheck . && go test -count=1 . && \
 		$(XVFB) go test -tags packagecheck -count=1 -v -run 'TestPackage|TestInstalled|TestDepends|TestDesktopEntry' . \
 		-args -dist "$(CURDIR)/dist" -version "$(VERSION)"
+
+package-fresh: package ## as root: a real `apt install` of the .deb on a fresh Debian 12 (mmdebstrap, minutes; not in make test)
+	scripts/package/fresh.sh "dist/$$(cd scripts/package && go run . -version "$(VERSION)" -name)"
 
 bench: frontend cli ## Warden against bwrap, srt, codex and Gemini CLI's policy engine, and the audit trail at 100,000 rows in Chromium; writes docs/benchmarks.md
 	bash bench/run.sh

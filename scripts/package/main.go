@@ -62,7 +62,17 @@ func main() {
 	flag.StringVar(&o.desktop, "desktop", "", "the built window (default ROOT/build/bin/warden-desktop)")
 	flag.StringVar(&o.cli, "cli", "", "the built CLI (default ROOT/bin/warden)")
 	flag.StringVar(&o.core, "playwright-core", "", "the playwright-core package directory (default ROOT/"+corePackageRel+")")
+	nameOnly := flag.Bool("name", false, "print the .deb's file name for -version and exit (make package-fresh finds the package with it)")
 	flag.Parse()
+	if *nameOnly {
+		name, err := debName(o.version)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "package:", err)
+			os.Exit(1)
+		}
+		fmt.Println(name)
+		return
+	}
 	path, err := build(context.Background(), o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "package:", err)
@@ -170,7 +180,11 @@ func build(ctx context.Context, o options) (string, error) {
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return "", err
 	}
-	path := filepath.Join(o.out, fmt.Sprintf("warden_%s_amd64.deb", ver))
+	name, err := debName(o.version)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(o.out, name)
 	tmp := path + ".part"
 	f, err := os.Create(tmp)
 	if err != nil {
@@ -185,6 +199,15 @@ func build(ctx context.Context, o options) (string, error) {
 		return "", err
 	}
 	return path, os.Rename(tmp, path)
+}
+
+// debName is the package's file name for the build's version.
+func debName(version string) (string, error) {
+	ver, err := debianVersion(version)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("warden_%s_amd64.deb", ver), nil
 }
 
 // buildTime is $SOURCE_DATE_EPOCH when set (reproducible builds), else now.

@@ -2,15 +2,18 @@ import { describe, expect, it } from 'vitest'
 import type { WardenEvent } from '../bridge'
 import { auditDetail, auditPager, auditRow, auditRows, filterRows, indexOfSeq, isAuditEvent, narrows, type AuditPageArgs } from './audit'
 import page from './testdata/audit-page.json'
+import { reasonLabel, reasonWords, sourceText } from './words'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 
 const ev = (kind: string, data: Record<string, unknown>) => ({ seq: 1, session_id: 's', version: 1, kind, at: 0, data })
 
 describe('auditRow', () => {
   const cases: { name: string; kind: string; data: Record<string, unknown>; source: string; summary: string }[] = [
-    { name: 'ask', kind: 'permission_requested', data: { tool: 't', signature: 'shell=ls', reasons: ['unknown-command'] }, source: 'ask', summary: 'shell=ls — unknown-command' },
+    { name: 'ask', kind: 'permission_requested', data: { tool: 't', signature: 'shell=ls', reasons: ['unknown-command'] }, source: 'ask', summary: 'shell=ls — Unknown command' },
     { name: 'grant', kind: 'permission_granted', data: { source: 'human:once', signature: 'shell=ls' }, source: 'human:once', summary: 'shell=ls' },
-    { name: 'deny', kind: 'permission_denied', data: { by: 'sandbox', reason: 'sandbox-rejected', detail: 'no net' }, source: 'sandbox', summary: 'sandbox-rejected: no net' },
-    { name: 'sandbox change', kind: 'sandbox_policy_changed', data: { by: 'user', from: { kind: 'read-only' }, to: { kind: 'workspace-write', network_access: true } }, source: 'user', summary: 'read-only → workspace-write + network' },
+    { name: 'deny', kind: 'permission_denied', data: { by: 'sandbox', reason: 'sandbox-rejected', detail: 'no net' }, source: 'sandbox', summary: 'Sandbox: no net' },
+    { name: 'sandbox change', kind: 'sandbox_policy_changed', data: { by: 'user', from: { kind: 'read-only' }, to: { kind: 'workspace-write', network_access: true } }, source: 'user', summary: 'Read only → Workspace write (network on)' },
   ]
   for (const c of cases) {
     it(c.name, () => expect(auditRow(ev(c.kind, c.data))).toMatchObject({ source: c.source, summary: c.summary }))
@@ -33,7 +36,7 @@ describe('filterRows', () => {
 
 describe('auditRow summaries', () => {
   const cases: { name: string; kind: string; data: Record<string, unknown>; summary: string }[] = [
-    { name: 'deny names the call', kind: 'permission_denied', data: { by: 'user', reason: 'user-denied', signature: 'shell=rm -rf dist' }, summary: 'shell=rm -rf dist — user-denied' },
+    { name: 'deny names the call', kind: 'permission_denied', data: { by: 'user', reason: 'user-denied', signature: 'shell=rm -rf dist' }, summary: 'shell=rm -rf dist — Denied by you' },
     { name: 'completed with exit code', kind: 'tool_invocation_completed', data: { exit_code: 0, duration_ms: 1553 }, summary: 'exit 0 in 1,553 ms' },
     { name: 'completed without exit code', kind: 'tool_invocation_completed', data: { duration_ms: 12 }, summary: 'in 12 ms' },
     { name: 'started shows the arguments', kind: 'tool_invocation_started', data: { args: { command: 'npm test' } }, summary: '{"command":"npm test"}' },
@@ -209,4 +212,71 @@ describe('isAuditEvent', () => {
     { name: 'another session', e: { ...ev('permission_denied', {}), session_id: 'other' }, want: false },
   ]
   for (const c of cases) it(c.name, () => expect(isAuditEvent(c.e, 's')).toBe(c.want))
+})
+
+// Engine reason codes never reach a summary: every reason, policy and
+// sandbox the engine writes is said in words, and the code still finds the
+// row through the filter.
+describe('audit summaries say the engine codes in words', () => {
+  const codes = Object.keys(reasonWords)
+  for (const code of codes) {
+    it(`asked because of ${code}`, () => {
+      const r = auditRow(ev('permission_requested', { signature: 'shell=x', reasons: [code, 'destructive-effect'] }))
+      expect(r.summary).toBe(`shell=x — ${reasonLabel(code)}, Destructive`)
+      expect(r.summary).not.toContain(code)
+      expect(filterRows([r], code, '')).toHaveLength(1)
+    })
+    it(`denied because of ${code}`, () => {
+      const r = auditRow(ev('permission_denied', { by: 'sandbox', reason: code, signature: 'shell=x', detail: 'why' }))
+      expect(r.summary).toBe(`shell=x — ${reasonLabel(code)}: why`)
+      expect(r.summary).not.toContain(code)
+      expect(filterRows([r], code, '')).toHaveLength(1)
+    })
+  }
+  const approvals: [string, string, string][] = [
+    ['on-request', 'always', 'On request → Always ask'],
+    ['never', 'on-request', 'Never ask → On request'],
+    ['always', 'never', 'Always ask → Never ask'],
+  ]
+  for (const [from, to, want] of approvals) {
+    it(`approval ${from} → ${to}`, () => {
+      const r = auditRow(ev('approval_policy_changed', { by: 'user', from, to }))
+      expect(r.summary).toBe(want)
+      expect(filterRows([r], from, '')).toHaveLength(1)
+    })
+  }
+  const sandboxes: [Record<string, unknown>, Record<string, unknown>, string][] = [
+    [{ kind: 'workspace-write' }, { kind: 'read-only' }, 'Workspace write (network off) → Read only'],
+    [{ kind: 'workspace-write', network_access: true }, { kind: 'danger-full-access' }, 'Workspace write (network on) → Full access'],
+    [{ kind: 'read-only' }, { kind: 'workspace-write', network_access: false }, 'Read only → Workspace write (network off)'],
+  ]
+  for (const [from, to, want] of sandboxes) {
+    it(`sandbox ${want}`, () => {
+      const r = auditRow(ev('sandbox_policy_changed', { by: 'user', from, to }))
+      expect(r.summary).toBe(want)
+      expect(filterRows([r], String(to.kind), '')).toHaveLength(1)
+    })
+  }
+  it('a refused connection says its reason in words, in the summary and the source', () => {
+    const r = auditRow(ev('network_connection', { host: 'evil.test', port: 443, allowed: false, reason: 'host-denied' }))
+    expect(r.summary).toContain('refused (Host denied)')
+    expect(r.summary).not.toContain('host-denied')
+    expect(sourceText(r.source)).toBe('Host denied')
+    expect(filterRows([r], 'host-denied', '')).toHaveLength(1)
+  })
+  it('an unknown code is shown as written, not dropped', () => {
+    expect(auditRow(ev('permission_denied', { by: 'sandbox', reason: 'brand-new-reason' })).summary).toBe('brand-new-reason')
+  })
+})
+
+// Every Reason constant the engine declares (backend/policy) has words: a
+// new reason without them fails here, not in front of a user.
+describe('every engine reason has words', () => {
+  const dir = resolve(__dirname, '../../../backend/policy')
+  const declared = new Set<string>()
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.go') && !n.endsWith('_test.go'))) {
+    for (const m of readFileSync(join(dir, f), 'utf8').matchAll(/\bReason\s*=\s*"([a-z-]+)"/g)) declared.add(m[1]!)
+  }
+  it('finds the engine reasons', () => expect(declared.size).toBeGreaterThanOrEqual(14))
+  for (const code of declared) it(code, () => expect(reasonWords[code], `${code} has no words in model/words.ts`).toBeTruthy())
 })

@@ -1,7 +1,7 @@
 import type { WardenEvent, WorkspaceChange } from '../bridge'
 import { summary as changeSummary } from './changes'
 import { bytesText, connectionText } from './network'
-import { kindText, sourceText } from './words'
+import { approvalText, kindText, reasonLabel, sandboxText, sourceText } from './words'
 
 // One audit row, flattened for the list, filter and export.
 export interface AuditRow {
@@ -22,22 +22,29 @@ const s = (v: unknown) => (typeof v === 'string' ? v : '')
 // which at 100,000 rows was most of the time spent making rows.
 const int = new Intl.NumberFormat('en-US')
 
+// The summary says reasons, policies and sandboxes in the UI's words
+// (model/words.ts); the engine's codes stay searchable through `codes`.
 export function auditRow(e: WardenEvent): AuditRow {
   const d = e.data
   let source = ''
   let summary = ''
+  let codes = ''
   switch (e.kind) {
-    case 'permission_requested':
+    case 'permission_requested': {
       source = 'ask'
-      summary = `${s(d.signature)} — ${((d.reasons as string[] | undefined) ?? []).join(', ')}`
+      const reasons = ((d.reasons as string[] | undefined) ?? []).filter((r) => typeof r === 'string')
+      codes = reasons.join(' ')
+      summary = `${s(d.signature)} — ${reasons.map(reasonLabel).join(', ')}`
       break
+    }
     case 'permission_granted':
       source = s(d.source)
       summary = s(d.signature)
       break
     case 'permission_denied':
       source = s(d.by)
-      summary = `${d.signature ? s(d.signature) + ' — ' : ''}${s(d.reason)}${d.detail ? ': ' + s(d.detail) : ''}`
+      codes = s(d.reason)
+      summary = `${d.signature ? s(d.signature) + ' — ' : ''}${reasonLabel(s(d.reason))}${d.detail ? ': ' + s(d.detail) : ''}`
       break
     case 'tool_invocation_started':
       summary = JSON.stringify(d.args ?? {})
@@ -50,15 +57,14 @@ export function auditRow(e: WardenEvent): AuditRow {
       break
     case 'approval_policy_changed':
       source = s(d.by)
-      summary = `${s(d.from)} → ${s(d.to)}`
+      codes = `${s(d.from)} ${s(d.to)}`
+      summary = `${approvalText(d.from)} → ${approvalText(d.to)}`
       break
     case 'sandbox_policy_changed': {
       source = s(d.by)
-      const k = (v: unknown) => {
-        const o = (v ?? {}) as { kind?: unknown; network_access?: unknown }
-        return s(o.kind) + (o.network_access ? ' + network' : '')
-      }
-      summary = `${k(d.from)} → ${k(d.to)}`
+      const k = (v: unknown) => s(((v ?? {}) as { kind?: unknown }).kind)
+      codes = `${k(d.from)} ${k(d.to)}`
+      summary = `${sandboxText(d.from)} → ${sandboxText(d.to)}`
       break
     }
     case 'grant_added':
@@ -75,6 +81,7 @@ export function auditRow(e: WardenEvent): AuditRow {
     }
     case 'network_connection':
       source = d.allowed === true ? s(d.allowed_by) : s(d.reason)
+      codes = s(d.reason)
       summary = `${connectionText(d)} — ${bytesText(d)}`
       break
     default:
@@ -86,7 +93,7 @@ export function auditRow(e: WardenEvent): AuditRow {
     ? (d.trace as ({ step?: string; concluded?: string } | null)[]).map((t) => `${t?.step}: ${t?.concluded}`).join(' | ')
     : ''
   const tool = s(d.tool)
-  const hay = `${summary}\n${tool}\n${source}\n${kindText(e.kind)}\n${sourceText(source)}\n${s(d.call_id)}\n${s(d.request_id)}`.toLowerCase()
+  const hay = `${summary}\n${tool}\n${source}\n${kindText(e.kind)}\n${sourceText(source)}\n${codes}\n${s(d.call_id)}\n${s(d.request_id)}`.toLowerCase()
   return { seq: e.seq, at: e.at, kind: e.kind, tool, source, summary, trace, hay }
 }
 

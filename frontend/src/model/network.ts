@@ -1,6 +1,8 @@
 // How a network_connection event reads in the chat and the audit trail:
 // "Network: registry.npmjs.org (allowed by workspace rule)".
 
+import { reasonLabel } from './words'
+
 const s = (v: unknown) => (typeof v === 'string' ? v : '')
 
 // allowedBy turns an allow source into words.
@@ -29,7 +31,7 @@ export function connectionText(d: Record<string, unknown>): string {
     const failed = s(d.error) ? ` — failed: ${s(d.error)}` : ''
     return `Network: ${dest} (allowed by ${allowedBy(s(d.allowed_by))})${failed}`
   }
-  return `Network: ${dest} refused (${s(d.reason) || 'refused'})${s(d.detail) ? ': ' + s(d.detail) : ''}`
+  return `Network: ${dest} refused (${reasonLabel(s(d.reason)) || 'no reason given'})${s(d.detail) ? ': ' + s(d.detail) : ''}`
 }
 
 // bytesText is "1.2 MB down, 3 kB up".

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { axesText, kindText, modelErrorText, sourceText, workspaceErrorText } from './words'
+import { approvalText, axesText, kindText, modelErrorText, reasonLabel, sandboxText, sourceText, workspaceErrorText } from './words'
 
 describe('workspaceErrorText', () => {
   const cases: { name: string; msg: string; want: string }[] = [
@@ -59,7 +59,32 @@ describe('audit words', () => {
     ['human:once', 'you, once'],
     ['trusted-mcp:fs', 'trusted server fs'],
     ['no-approver', 'no approver'],
+    ['network-allow:*.npmjs.org', '[network] allow *.npmjs.org'],
+    ['private-address', 'Private address'],
     ['', ''],
   ]
   for (const [src, want] of sources) it(`source ${src || '(none)'}`, () => expect(sourceText(src)).toBe(want))
+})
+
+describe('reasonLabel', () => {
+  const cases: [string, string][] = [
+    ['destructive-effect', 'Destructive'],
+    ['policy-always', 'Approval policy "Always ask"'],
+    ['user-denied', 'Denied by you'],
+    ['host-denied', 'Host denied'],
+    ['not-a-reason', 'not-a-reason'],
+  ]
+  for (const [code, want] of cases) it(code, () => expect(reasonLabel(code)).toBe(want))
+})
+
+describe('sandboxText and approvalText', () => {
+  const cases: [unknown, string][] = [
+    [{ kind: 'read-only' }, 'Read only'],
+    [{ kind: 'workspace-write', network_access: true }, 'Workspace write (network on)'],
+    [{ kind: 'danger-full-access', network_access: true }, 'Full access'],
+    [{ kind: 'future-kind' }, 'future-kind'],
+    [null, ''],
+  ]
+  for (const [v, want] of cases) it(`sandbox ${JSON.stringify(v)}`, () => expect(sandboxText(v)).toBe(want))
+  it('approval', () => expect([approvalText('never'), approvalText('on-request'), approvalText('x'), approvalText(1)]).toEqual(['Never ask', 'On request', 'x', '']))
 })

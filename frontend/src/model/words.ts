@@ -14,10 +14,21 @@ export const reasonWords: Record<string, string> = {
   'planning-freeze': 'Planning freeze: actions are paused while a plan is drafted',
   'no-approver': 'No approver: nobody was there to answer',
   'user-denied': 'Denied by you',
+  'host-denied': 'Host denied: the network settings deny this host',
+  'private-address': 'Private address: a loopback, private or metadata address nobody allowed',
 }
 
 export function reasonText(r: string): string {
   return reasonWords[r] ?? r
+}
+
+// reasonLabel is a reason's name alone, the part of its words before the
+// colon ("Destructive"), for one-line places such as an audit summary.
+export function reasonLabel(r: string): string {
+  const w = reasonWords[r]
+  if (!w) return r
+  const colon = w.indexOf(': ')
+  return colon < 0 ? w : w.slice(0, colon)
 }
 
 export const approvalLabels: Record<ApprovalPolicy, string> = {
@@ -113,6 +124,21 @@ export function remedyAction(remedy: string): Remedy | null {
   return null
 }
 
+// sandboxText is one side of a sandbox change in words ("Workspace write
+// (network on)"); an unknown kind is shown as the engine wrote it.
+export function sandboxText(v: unknown): string {
+  const o = (v ?? {}) as { kind?: unknown; network_access?: unknown }
+  const kind = typeof o.kind === 'string' ? o.kind : ''
+  const label = sandboxLabels[kind as SandboxKind] ?? kind
+  return kind === 'workspace-write' ? `${label} (network ${o.network_access ? 'on' : 'off'})` : label
+}
+
+// approvalText is an approval policy in the selector's words.
+export function approvalText(v: unknown): string {
+  const p = typeof v === 'string' ? v : ''
+  return approvalLabels[p as ApprovalPolicy] ?? p
+}
+
 // Both axes of a session in the status bar's words, for every place that
 // says which session is asking ("Approval: On request · Sandbox: Workspace
 // write (network off)").
@@ -195,5 +221,8 @@ export function sourceText(source: string): string {
   if (source.startsWith('session-grant:')) return `session grant ${source.slice(14)}`
   if (source.startsWith('workspace-rule:')) return `workspace rule ${source.slice(15)}`
   if (source.startsWith('trusted-mcp:')) return `trusted server ${source.slice(12)}`
+  if (source.startsWith('network-allow:')) return `[network] allow ${source.slice(14)}`
+  // A refused connection's source is the reason it was refused.
+  if (reasonWords[source]) return reasonLabel(source)
   return source
 }
