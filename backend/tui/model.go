@@ -111,7 +111,7 @@ type confirmation struct {
 var expiries = []struct {
 	label string
 	sec   int64
-}{{"never expires", 0}, {"1 hour", 3600}, {"1 day", 86400}, {"1 week", 7 * 86400}}
+}{{"never", 0}, {"1 hour", 3600}, {"1 day", 86400}, {"1 week", 7 * 86400}}
 
 // New opens a session on the service: its newest events, its pending asks
 // and the live push stream (closed when ctx ends or the model quits).

@@ -3,6 +3,7 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/warden-dev/warden/backend/policy"
@@ -107,7 +108,7 @@ func (m *Model) transcriptLines(w int) []string {
 				lines = wrapSpans([]span{{text: RevealText(d.Text), style: th.plain}}, w, "› ", "  ", th.user)
 			case "assistant":
 				if strings.TrimSpace(d.Text) != "" {
-					lines = append([]string{th.assistant.Render("● " + orDefault(d.Model, "assistant"))}, renderMarkdown(d.Text, w, th)...)
+					lines = append([]string{th.assistant.Render("● " + shortModel(orDefault(d.Model, "assistant")))}, renderMarkdown(d.Text, w, th)...)
 				}
 			case "system":
 				lines = wrapSpans([]span{{text: RevealText(d.Text), style: th.system}}, w, "warden: ", "        ", th.system)
@@ -139,7 +140,13 @@ func (m *Model) transcriptLines(w int) []string {
 			if json.Unmarshal(e.Data, &d) == nil {
 				cl := getCall(d.CallID, d.Tool)
 				cl.status = "denied"
-				cl.verdict = DeniedByText(string(d.By)) + ": " + ReasonText(d.Reason)
+				cl.verdict = DeniedByText(string(d.By))
+				if d.Reason != "user-denied" {
+					cl.verdict += ": " + ReasonText(d.Reason)
+				}
+				if d.Detail != "" {
+					cl.verdict += " — " + d.Detail
+				}
 				if d.Remedy != "" {
 					cl.verdict += " (remedy: " + d.Remedy + ")"
 				}
@@ -194,6 +201,7 @@ func (m *Model) transcriptLines(w int) []string {
 			out = append(out, o...)
 		case *call:
 			out = append(out, m.callLines(o, w)...)
+			out = append(out, "")
 		}
 	}
 	if m.delta != "" {
@@ -390,4 +398,13 @@ func tailOf(s string, w int) string {
 		i--
 	}
 	return string(rs[i:])
+}
+
+// shortModel names a model briefly: a script by its file name, not its
+// whole path.
+func shortModel(label string) string {
+	if spec, ok := strings.CutPrefix(label, "script:"); ok {
+		return "script " + filepath.Base(spec)
+	}
+	return label
 }

@@ -43,7 +43,11 @@ func (m *Model) Render() string {
 	var body []string
 	switch {
 	case m.confirm != nil:
-		body = m.box(w, bodyH, "Confirm", m.confirmLines(w-4))
+		c := m.confirmLines(w - 4)
+		body = m.box(w, min(len(c)+2, bodyH), "Confirm", c)
+		for len(body) < bodyH {
+			body = append([]string{""}, body...)
+		}
 	case len(m.queue) > 0 && m.panel == panelNone:
 		body = m.modal(w, bodyH)
 	case m.panel == panelHelp:
@@ -104,7 +108,7 @@ func (m *Model) statusLines(w int) []string {
 	case !m.info.Caged:
 		cage = "Cage: off (" + orDefault(m.info.CageReason, "unavailable") + ")"
 	}
-	modelName := "Model: " + orDefault(m.info.Model, "none")
+	modelName := "Model: " + shortModel(orDefault(m.info.Model, "none"))
 	if m.info.Demo {
 		modelName = "Model: DEMO"
 	}
@@ -271,12 +275,14 @@ func (m *Model) modal(w, h int) []string {
 	if a.SessionID != m.sess.ID {
 		sessLine = "Session: subagent " + shortID(a.SessionID) + " of " + RevealText(m.sess.Title)
 	}
-	head = append(head, clipWidth(sessLine+" · "+ap+" · "+sb, cw), clipMiddle("Workspace: "+m.sess.Workspace, cw))
+	head = append(head, clipWidth(sessLine, cw))
+	head = append(head, wrapSpans([]span{{text: ap + " · " + sb, style: th.plain}}, cw, "", "", th.plain)...)
+	head = append(head, clipMiddle("Workspace: "+m.sess.Workspace, cw))
 	if !a.Live {
 		head = append(head, th.dim.Render(clipWidth("(asked before a restart: the answer is recorded, nothing runs now)", cw)))
 	}
 
-	var reasons []string
+	reasons := []string{th.bold.Render("Why:")}
 	for _, r := range a.Reasons {
 		reasons = append(reasons, wrapSpans([]span{{text: ReasonText(r), style: th.plain}}, cw, "• ", "  ", th.warn)...)
 	}
@@ -309,8 +315,8 @@ func (m *Model) modal(w, h int) []string {
 			}
 			return l
 		}
-		tail = append(tail, "Always for: "+scope(policy.ScopeSession, "s session")+" "+scope(policy.ScopeWorkspace, "w workspace")+
-			" · "+exp(0)+" "+exp(1)+" "+exp(2)+" "+exp(3)+" · Enter ok · Esc back")
+		tail = append(tail, "Always for: "+scope(policy.ScopeSession, "s session")+"  "+scope(policy.ScopeWorkspace, "w workspace"),
+			"Expires: "+exp(0)+"  "+exp(1)+"  "+exp(2)+"  "+exp(3)+" · Enter ok · Esc back")
 	default:
 		keys := "y allow once · a always allow… · n or Esc deny"
 		if a.AlwaysRefused != "" {
