@@ -254,10 +254,16 @@ func helpLines() []string {
 	}
 }
 
+const modalMaxWidth = 120
+
 // modal draws the first waiting ask: "Permission request".
 func (m *Model) modal(w, h int) []string {
 	a := m.queue[0]
 	th := m.th
+	// On a wide terminal the modal keeps a readable width, centred.
+	full := w
+	w = min(w, modalMaxWidth)
+	indent := strings.Repeat(" ", (full-w)/2)
 	cw := w - 4
 	title := "Permission request"
 	if n := len(m.queue); n > 1 {
@@ -331,6 +337,9 @@ func (m *Model) modal(w, h int) []string {
 	content = append(content, tail...)
 	// The modal sits at the bottom of the body, above the composer.
 	box := m.box(w, min(len(content)+2, h), title, content)
+	for i := range box {
+		box[i] = indent + box[i]
+	}
 	for len(box) < h {
 		box = append([]string{""}, box...)
 	}
