@@ -13,7 +13,7 @@ DESKTOP_TAGS := desktop,production,webkit2_41
 DESKTOP_BIN := build/bin/warden-desktop
 XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
 
-.PHONY: help display deps run dev desktop frontend cli test check-bindings bindings vet gotest typecheck vitest smoke e2e e2e-audit bench clean package package-check package-fresh
+.PHONY: help display deps run dev desktop frontend cli test check-bindings bindings vet gotest typecheck vitest smoke e2e e2e-audit e2e-tui bench clean package package-check package-fresh
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
@@ -73,7 +73,10 @@ e2e: frontend cli ## the chat, settings and MCP end to end: Chromium against war
 e2e-audit: frontend cli ## the audit trail at 20,000 rows in Chromium (AUDIT_ROWS=100000 for the full measurement)
 	node e2e/audit.e2e.mjs
 
-test: deps check-bindings vet gotest typecheck vitest cli smoke e2e e2e-audit package-check ## every check (what CI runs)
+e2e-tui: cli ## warden tui in a real terminal: tmux, a script model, the permission modal, signals
+	go test -tags e2e_tui -count=1 -v ./tests/tui/
+
+test: deps check-bindings vet gotest typecheck vitest cli smoke e2e e2e-audit e2e-tui package-check ## every check (what CI runs)
 	@echo "make test: all checks passed"
 
 package: desktop cli ## build dist/warden_<version>_amd64.deb (nfpm, its own module in scripts/package)

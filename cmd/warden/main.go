@@ -44,7 +44,7 @@ func commands() []command {
 		toolCommand(),
 		mcpCommand(),
 		runCommand(),
-		serveCommand(),
+		serveCommand(), tuiCommand(),
 		changesCommand(), undoCommand(),
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })

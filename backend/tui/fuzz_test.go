@@ -1,0 +1,108 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// The Markdown renderer never panics, never draws a line wider than asked,
+// and never lets a bidi control or zero-width character through raw.
+func FuzzMarkdown(f *testing.F) {
+	for _, s := range []string{"# Title\n\nsome *em* and **bold** `code`", "- a\n  - b\n1. c\n- [x] done",
+		"```go\nfunc main() {}\n```", "> quote\n> more", "[link](https://example.com) ![img](a.png)",
+		"a\u202eb\u200bc", "***", "`unclosed *em _x", strings.Repeat("w", 300), "x\t\ty", "\\*not em\\*"} {
+		f.Add(s, 40)
+	}
+	f.Fuzz(func(t *testing.T, src string, width int) {
+		width = 8 + abs(width)%200
+		for _, l := range renderMarkdown(src, width, newTheme()) {
+			plain := ansi.Strip(l)
+			if w := textWidth(plain); w > width {
+				t.Fatalf("line %q is %d wide (> %d)", plain, w, width)
+			}
+			if utf8.ValidString(src) {
+				for _, r := range plain {
+					if r == 0x202e || r == 0x200b || r == 0x2066 || r == 0x1b {
+						t.Fatalf("raw %U in %q", r, plain)
+					}
+				}
+			}
+		}
+	})
+}
+
+// RevealLine keeps every visible character, in order, and leaves no
+// invisible one outside a badge.
+func FuzzReveal(f *testing.F) {
+	for _, s := range []string{"rm -rf build", "echo \u202eevil", "a" + strings.Repeat(" ", 40) + "b", "\t\t\t\t\t\t\t\t\tx", "\u200b\u200b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var text strings.Builder
+		for _, p := range RevealLine(s) {
+			if p.Badge != "" && p.Text != "" {
+				t.Fatal("piece is both text and badge")
+			}
+			for _, r := range p.Text {
+				if InvisibleName(r) != "" && r != utf8.RuneError {
+					t.Fatalf("invisible %U left in text of %q", r, s)
+				}
+			}
+			text.WriteString(p.Text)
+		}
+		var want strings.Builder
+		rs := []rune(s)
+		for i := 0; i < len(rs); {
+			j := i + 1
+			for j < len(rs) && rs[j] == rs[i] {
+				j++
+			}
+			if InvisibleName(rs[i]) == "" && !((rs[i] == ' ' || rs[i] == '\t') && j-i > maxSpaceRun) {
+				want.WriteString(string(rs[i:j]))
+			}
+			i = j
+		}
+		if text.String() != want.String() {
+			t.Fatalf("visible text %q, want %q", text.String(), want.String())
+		}
+		sc := ShowCommand(s, []string{"rm"})
+		if len(sc.Lines) == 0 {
+			t.Fatal("no lines")
+		}
+		folded := FoldLines(sc.Lines, 3, 5)
+		if last, lastAll := folded[len(folded)-1], sc.Lines[len(sc.Lines)-1]; last.N != lastAll.N {
+			t.Fatalf("fold hid the last line: %+v vs %+v", last, lastAll)
+		}
+	})
+}
+
+// ParseComposer never panics and round-trips prompts and !commands as
+// typed (trimmed).
+func FuzzParseComposer(f *testing.F) {
+	for _, s := range []string{"hello", "!ls -la", "/plan", "/mode never read-only network on", "/mode sometimes", "/grants", "/audit rm", "/", "!", "  "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c := ParseComposer(s)
+		switch c.Kind {
+		case CmdPrompt, CmdShell:
+			if c.Text != strings.TrimSpace(s) {
+				t.Fatalf("text %q from %q", c.Text, s)
+			}
+		case CmdMode:
+			if c.Err == "" && strings.Contains(strings.ToLower(s), "sometimes") {
+				t.Fatalf("bad value accepted: %q", s)
+			}
+		}
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}

@@ -1,0 +1,731 @@
+// Package tui is `warden tui`, the terminal front end. It is a third window
+// onto the one runtime API (runtime.Service, built by backend/assemble):
+// it renders the same events, answers the same asks and changes the same
+// axes as the desktop window and `warden serve`, with no engine or store of
+// its own.
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/runtime"
+	"github.com/warden-dev/warden/backend/store"
+)
+
+// DefaultGrace is how long a new permission modal ignores keys, so a word
+// being typed when it opens never answers it.
+const DefaultGrace = 400 * time.Millisecond
+
+// tailEvents is how many of a session's newest events the transcript
+// opens on.
+const tailEvents = 20000
+
+// Options configure a Model.
+type Options struct {
+	Service   *runtime.Service
+	SessionID string
+	// Grace is the modal's input grace period (DefaultGrace when 0).
+	Grace time.Duration
+	// Now is the clock (time.Now when nil); tests move it.
+	Now func() time.Time
+}
+
+type focus int
+
+const (
+	focusComposer focus = iota // keys type into the composer
+	focusKeys                  // single keys act: B, ?, q, scrolling
+)
+
+type panel int
+
+const (
+	panelNone panel = iota
+	panelTrace
+	panelAgents
+	panelGrants
+	panelHelp
+)
+
+// Model is the terminal UI's state; Update changes it, View draws it.
+type Model struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	svc    *runtime.Service
+	now    func() time.Time
+	grace  time.Duration
+	th     theme
+
+	info   runtime.Info
+	sess   runtime.Session
+	events []runtime.Event
+	// more is true when older events exist than the transcript holds.
+	more  bool
+	delta string // the assistant's reply while it streams
+	busy  bool
+	push  <-chan runtime.Push
+
+	width, height int
+	focus         focus
+	input         []rune
+	notice        string
+	noticeBad     bool
+	scroll        int // lines scrolled up from the bottom
+	expanded      bool
+
+	queue   []runtime.Approval
+	armAt   time.Time
+	always  bool // choosing the scope and expiry of "always"
+	scope   policy.GrantScope
+	expiry  int // index into expiries
+	confirm *confirmation
+
+	panel       panel
+	traceFilter string // "" | asked | allowed | denied
+	traceText   []rune
+	grants      []runtime.GrantView
+	sel         int
+
+	cache struct {
+		width, n int
+		expanded bool
+		delta    string
+		lines    []string
+	}
+	quitting bool
+}
+
+// confirmation is a yes/no question before an axis change that needs one.
+type confirmation struct {
+	text  string
+	apply func() error
+}
+
+// expiries are the choices of an "always" answer.
+var expiries = []struct {
+	label string
+	sec   int64
+}{{"never", 0}, {"1 hour", 3600}, {"1 day", 86400}, {"1 week", 7 * 86400}}
+
+// New opens a session on the service: its newest events, its pending asks
+// and the live push stream (closed when ctx ends or the model quits).
+func New(ctx context.Context, o Options) (*Model, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	m := &Model{ctx: ctx, cancel: cancel, svc: o.Service, now: o.Now, grace: o.Grace, th: newTheme(),
+		width: 80, height: 24, scope: policy.ScopeSession}
+	if m.now == nil {
+		m.now = time.Now
+	}
+	if m.grace == 0 {
+		m.grace = DefaultGrace
+	}
+	// Subscribe first, so nothing published while loading is lost (a push
+	// of an event already loaded is skipped by its seq).
+	m.push = m.svc.Subscribe(ctx)
+	var err error
+	if m.info, err = m.svc.Info(ctx); err != nil {
+		cancel()
+		return nil, fmt.Errorf("tui: %w", err)
+	}
+	if m.sess, err = m.svc.GetSession(ctx, o.SessionID); err != nil {
+		cancel()
+		return nil, fmt.Errorf("tui: open session: %w", err)
+	}
+	m.busy = m.sess.Busy
+	evs, err := m.svc.SessionEventsBefore(ctx, o.SessionID, 0, tailEvents+1)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("tui: load events: %w", err)
+	}
+	if len(evs) > tailEvents {
+		m.more, evs = true, evs[1:]
+	}
+	m.events = evs
+	pending, err := m.svc.PendingApprovals(ctx, o.SessionID)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("tui: pending asks: %w", err)
+	}
+	for _, a := range pending {
+		m.enqueue(a)
+	}
+	return m, nil
+}
+
+// Close stops the push stream.
+func (m *Model) Close() { m.cancel() }
+
+// Session is the session on screen, as last pushed.
+func (m *Model) Session() runtime.Session { return m.sess }
+
+// Queue is the asks waiting, the one shown first.
+func (m *Model) Queue() []runtime.Approval { return m.queue }
+
+// Armed says whether the modal's keys answer now.
+func (m *Model) Armed() bool { return len(m.queue) > 0 && !m.now().Before(m.armAt) }
+
+// PushChan is the live stream the model reads (tests pump it by hand).
+func (m *Model) PushChan() <-chan runtime.Push { return m.push }
+
+type (
+	pushMsg   runtime.Push
+	closedMsg struct{}
+	armMsg    struct{}
+)
+
+// PushMsg wraps a push for Update.
+func PushMsg(p runtime.Push) tea.Msg { return pushMsg(p) }
+
+func (m *Model) waitPush() tea.Cmd {
+	ch := m.push
+	return func() tea.Msg {
+		p, ok := <-ch
+		if !ok {
+			return closedMsg{}
+		}
+		return pushMsg(p)
+	}
+}
+
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.waitPush()}
+	if len(m.queue) > 0 {
+		cmds = append(cmds, m.armTick())
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) armTick() tea.Cmd {
+	d := m.armAt.Sub(m.now())
+	if d < 0 {
+		d = 0
+	}
+	return tea.Tick(d+10*time.Millisecond, func(time.Time) tea.Msg { return armMsg{} })
+}
+
+// mine says whether a session id is this session or one of its subagents.
+func (m *Model) mine(id string) bool {
+	if id == m.sess.ID {
+		return true
+	}
+	for _, a := range m.agents() {
+		if a.id == id && a.subagent {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *Model) enqueue(a runtime.Approval) bool {
+	if !m.mine(a.SessionID) {
+		return false
+	}
+	for _, q := range m.queue {
+		if q.RequestID == a.RequestID {
+			return false
+		}
+	}
+	m.queue = append(m.queue, a)
+	if len(m.queue) == 1 {
+		m.armAt = m.now().Add(m.grace)
+		m.always = false
+	}
+	return true
+}
+
+func (m *Model) dequeue(id string) {
+	for i, q := range m.queue {
+		if q.RequestID == id {
+			m.queue = append(m.queue[:i:i], m.queue[i+1:]...)
+			if i == 0 {
+				m.always = false
+				m.armAt = m.now().Add(m.grace)
+			}
+			return
+		}
+	}
+}
+
+// Update applies one message.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		return m, nil
+	case pushMsg:
+		cmd := m.onPush(runtime.Push(msg))
+		return m, tea.Batch(cmd, m.waitPush())
+	case closedMsg:
+		return m, nil
+	case armMsg:
+		return m, nil
+	case tea.PasteMsg:
+		if m.focus == focusComposer && m.confirm == nil {
+			m.input = append(m.input, []rune(strings.ReplaceAll(msg.Content, "\n", " "))...)
+		}
+		return m, nil
+	case tea.KeyPressMsg:
+		return m.onKey(msg)
+	}
+	return m, nil
+}
+
+// onPush folds one live push into the state.
+func (m *Model) onPush(p runtime.Push) tea.Cmd {
+	switch p.Type {
+	case runtime.PushEvent:
+		if p.Event == nil || p.Event.SessionID != m.sess.ID {
+			return nil
+		}
+		if n := len(m.events); n > 0 && p.Event.Seq <= m.events[n-1].Seq {
+			return nil
+		}
+		m.events = append(m.events, *p.Event)
+		if p.Event.Kind == store.KindMessageAppended {
+			m.delta = ""
+		}
+	case runtime.PushDelta:
+		if p.SessionID == m.sess.ID {
+			m.delta += p.Text
+		}
+	case runtime.PushSession:
+		if p.Session != nil && p.Session.ID == m.sess.ID {
+			m.sess = *p.Session
+			m.busy = p.Session.Busy
+			if !m.busy {
+				m.delta = ""
+			}
+		}
+	case runtime.PushApproval:
+		if p.Approval != nil && m.enqueue(*p.Approval) && len(m.queue) == 1 {
+			return m.armTick()
+		}
+	case runtime.PushApprovalResolved:
+		m.dequeue(p.RequestID)
+		if len(m.queue) > 0 {
+			return m.armTick()
+		}
+	}
+	return nil
+}
+
+func (m *Model) setNotice(bad bool, format string, args ...any) {
+	m.notice, m.noticeBad = fmt.Sprintf(format, args...), bad
+}
+
+func (m *Model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	key := k.String()
+	if key == "ctrl+c" {
+		if m.busy {
+			if err := m.svc.Cancel(m.ctx, m.sess.ID); err != nil {
+				m.setNotice(true, "cancel: %v", err)
+			} else {
+				m.setNotice(false, "Cancelled the turn.")
+			}
+			return m, nil
+		}
+		return m.quit()
+	}
+	if m.confirm != nil {
+		return m.onConfirmKey(key)
+	}
+	var pre tea.Cmd
+	if len(m.queue) > 0 {
+		cmd, handled := m.onModalKey(key)
+		if handled {
+			return m, cmd
+		}
+		pre = cmd
+	}
+	next, cmd := m.onOtherKey(key, k)
+	return next, tea.Batch(pre, cmd)
+}
+
+// onOtherKey handles every key the modal and a confirmation leave alone.
+func (m *Model) onOtherKey(key string, k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	switch key {
+	case "shift+tab":
+		m.cycleApproval()
+		return m, nil
+	case "ctrl+t":
+		m.toggle(panelTrace)
+		return m, nil
+	case "ctrl+o":
+		m.toggle(panelAgents)
+		return m, nil
+	case "ctrl+g":
+		m.openGrants()
+		return m, nil
+	case "ctrl+e":
+		m.expanded = !m.expanded
+		return m, nil
+	case "pgup":
+		m.scroll += max(1, m.transcriptHeight()-2)
+		return m, nil
+	case "pgdown":
+		m.scroll = max(0, m.scroll-max(1, m.transcriptHeight()-2))
+		return m, nil
+	}
+	if m.panel != panelNone {
+		if m.onPanelKey(key, k) {
+			return m, nil
+		}
+	}
+	if m.focus == focusKeys {
+		return m.onCommandKey(key)
+	}
+	return m.onComposerKey(key, k)
+}
+
+func (m *Model) quit() (tea.Model, tea.Cmd) {
+	m.quitting = true
+	m.cancel()
+	return m, tea.Quit
+}
+
+func (m *Model) toggle(p panel) {
+	if m.panel == p {
+		m.panel = panelNone
+		return
+	}
+	m.panel, m.sel = p, 0
+}
+
+// onModalKey answers the first ask: y once, a always (then a scope and
+// expiry), n or Esc deny. Before the grace period has passed every key is
+// type-ahead: it goes on to the composer and moves the arming further out.
+func (m *Model) onModalKey(key string) (tea.Cmd, bool) {
+	a := m.queue[0]
+	if !m.Armed() {
+		m.armAt = m.now().Add(m.grace)
+		return m.armTick(), false
+	}
+	if m.always {
+		switch key {
+		case "s":
+			m.scope = policy.ScopeSession
+		case "w":
+			m.scope = policy.ScopeWorkspace
+		case "1", "2", "3", "4":
+			m.expiry = int(key[0] - '1')
+		case "tab", "right":
+			m.expiry = (m.expiry + 1) % len(expiries)
+		case "enter", "a", "y":
+			m.answer(a, runtime.AnswerArgs{RequestID: a.RequestID, Answer: runtime.AnswerAlways, Scope: m.scope,
+				ExpiresInSec: expiries[m.expiry].sec})
+		case "esc":
+			m.always = false
+		}
+		return nil, true
+	}
+	switch key {
+	case "y", "Y":
+		m.answer(a, runtime.AnswerArgs{RequestID: a.RequestID, Answer: runtime.AnswerOnce})
+	case "a", "A":
+		if a.AlwaysRefused != "" {
+			m.setNotice(true, "Always is not offered here: %s", a.AlwaysRefused)
+			return nil, true
+		}
+		m.always, m.scope, m.expiry = true, policy.ScopeSession, 0
+	case "n", "N", "esc":
+		m.answer(a, runtime.AnswerArgs{RequestID: a.RequestID, Answer: runtime.AnswerDeny})
+	default:
+		// Panels and axis keys still work with a modal open.
+		return nil, false
+	}
+	return nil, true
+}
+
+func (m *Model) answer(a runtime.Approval, args runtime.AnswerArgs) {
+	if err := m.svc.Answer(m.ctx, args); err != nil {
+		m.setNotice(true, "answer: %v", err)
+		return
+	}
+	m.dequeue(a.RequestID)
+	switch args.Answer {
+	case runtime.AnswerOnce:
+		m.setNotice(false, "Allowed %s once.", a.Tool)
+	case runtime.AnswerAlways:
+		m.setNotice(false, "Always allowed %s (%s, %s).", a.Signature, args.Scope, expiries[m.expiry].label)
+	default:
+		m.setNotice(false, "Denied %s.", a.Tool)
+	}
+}
+
+func (m *Model) onConfirmKey(key string) (tea.Model, tea.Cmd) {
+	c := m.confirm
+	switch key {
+	case "y", "Y", "enter":
+		m.confirm = nil
+		if err := c.apply(); err != nil {
+			m.setNotice(true, "%v", err)
+		}
+	case "n", "N", "esc":
+		m.confirm = nil
+		m.setNotice(false, "Unchanged.")
+	}
+	return m, nil
+}
+
+// onCommandKey handles single keys outside the composer.
+func (m *Model) onCommandKey(key string) (tea.Model, tea.Cmd) {
+	switch key {
+	case "B", "b":
+		m.cycleSandbox()
+	case "?":
+		m.toggle(panelHelp)
+	case "q":
+		return m.quit()
+	case "i", "enter":
+		m.focus = focusComposer
+	case "/", "!":
+		m.focus = focusComposer
+		m.input = []rune(key)
+	case "k", "up":
+		m.scroll++
+	case "j", "down":
+		m.scroll = max(0, m.scroll-1)
+	case "g", "home":
+		m.scroll = 1 << 30
+	case "G", "end":
+		m.scroll = 0
+	case "e":
+		m.expanded = !m.expanded
+	case "esc":
+		m.panel = panelNone
+	}
+	return m, nil
+}
+
+func (m *Model) onComposerKey(key string, k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	switch key {
+	case "esc":
+		if m.panel != panelNone {
+			m.panel = panelNone
+			return m, nil
+		}
+		m.focus = focusKeys
+		return m, nil
+	case "enter":
+		line := string(m.input)
+		m.input = nil
+		return m.submit(line)
+	case "backspace":
+		if len(m.input) > 0 {
+			m.input = m.input[:len(m.input)-1]
+		}
+		return m, nil
+	case "ctrl+u":
+		m.input = nil
+		return m, nil
+	case "?":
+		if len(m.input) == 0 {
+			m.toggle(panelHelp)
+			return m, nil
+		}
+	}
+	if t := k.Key().Text; t != "" {
+		m.input = append(m.input, []rune(t)...)
+	}
+	return m, nil
+}
+
+// submit runs one composer line.
+func (m *Model) submit(line string) (tea.Model, tea.Cmd) {
+	c := ParseComposer(line)
+	m.notice = ""
+	switch c.Kind {
+	case CmdNone:
+	case CmdPrompt, CmdShell, CmdPlan:
+		if err := m.svc.SendMessage(m.ctx, m.sess.ID, c.Text); err != nil {
+			m.setNotice(true, "%v", err)
+			return m, nil
+		}
+		m.busy, m.scroll = true, 0
+	case CmdMode:
+		if c.Err != "" {
+			m.setNotice(true, "%s", c.Err)
+			return m, nil
+		}
+		if c.Approval == nil && c.Sandbox == nil && c.Network == nil {
+			ap, sb := AxesText(m.sess.Approval, m.sess.Sandbox)
+			m.setNotice(false, "%s · %s — /mode never|on-request|always, read-only|workspace-write|full-access, network on|off", ap, sb)
+			return m, nil
+		}
+		if c.Approval != nil {
+			m.setApproval(*c.Approval)
+		}
+		if c.Sandbox != nil || c.Network != nil {
+			sb := m.sess.Sandbox
+			if c.Sandbox != nil {
+				sb.Kind = *c.Sandbox
+			}
+			if c.Network != nil {
+				sb.NetworkAccess = *c.Network
+			}
+			m.setSandbox(sb)
+		}
+	case CmdGrants:
+		m.openGrants()
+	case CmdAudit:
+		m.panel, m.sel = panelTrace, 0
+		m.traceText = []rune(c.Text)
+	case CmdHelp:
+		m.panel = panelHelp
+	case CmdQuit:
+		return m.quit()
+	case CmdUnknown:
+		m.setNotice(true, "%s", c.Err)
+	}
+	return m, nil
+}
+
+// cycleApproval steps On request → Always ask → Never ask → On request.
+func (m *Model) cycleApproval() {
+	next := map[policy.ApprovalPolicy]policy.ApprovalPolicy{policy.OnRequest: policy.Always, policy.Always: policy.Never,
+		policy.Never: policy.OnRequest}[m.sess.Approval]
+	m.setApproval(next)
+}
+
+// cycleSandbox steps Read only → Workspace write → Full access → Read
+// only; Full access only after a yes.
+func (m *Model) cycleSandbox() {
+	sb := m.sess.Sandbox
+	sb.Kind = map[policy.SandboxKind]policy.SandboxKind{policy.ReadOnly: policy.WorkspaceWrite,
+		policy.WorkspaceWrite: policy.DangerFullAccess, policy.DangerFullAccess: policy.ReadOnly}[sb.Kind]
+	m.setSandbox(sb)
+}
+
+const neverFullAccessWarning = "Never ask with Full access runs every action the model chooses outside the cage and without asking you: it can delete anything you can and reach the network. Use this pair only in a throw-away machine. Continue?"
+
+func (m *Model) setApproval(a policy.ApprovalPolicy) {
+	apply := func() error {
+		s, err := m.svc.SetApprovalPolicy(m.ctx, m.sess.ID, a)
+		if err != nil {
+			return fmt.Errorf("approval: %w", err)
+		}
+		m.sess = s
+		m.setNotice(false, "Approval is %s now.", ApprovalLabel(a))
+		return nil
+	}
+	if a == policy.Never && m.sess.Sandbox.Kind == policy.DangerFullAccess {
+		m.confirm = &confirmation{text: neverFullAccessWarning, apply: apply}
+		return
+	}
+	if err := apply(); err != nil {
+		m.setNotice(true, "%v", err)
+	}
+}
+
+func (m *Model) setSandbox(sb runtime.Sandbox) {
+	apply := func() error {
+		s, err := m.svc.SetSandboxPolicy(m.ctx, m.sess.ID, sb)
+		if err != nil {
+			return fmt.Errorf("sandbox: %w", err)
+		}
+		m.sess = s
+		_, words := AxesText(s.Approval, s.Sandbox)
+		m.setNotice(false, "%s now.", words)
+		return nil
+	}
+	if sb.Kind == policy.DangerFullAccess && m.sess.Sandbox.Kind != policy.DangerFullAccess {
+		text := FullAccessWarning
+		if m.sess.Approval == policy.Never {
+			text = neverFullAccessWarning
+		}
+		m.confirm = &confirmation{text: text, apply: apply}
+		return
+	}
+	if err := apply(); err != nil {
+		m.setNotice(true, "%v", err)
+	}
+}
+
+func (m *Model) openGrants() {
+	gs, err := m.svc.ListGrants(m.ctx, m.sess.ID)
+	if err != nil {
+		m.setNotice(true, "grants: %v", err)
+		return
+	}
+	m.grants, m.panel, m.sel = gs, panelGrants, 0
+}
+
+// onPanelKey handles the open panel's keys; false passes the key on.
+func (m *Model) onPanelKey(key string, k tea.KeyPressMsg) bool {
+	switch key {
+	case "esc":
+		m.panel = panelNone
+		return true
+	case "up":
+		m.sel = max(0, m.sel-1)
+		return true
+	case "down":
+		m.sel++
+		return true
+	}
+	switch m.panel {
+	case panelHelp:
+		if key == "?" {
+			m.panel = panelNone
+			return true
+		}
+	case panelGrants:
+		switch key {
+		case "r", "delete", "x":
+			if m.sel < len(m.grants) {
+				g := m.grants[m.sel]
+				if err := m.svc.RevokeGrant(m.ctx, runtime.RevokeGrantArgs{ID: g.ID, Kind: g.Kind, SessionID: m.sess.ID}); err != nil {
+					m.setNotice(true, "revoke: %v", err)
+				} else {
+					m.setNotice(false, "Revoked %s.", g.Signature)
+				}
+				m.openGrants()
+			}
+			return true
+		}
+		return m.focus == focusKeys || len(m.input) == 0
+	case panelAgents:
+		switch key {
+		case "x", "delete":
+			run := m.runningAgents()
+			if m.sel < len(run) {
+				if err := m.svc.KillAgent(m.ctx, m.sess.ID, run[m.sel].id); err != nil {
+					m.setNotice(true, "stop: %v", err)
+				} else {
+					m.setNotice(false, "Stopped %s.", run[m.sel].id)
+				}
+			}
+			return true
+		}
+	case panelTrace:
+		switch key {
+		case "1":
+			m.traceFilter = ""
+		case "2":
+			m.traceFilter = "asked"
+		case "3":
+			m.traceFilter = "allowed"
+		case "4":
+			m.traceFilter = "denied"
+		case "backspace":
+			if len(m.traceText) > 0 {
+				m.traceText = m.traceText[:len(m.traceText)-1]
+			}
+		default:
+			if t := k.Key().Text; t != "" && m.focus == focusComposer {
+				m.traceText = append(m.traceText, []rune(t)...)
+			} else {
+				return false
+			}
+		}
+		m.sel = 0
+		return true
+	}
+	return false
+}

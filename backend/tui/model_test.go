@@ -1,0 +1,374 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/warden-dev/warden/backend/assemble"
+	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/runtime"
+	"github.com/warden-dev/warden/backend/store"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden screens under testdata/golden")
+
+// rig is a real service (SQLite store, engine, cage, script model, all
+// through assemble.Open) with a session and a Model on it, and a clock the
+// test moves.
+type rig struct {
+	t     testing.TB
+	g     *assemble.Graph
+	m     *Model
+	ws    string
+	clock time.Time
+}
+
+// scriptTurns writes a script model file: every turn asks for one shell
+// command, then a closing message.
+func scriptTurns(t testing.TB, cmds ...string) string {
+	t.Helper()
+	var turns []any
+	for i, c := range cmds {
+		turns = append(turns, map[string]any{"text": "Running `" + c + "`.",
+			"tool_calls": []any{map[string]any{"id": "c" + string(rune('a'+i)), "name": "shell.exec", "args": map[string]any{"command": c}}}})
+	}
+	turns = append(turns, map[string]any{"text": "Finished."})
+	b, _ := json.Marshal(map[string]any{"version": 1, "name": "tui-test", "on_end": "Done.", "turns": turns})
+	p := filepath.Join(t.TempDir(), "script.json")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func newRig(t testing.TB, cmds ...string) *rig { return newRigIn(t, t.TempDir(), cmds...) }
+
+// newRigIn runs the rig in the workspace ws (the golden screens need a
+// path that is the same on every run).
+func newRigIn(t testing.TB, ws string, cmds ...string) *rig {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	if err := os.MkdirAll(filepath.Join(ws, "build"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	g, err := assemble.Open(ctx, assemble.Options{DBPath: filepath.Join(t.TempDir(), "w.db"), ConfigPath: filepath.Join(t.TempDir(), "config.toml"),
+		Workspace: ws, Model: "script:" + scriptTurns(t, cmds...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	s, err := g.Service.CreateSession(ctx, runtime.CreateSessionArgs{Workspace: ws, Title: "tui test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &rig{t: t, g: g, ws: ws, clock: time.Date(2026, 12, 2, 6, 0, 0, 0, time.UTC)}
+	r.m, err = New(ctx, Options{Service: g.Service, SessionID: s.ID, Now: func() time.Time { return r.clock }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.m.Close)
+	r.m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	return r
+}
+
+// key sends one key press ("y", "esc", "shift+tab", "ctrl+t", "enter").
+func (r *rig) key(k string) {
+	r.t.Helper()
+	r.m.Update(keyMsg(k))
+}
+
+func keyMsg(k string) tea.KeyPressMsg {
+	switch k {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "shift+tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
+	}
+	if c, ok := strings.CutPrefix(k, "ctrl+"); ok {
+		return tea.KeyPressMsg{Code: rune(c[0]), Mod: tea.ModCtrl}
+	}
+	r := []rune(k)[0]
+	return tea.KeyPressMsg{Code: r, Text: k}
+}
+
+func (r *rig) typeText(s string) {
+	for _, c := range s {
+		r.key(string(c))
+	}
+}
+
+// pump feeds live pushes to the model until cond holds.
+func (r *rig) pump(what string, cond func(m *Model) bool) {
+	r.t.Helper()
+	deadline := time.After(20 * time.Second)
+	for !cond(r.m) {
+		select {
+		case p := <-r.m.PushChan():
+			r.m.Update(PushMsg(p))
+		case <-deadline:
+			r.t.Fatalf("timed out waiting for %s; screen:\n%s", what, r.screen())
+		}
+	}
+}
+
+func (r *rig) screen() string { return ansi.Strip(r.m.Render()) }
+
+func (r *rig) arm() { r.clock = r.clock.Add(time.Second) }
+
+func (r *rig) events(kind store.Kind) []store.StoredEvent {
+	r.t.Helper()
+	evs, err := r.g.Store.Events(context.Background(), store.EventQuery{SessionID: r.m.Session().ID, Kinds: []store.Kind{kind}})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return evs
+}
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// The e2e story on the model: a typed prompt starts a turn; the ask opens
+// the modal; type-ahead does not answer it; n denies (build/ stays); y on
+// the next ask runs it (build/ goes); the store has the events.
+func TestAskDenyThenAllow(t *testing.T) {
+	r := newRig(t, "rm -rf build", "rm -rf build")
+	r.typeText("clean up")
+	r.key("enter")
+	r.pump("the first ask", func(m *Model) bool { return len(m.Queue()) == 1 })
+	if s := r.screen(); !strings.Contains(s, "Permission request") || !strings.Contains(s, "rm -rf build") {
+		t.Fatalf("no modal:\n%s", s)
+	}
+	// Type-ahead inside the grace period goes to the composer, not the ask.
+	r.key("n")
+	if len(r.m.Queue()) != 1 || string(r.m.input) != "n" {
+		t.Fatalf("type-ahead answered: queue %d input %q", len(r.m.Queue()), string(r.m.input))
+	}
+	r.key("backspace")
+	r.arm()
+	r.key("n")
+	if len(r.m.Queue()) != 0 {
+		t.Fatal("n did not answer")
+	}
+	r.pump("the second ask", func(m *Model) bool { return len(m.Queue()) == 1 })
+	if !exists(filepath.Join(r.ws, "build")) {
+		t.Fatal("build/ is gone after a denial")
+	}
+	r.arm()
+	r.key("y")
+	r.pump("the turn's end", func(m *Model) bool { return !m.busy && !exists(filepath.Join(r.ws, "build")) })
+	if n := len(r.events(store.KindPermissionDenied)); n != 1 {
+		t.Errorf("%d denials stored, want 1", n)
+	}
+	granted := r.events(store.KindPermissionGranted)
+	if len(granted) != 1 || granted[0].Event.(store.PermissionGranted).Source != "human:once" {
+		t.Errorf("grants stored: %+v", granted)
+	}
+}
+
+// "a" asks for a scope and an expiry before it answers; the grant lands in
+// the store with both, and /grants lists it and revokes it inline.
+func TestAlwaysScopeExpiryAndRevoke(t *testing.T) {
+	r := newRig(t, "rm -rf build")
+	r.typeText("clean")
+	r.key("enter")
+	r.pump("the ask", func(m *Model) bool { return len(m.Queue()) == 1 })
+	r.arm()
+	r.key("a")
+	if len(r.m.Queue()) != 1 || !strings.Contains(r.screen(), "Always for:") {
+		t.Fatalf("a answered at once:\n%s", r.screen())
+	}
+	r.key("w")
+	r.key("2")
+	if s := r.screen(); !strings.Contains(s, "this workspace, from now on") {
+		t.Fatalf("the cover words do not follow the scope:\n%s", s)
+	}
+	r.key("enter")
+	r.pump("the turn's end", func(m *Model) bool { return !m.busy })
+	gs, err := r.g.Service.ListGrants(context.Background(), r.m.Session().ID)
+	if err != nil || len(gs) != 1 {
+		t.Fatalf("grants %v %v", gs, err)
+	}
+	if gs[0].Scope != "workspace" || gs[0].ExpiresAt == 0 {
+		t.Errorf("grant %+v: want workspace scope with an expiry", gs[0])
+	}
+	r.typeText("/grants")
+	r.key("enter")
+	if s := r.screen(); !strings.Contains(s, "Grants, rules and MCP trust") || !strings.Contains(s, gs[0].Signature) {
+		t.Fatalf("grants modal:\n%s", s)
+	}
+	r.key("r")
+	if gs, _ := r.g.Service.ListGrants(context.Background(), r.m.Session().ID); len(gs) != 0 {
+		t.Errorf("revoke left %v", gs)
+	}
+	if n := len(r.events(store.KindGrantRevoked)); n != 1 {
+		t.Errorf("%d GrantRevoked events", n)
+	}
+}
+
+// B cycles the sandbox (Full access only after a yes), Shift+Tab the
+// approval; both land on the service and the status bar.
+func TestAxisKeys(t *testing.T) {
+	r := newRig(t)
+	if s := r.screen(); !strings.Contains(s, "Approval: On request · Sandbox: Workspace write (network off)") {
+		t.Fatalf("status bar:\n%s", s)
+	}
+	r.key("esc")
+	r.key("B")
+	if r.m.confirm == nil || r.m.Session().Sandbox.Kind != policy.WorkspaceWrite {
+		t.Fatal("Full access without a confirmation")
+	}
+	r.key("n")
+	if r.m.Session().Sandbox.Kind != policy.WorkspaceWrite {
+		t.Fatal("n switched")
+	}
+	r.key("B")
+	r.key("y")
+	if r.m.Session().Sandbox.Kind != policy.DangerFullAccess || !strings.Contains(r.screen(), "Sandbox: Full access") {
+		t.Fatalf("y did not switch:\n%s", r.screen())
+	}
+	r.key("B")
+	if r.m.Session().Sandbox.Kind != policy.ReadOnly {
+		t.Fatal("B from Full access is not Read only")
+	}
+	r.key("shift+tab")
+	got, err := r.g.Service.GetSession(context.Background(), r.m.Session().ID)
+	if err != nil || got.Approval != policy.Always || got.Sandbox.Kind != policy.ReadOnly {
+		t.Fatalf("service session %+v %v", got, err)
+	}
+	if !strings.Contains(r.screen(), "Approval: Always ask · Sandbox: Read only") {
+		t.Fatalf("status:\n%s", r.screen())
+	}
+	if n := len(r.events(store.KindSandboxPolicyChanged)); n != 2 {
+		t.Errorf("%d sandbox changes stored, want 2", n)
+	}
+}
+
+// The composer's commands: /mode, /plan, unknown commands, ? help.
+func TestComposerCommands(t *testing.T) {
+	r := newRig(t)
+	r.typeText("/mode never read-only")
+	r.key("enter")
+	if s := r.m.Session(); s.Approval != policy.Never || s.Sandbox.Kind != policy.ReadOnly {
+		t.Fatalf("/mode: %+v", s)
+	}
+	r.typeText("/frob")
+	r.key("enter")
+	if !strings.Contains(r.screen(), "unknown command /frob") {
+		t.Fatalf("unknown: %s", r.screen())
+	}
+	r.typeText("/plan")
+	r.key("enter")
+	r.pump("the freeze", func(m *Model) bool { return m.Session().Planning })
+	if !strings.Contains(r.screen(), "Planning: ON") {
+		t.Fatalf("planning:\n%s", r.screen())
+	}
+	r.key("?")
+	if !strings.Contains(r.screen(), "Shift+Tab") {
+		t.Fatalf("help:\n%s", r.screen())
+	}
+}
+
+// Ctrl+T lists the session's permission events, filtered by kind and text.
+func TestTracePanel(t *testing.T) {
+	r := newRig(t, "rm -rf build")
+	r.typeText("!ls")
+	r.key("enter")
+	r.pump("ls to finish", func(m *Model) bool { return !m.busy && len(m.events) > 3 })
+	r.typeText("clean")
+	r.key("enter")
+	r.pump("the ask", func(m *Model) bool { return len(m.Queue()) == 1 })
+	r.arm()
+	r.key("n")
+	r.pump("the denial", func(m *Model) bool { return !m.busy })
+	r.key("ctrl+t")
+	s := r.screen()
+	for _, want := range []string{"Asked", "Allowed", "Denied", "shell=rm -rf build"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("trace lacks %q:\n%s", want, s)
+		}
+	}
+	r.key("4")
+	if s := r.screen(); strings.Contains(s, "Allowed ") || !strings.Contains(s, "Denied") {
+		t.Errorf("denied filter:\n%s", s)
+	}
+	r.key("1")
+	r.typeText("ls")
+	if s := r.screen(); strings.Contains(s, "rm -rf") || !strings.Contains(s, "shell") {
+		t.Errorf("text filter:\n%s", s)
+	}
+}
+
+// Golden screens at 80×24 and 250×60: the modal over a transcript, the
+// status bar whole. go test ./backend/tui -run Golden -update rewrites them.
+func TestGoldenScreens(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{80, 24}, {250, 60}} {
+		ws := filepath.Join(os.TempDir(), "warden-tui-golden")
+		os.RemoveAll(ws)
+		if err := os.MkdirAll(ws, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(ws) })
+		r := newRigIn(t, ws, "rm -rf build")
+		r.m.Update(tea.WindowSizeMsg{Width: size.w, Height: size.h})
+		r.typeText("clean the build folder")
+		r.key("enter")
+		r.pump("the ask", func(m *Model) bool { return len(m.Queue()) == 1 })
+		r.arm()
+		name := filepath.Join("testdata", "golden", "modal-"+itoa(size.w)+"x"+itoa(size.h)+".txt")
+		got := r.screen()
+		checkGolden(t, name, got, size.w, size.h)
+		r.key("n")
+		r.pump("the end", func(m *Model) bool { return !m.busy })
+		checkGolden(t, filepath.Join("testdata", "golden", "denied-"+itoa(size.w)+"x"+itoa(size.h)+".txt"), r.screen(), size.w, size.h)
+	}
+}
+
+func itoa(n int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(n)) }
+
+func fmtInt(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+func checkGolden(t *testing.T, name, got string, w, h int) {
+	t.Helper()
+	lines := strings.Split(got, "\n")
+	if len(lines) != h {
+		t.Errorf("%s: %d lines, want %d", name, len(lines), h)
+	}
+	for i, l := range lines {
+		if textWidth(l) > w {
+			t.Errorf("%s: line %d is %d wide (> %d): %q", name, i+1, textWidth(l), w, l)
+		}
+	}
+	if *update {
+		if err := os.WriteFile(name, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatalf("%v (run with -update)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs (run with -update to accept):\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}

@@ -1,0 +1,137 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/warden-dev/warden/backend/store"
+)
+
+// traceLines lists every PermissionRequested / Granted / Denied of the
+// session, newest last, filtered by kind (1-4) and by typed text.
+func (m *Model) traceLines(w int) []string {
+	th := m.th
+	filter := "all"
+	if m.traceFilter != "" {
+		filter = m.traceFilter
+	}
+	out := []string{th.dim.Render(clipWidth(fmt.Sprintf("filter: %s · text: %q · 1 all 2 asked 3 allowed 4 denied · type to filter · Esc closes",
+		filter, string(m.traceText)), w))}
+	needle := strings.ToLower(string(m.traceText))
+	var rows []string
+	for _, e := range m.events {
+		var word string
+		switch e.Kind {
+		case store.KindPermissionRequested:
+			word = "asked"
+		case store.KindPermissionGranted:
+			word = "allowed"
+		case store.KindPermissionDenied:
+			word = "denied"
+		default:
+			continue
+		}
+		if m.traceFilter != "" && m.traceFilter != word {
+			continue
+		}
+		var d struct {
+			Tool      string   `json:"tool"`
+			Signature string   `json:"signature"`
+			Source    string   `json:"source"`
+			By        string   `json:"by"`
+			Reason    string   `json:"reason"`
+			Reasons   []string `json:"reasons"`
+		}
+		_ = json.Unmarshal(e.Data, &d)
+		why := ""
+		switch e.Kind {
+		case store.KindPermissionRequested:
+			why = strings.Join(d.Reasons, ", ")
+		case store.KindPermissionGranted:
+			why = GrantSourceText(d.Source)
+		case store.KindPermissionDenied:
+			why = DeniedByText(d.By) + ": " + d.Reason
+		}
+		at := time.UnixMilli(e.At).Format("15:04:05")
+		line := fmt.Sprintf("%s %-8s %-10s %s — %s", at, kindWords[string(e.Kind)], d.Tool, RevealText(d.Signature), why)
+		if needle != "" && !strings.Contains(strings.ToLower(line), needle) {
+			continue
+		}
+		st := th.plain
+		switch word {
+		case "denied":
+			st = th.bad
+		case "allowed":
+			st = th.ok
+		case "asked":
+			st = th.warn
+		}
+		rows = append(rows, st.Render(clipWidth(line, w)))
+	}
+	if len(rows) == 0 {
+		rows = []string{th.dim.Render("(no permission events match)")}
+	}
+	return append(out, rows...)
+}
+
+func (m *Model) agentLines(w int) []string {
+	th := m.th
+	ags := m.agents()
+	if len(ags) == 0 {
+		return []string{th.dim.Render("No subagents or monitors in this session.")}
+	}
+	out := []string{th.dim.Render("↑↓ choose · x stops a running one · Esc closes")}
+	run := 0
+	for _, a := range ags {
+		kind := "monitor "
+		if a.subagent {
+			kind = "subagent"
+		}
+		state := "finished"
+		if a.running {
+			state = "running "
+		}
+		line := clipWidth(fmt.Sprintf("%s %s %s %s", kind, state, shortID(a.id), RevealText(firstLine(a.what))), w-2)
+		if a.running && run == m.sel {
+			line = th.selected.Render("› " + line)
+		} else {
+			line = "  " + line
+		}
+		if a.running {
+			run++
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func (m *Model) grantLines(w int) []string {
+	th := m.th
+	if len(m.grants) == 0 {
+		return []string{th.dim.Render("No grants, rules or MCP trust for this session. Esc closes.")}
+	}
+	if m.sel >= len(m.grants) {
+		m.sel = len(m.grants) - 1
+	}
+	out := []string{th.dim.Render("↑↓ choose · r revokes · Esc closes")}
+	for i, g := range m.grants {
+		exp := "no expiry"
+		if g.ExpiresAt > 0 {
+			exp = "until " + time.UnixMilli(g.ExpiresAt).Format("2006-01-02 15:04")
+		}
+		what := g.Signature
+		if g.Kind == "mcp-server" {
+			what = "MCP server " + g.Server
+		}
+		line := clipWidth(fmt.Sprintf("%-10s %-9s %s · %s · used %d", g.Kind, g.Scope, RevealText(what), exp, g.Uses), w-2)
+		if i == m.sel {
+			out = append(out, th.selected.Render("› "+line))
+			out = append(out, wrapSpans([]span{{text: SignatureWords(g.Signature, scopeOf(g.Scope)), style: th.dim}}, w, "    ", "    ", th.plain)...)
+		} else {
+			out = append(out, "  "+line)
+		}
+	}
+	return out
+}

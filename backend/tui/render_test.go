@@ -1,0 +1,126 @@
+package tui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/runtime"
+)
+
+func TestMarkdownCases(t *testing.T) {
+	cases := []struct {
+		name, src string
+		width     int
+		want      []string
+	}{
+		{"heading and paragraph wrap", "# Title\n\nOne two three four five six seven", 16, []string{"# Title", "", "One two three", "four five six", "seven"}},
+		{"emphasis and code lose their markers", "a **bold** _em_ `x*y`", 40, []string{"a bold em x*y"}},
+		{"list with hanging indent", "- alpha beta gamma\n- [x] done", 14, []string{"• alpha beta", "  gamma", "• ☑ done"}},
+		{"ordered list", "1. one\n2. two", 20, []string{"1. one", "2. two"}},
+		{"quote", "> said so", 20, []string{"│ said so"}},
+		{"link keeps its URL", "[docs](https://x.dev)", 40, []string{"docs (https://x.dev)"}},
+		{"image is a placeholder", "![a cat](cat.png)", 40, []string{"[image: a cat]"}},
+		{"fenced code wraps with a marker", "```\n0123456789abcdef\n```", 12, []string{"│ 0123456789", "│ ↪ abcdef"}},
+		{"bidi control is a badge", "abc\u202edef", 40, []string{"abc⟨U+202E⟩def"}},
+		{"unclosed markers are text", "2 * 3 and `x", 40, []string{"2 * 3 and `x"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var got []string
+			for _, l := range renderMarkdown(c.src, c.width, newTheme()) {
+				got = append(got, strings.TrimRight(ansi.Strip(l), " "))
+			}
+			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+			}
+		})
+	}
+}
+
+func TestRevealRules(t *testing.T) {
+	cases := []struct{ name, in, want string }{
+		{"bidi override", "echo \u202eevil", "echo ⟨U+202E⟩evil"},
+		{"zero-width run", "a\u200b\u200bb", "a⟨U+200B ×2⟩b"},
+		{"long space run", "a" + strings.Repeat(" ", 4000) + "b", "a⟨4000 spaces⟩b"},
+		{"nbsp", "rm\u00a0-rf", "rm⟨U+00A0⟩-rf"},
+		{"ordinary text", "ls -la", "ls -la"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := RevealText(c.in); got != c.want {
+				t.Errorf("got %q want %q", got, c.want)
+			}
+		})
+	}
+	// A long command keeps its tail and its risky line in sight.
+	var lines []string
+	for i := 0; i < 40; i++ {
+		lines = append(lines, "echo step")
+	}
+	lines[20] = "rm -rf ~"
+	lines = append(lines, "echo the end")
+	folded := FoldLines(ShowCommand(strings.Join(lines, "\n"), []string{"rm"}).Lines, 3, 5)
+	var risky, last bool
+	for _, l := range folded {
+		risky = risky || l.Risky
+		last = last || (len(l.Pieces) > 0 && l.Pieces[0].Text == "echo the end")
+	}
+	if !risky || !last {
+		t.Errorf("fold hid the risky line (%v) or the tail (%v)", risky, last)
+	}
+	if got := RiskyPrograms([]StepView{{Step: "approval", Saw: "on-request; destructive-effect: rm -r: removes a whole tree"}}); len(got) != 1 || got[0] != "rm" {
+		t.Errorf("risky programs %v", got)
+	}
+}
+
+// The status bar never cuts either axis, at any width down to 20.
+func TestStatusNeverCutsAxes(t *testing.T) {
+	m := &Model{th: newTheme(), sess: runtime.Session{Approval: policy.Always, Sandbox: runtime.Sandbox{Kind: policy.WorkspaceWrite, NetworkAccess: true}}}
+	for w := 20; w <= 250; w += 7 {
+		plain := ansi.Strip(strings.Join(m.statusLines(w), " "))
+		plain = strings.Join(strings.Fields(plain), " ")
+		for _, want := range []string{"Approval: Always ask", "Sandbox: Workspace write (network on)"} {
+			if !strings.Contains(plain, want) {
+				t.Errorf("width %d: %q lacks %q", w, plain, want)
+			}
+		}
+		for _, l := range m.statusLines(w) {
+			if ansi.StringWidth(l) > w {
+				t.Errorf("width %d: status line %d wide", w, ansi.StringWidth(l))
+			}
+		}
+	}
+}
+
+// The terminal says what the window says: every reason, label and
+// sentence here appears verbatim in the window's words.ts/signature.ts.
+func TestWordsMatchTheWindow(t *testing.T) {
+	var src strings.Builder
+	for _, f := range []string{"words.ts", "signature.ts"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "frontend", "src", "model", f))
+		if err != nil {
+			t.Skipf("window source not here: %v", err)
+		}
+		src.Write(b)
+	}
+	ts := src.String()
+	var want []string
+	for _, w := range reasonWords {
+		want = append(want, w)
+	}
+	for _, w := range toolWords {
+		want = append(want, w)
+	}
+	want = append(want, FullAccessWarning, neverFullAccessWarning, "Never ask", "On request", "Always ask", "Read only",
+		"Workspace write", "Full access", "exactly this command, character for character, ", "in this workspace, from now on")
+	for _, w := range want {
+		if !strings.Contains(ts, strings.ReplaceAll(w, `"`, `\"`)) && !strings.Contains(ts, w) {
+			t.Errorf("the window does not say %q", w)
+		}
+	}
+}

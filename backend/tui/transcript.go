@@ -1,0 +1,410 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/runtime"
+	"github.com/warden-dev/warden/backend/store"
+)
+
+// agent is a subagent or monitor of the session, from its events.
+type agent struct {
+	id, what string
+	subagent bool
+	running  bool
+}
+
+func (m *Model) agents() []agent {
+	var out []agent
+	idx := map[string]int{}
+	for _, e := range m.events {
+		switch e.Kind {
+		case store.KindSubagentStarted:
+			var d store.SubagentStarted
+			if json.Unmarshal(e.Data, &d) == nil {
+				idx[d.SubagentID] = len(out)
+				out = append(out, agent{id: d.SubagentID, what: d.Task, subagent: true, running: true})
+			}
+		case store.KindMonitorStarted:
+			var d store.MonitorStarted
+			if json.Unmarshal(e.Data, &d) == nil {
+				idx[d.MonitorID] = len(out)
+				out = append(out, agent{id: d.MonitorID, what: d.Command, running: true})
+			}
+		case store.KindSubagentFinished, store.KindMonitorStopped:
+			var d struct {
+				S string `json:"subagent_id"`
+				M string `json:"monitor_id"`
+			}
+			if json.Unmarshal(e.Data, &d) == nil {
+				if i, ok := idx[d.S+d.M]; ok {
+					out[i].running = false
+				}
+			}
+		}
+	}
+	return out
+}
+
+func (m *Model) runningAgents() []agent {
+	var out []agent
+	for _, a := range m.agents() {
+		if a.running {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// call is one tool call as the transcript shows it.
+type call struct {
+	id, tool string
+	args     json.RawMessage
+	output   strings.Builder
+	status   string // asked | running | done | failed | denied
+	verdict  string // what allowed or refused it, in words
+	exit     *int
+	ms       int64
+	err      string
+}
+
+// transcriptLines draws the session's events at width w.
+func (m *Model) transcriptLines(w int) []string {
+	c := &m.cache
+	if c.width == w && c.n == len(m.events) && c.expanded == m.expanded && c.delta == m.delta && c.lines != nil {
+		return c.lines
+	}
+	th := m.th
+	var out []string
+	if m.more {
+		out = append(out, th.dim.Render(clipWidth(fmt.Sprintf("(showing the newest %d events of this session)", tailEvents), w)), "")
+	}
+	calls := map[string]*call{}
+	var order []any // *call or []string
+	blank := func() { order = append(order, []string{""}) }
+	getCall := func(id, tool string) *call {
+		if cl, ok := calls[id]; ok {
+			return cl
+		}
+		cl := &call{id: id, tool: tool, status: "running"}
+		calls[id] = cl
+		order = append(order, cl)
+		return cl
+	}
+	for _, e := range m.events {
+		switch e.Kind {
+		case store.KindMessageAppended:
+			var d store.MessageAppended
+			if json.Unmarshal(e.Data, &d) != nil {
+				continue
+			}
+			var lines []string
+			switch d.Role {
+			case "user":
+				lines = wrapSpans([]span{{text: RevealText(d.Text), style: th.plain}}, w, "› ", "  ", th.user)
+			case "assistant":
+				if strings.TrimSpace(d.Text) != "" {
+					lines = append([]string{th.assistant.Render("● " + shortModel(orDefault(d.Model, "assistant")))}, renderMarkdown(d.Text, w, th)...)
+				}
+			case "system":
+				lines = wrapSpans([]span{{text: RevealText(d.Text), style: th.system}}, w, "warden: ", "        ", th.system)
+			case "tool":
+				if cl, ok := calls[d.ToolCallID]; ok && cl.output.Len() == 0 && cl.err == "" {
+					cl.output.WriteString(d.Text)
+				}
+			}
+			for _, img := range d.Images {
+				lines = append(lines, th.dim.Render(clipWidth(imageLine(img), w)))
+			}
+			if len(lines) > 0 {
+				order = append(order, lines)
+				blank()
+			}
+		case store.KindPermissionRequested:
+			var d store.PermissionRequested
+			if json.Unmarshal(e.Data, &d) == nil {
+				cl := getCall(d.CallID, d.Tool)
+				cl.args, cl.status = d.Args, "asked"
+			}
+		case store.KindPermissionGranted:
+			var d store.PermissionGranted
+			if json.Unmarshal(e.Data, &d) == nil {
+				getCall(d.CallID, d.Tool).verdict = GrantSourceText(d.Source)
+			}
+		case store.KindPermissionDenied:
+			var d store.PermissionDenied
+			if json.Unmarshal(e.Data, &d) == nil {
+				cl := getCall(d.CallID, d.Tool)
+				cl.status = "denied"
+				cl.verdict = DeniedByText(string(d.By))
+				if d.Reason != "user-denied" {
+					cl.verdict += ": " + ReasonText(d.Reason)
+				}
+				if d.Detail != "" {
+					cl.verdict += " — " + d.Detail
+				}
+				if d.Remedy != "" {
+					cl.verdict += " (remedy: " + d.Remedy + ")"
+				}
+			}
+		case store.KindToolInvocationStarted:
+			var d store.ToolInvocationStarted
+			if json.Unmarshal(e.Data, &d) == nil {
+				cl := getCall(d.CallID, d.Tool)
+				cl.args, cl.status = d.Args, "running"
+			}
+		case store.KindToolOutput:
+			var d store.ToolOutput
+			if json.Unmarshal(e.Data, &d) == nil {
+				getCall(d.CallID, "").output.WriteString(d.Chunk)
+			}
+		case store.KindToolInvocationCompleted:
+			var d store.ToolInvocationCompleted
+			if json.Unmarshal(e.Data, &d) == nil {
+				cl := getCall(d.CallID, d.Tool)
+				cl.status, cl.exit, cl.ms = "done", d.ExitCode, d.DurationMs
+				if d.Output != "" {
+					cl.output.Reset()
+					cl.output.WriteString(d.Output)
+				}
+			}
+		case store.KindToolInvocationFailed:
+			var d store.ToolInvocationFailed
+			if json.Unmarshal(e.Data, &d) == nil {
+				cl := getCall(d.CallID, d.Tool)
+				cl.status, cl.err, cl.ms = "failed", d.Error, d.DurationMs
+			}
+		case store.KindApprovalPolicyChanged, store.KindSandboxPolicyChanged, store.KindPlanningEntered, store.KindPlanningExited:
+			order = append(order, []string{th.dim.Render(clipWidth("· "+axisEventText(e), w))})
+		case store.KindSubagentStarted:
+			var d store.SubagentStarted
+			if json.Unmarshal(e.Data, &d) == nil {
+				order = append(order, []string{th.dim.Render(clipWidth("· subagent started: "+RevealText(d.Task), w))})
+			}
+		case store.KindPlanPresented:
+			var d struct {
+				Plan string `json:"plan"`
+			}
+			if json.Unmarshal(e.Data, &d) == nil {
+				order = append(order, append([]string{th.heading.Render("Plan")}, renderMarkdown(d.Plan, w, th)...))
+				blank()
+			}
+		}
+	}
+	for _, o := range order {
+		switch o := o.(type) {
+		case []string:
+			out = append(out, o...)
+		case *call:
+			out = append(out, m.callLines(o, w)...)
+			out = append(out, "")
+		}
+	}
+	if m.delta != "" {
+		out = append(out, th.assistant.Render("● …"))
+		out = append(out, renderMarkdown(m.delta, w, th)...)
+	}
+	for len(out) > 0 && out[len(out)-1] == "" {
+		out = out[:len(out)-1]
+	}
+	c.width, c.n, c.expanded, c.delta, c.lines = w, len(m.events), m.expanded, m.delta, out
+	return out
+}
+
+func imageLine(img store.Image) string {
+	kind := strings.TrimPrefix(img.MimeType, "image/")
+	if img.Omitted != "" {
+		return fmt.Sprintf("[image %s left out: %s]", kind, img.Omitted)
+	}
+	size := fmt.Sprintf("%d B", len(img.Data))
+	if len(img.Data) >= 1024 {
+		size = fmt.Sprintf("%.0f KB", float64(len(img.Data))/1024)
+	}
+	if img.Width > 0 {
+		return fmt.Sprintf("[image %d×%d %s, %s]", img.Width, img.Height, kind, size)
+	}
+	return fmt.Sprintf("[image %s, %s]", kind, size)
+}
+
+func axisEventText(e runtime.Event) string {
+	var d struct {
+		Approval *policy.ApprovalPolicy `json:"approval"`
+		Sandbox  *runtime.Sandbox       `json:"sandbox"`
+		By       string                 `json:"by"`
+	}
+	_ = json.Unmarshal(e.Data, &d)
+	by := ""
+	if d.By != "" {
+		by = " (by " + d.By + ")"
+	}
+	switch e.Kind {
+	case store.KindApprovalPolicyChanged:
+		if d.Approval != nil {
+			return "Approval changed to " + ApprovalLabel(*d.Approval) + by
+		}
+	case store.KindSandboxPolicyChanged:
+		if d.Sandbox != nil {
+			_, s := AxesText(0, *d.Sandbox)
+			return s[len("Sandbox: "):] + ": sandbox changed" + by
+		}
+	case store.KindPlanningEntered:
+		return "Planning freeze on" + by
+	case store.KindPlanningExited:
+		return "Planning freeze off" + by
+	}
+	return string(e.Kind)
+}
+
+// callSummary is a call's arguments in one line: the command of a shell
+// call, the path of a file call, else the JSON.
+func callSummary(tool string, args json.RawMessage) string {
+	var a map[string]any
+	_ = json.Unmarshal(args, &a)
+	for _, k := range []string{"command", "path", "url", "pattern", "action", "task"} {
+		if v, ok := a[k].(string); ok {
+			return v
+		}
+	}
+	if len(args) == 0 {
+		return ""
+	}
+	return string(args)
+}
+
+// callLines draws one tool call: one line when collapsed (Ctrl+E expands
+// every call), with its output and verdict when expanded or when it needs
+// attention.
+func (m *Model) callLines(cl *call, w int) []string {
+	th := m.th
+	mark, st := "▸", th.tool
+	if m.expanded {
+		mark = "▾"
+	}
+	var state string
+	switch cl.status {
+	case "asked":
+		state, st = "waiting for you", th.warn
+	case "running":
+		state = "running"
+	case "denied":
+		state, st = "✗ denied", th.bad
+	case "failed":
+		state, st = "✗ failed", th.bad
+	case "done":
+		state = "✓"
+		if cl.exit != nil {
+			state = fmt.Sprintf("✓ exit %d", *cl.exit)
+			if *cl.exit != 0 {
+				state, st = fmt.Sprintf("✗ exit %d", *cl.exit), th.bad
+			}
+		}
+	}
+	head := mark + " " + cl.tool + " "
+	tail := "  " + state
+	sum := strings.ReplaceAll(RevealText(callSummary(cl.tool, cl.args)), "\n", "⏎")
+	room := w - textWidth(head) - textWidth(tail)
+	var line string
+	if room >= 4 {
+		line = th.tool.Render(head) + th.code.Render(clipMiddle(sum, room)) + st.Render(tail)
+	} else {
+		line = st.Render(clipWidth(head+tail, w))
+	}
+	out := []string{line}
+	if cl.status == "denied" {
+		out = append(out, wrapSpans([]span{{text: cl.verdict, style: th.bad}}, w, "  ", "  ", th.plain)...)
+	}
+	if cl.status == "failed" && cl.err != "" {
+		out = append(out, wrapSpans([]span{{text: RevealText(firstLine(cl.err)), style: th.bad}}, w, "  ", "  ", th.plain)...)
+	}
+	if !m.expanded {
+		return out
+	}
+	if cl.verdict != "" && cl.status != "denied" {
+		out = append(out, th.dim.Render(clipWidth("  "+cl.verdict, w)))
+	}
+	if cl.tool == "fs.write" || cl.tool == "patch.apply" || looksLikeDiff(cl.output.String()) {
+		out = append(out, m.diffLines(cl.output.String(), w-2, "  ")...)
+	} else if o := strings.TrimRight(cl.output.String(), "\n"); o != "" {
+		for _, l := range strings.Split(o, "\n") {
+			for _, row := range hardWrap(RevealText(expandTabs(l)), w-4) {
+				out = append(out, th.dim.Render("  │ ")+row)
+			}
+		}
+	}
+	return out
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return l
+}
+
+func looksLikeDiff(s string) bool {
+	return strings.HasPrefix(s, "--- ") || strings.HasPrefix(s, "diff --git")
+}
+
+// diffLines colours a unified diff (+ green, - red, @@ dim), each line
+// wrapped; the +/- stay, so it reads without colour too.
+func (m *Model) diffLines(d string, w int, indent string) []string {
+	var out []string
+	for _, l := range strings.Split(strings.TrimRight(d, "\n"), "\n") {
+		st := m.th.plain
+		switch {
+		case strings.HasPrefix(l, "+++") || strings.HasPrefix(l, "---"):
+			st = m.th.bold
+		case strings.HasPrefix(l, "+"):
+			st = m.th.add
+		case strings.HasPrefix(l, "-"):
+			st = m.th.del
+		case strings.HasPrefix(l, "@@"):
+			st = m.th.dim
+		}
+		for _, row := range hardWrap(RevealText(expandTabs(l)), w) {
+			out = append(out, indent+st.Render(row))
+		}
+	}
+	return out
+}
+
+// clipMiddle shortens s to w columns keeping its head and its tail: the
+// end of a command is where `; rm -rf ~` hides.
+func clipMiddle(s string, w int) string {
+	if textWidth(s) <= w {
+		return s
+	}
+	if w < 5 {
+		return clipWidth(s, w)
+	}
+	tailW := (w - 1) / 2
+	head, _ := splitWidth(s, w-1-tailW)
+	return head + "…" + tailOf(s, tailW)
+}
+
+// tailOf is the last w columns of s.
+func tailOf(s string, w int) string {
+	rs := []rune(s)
+	used := 0
+	i := len(rs)
+	for i > 0 {
+		cw := textWidth(string(rs[i-1]))
+		if used+cw > w {
+			break
+		}
+		used += cw
+		i--
+	}
+	return string(rs[i:])
+}
+
+// shortModel names a model briefly: a script by its file name, not its
+// whole path.
+func shortModel(label string) string {
+	if spec, ok := strings.CutPrefix(label, "script:"); ok {
+		return "script " + filepath.Base(spec)
+	}
+	return label
+}
