@@ -335,7 +335,7 @@ func TestGoldenScreens(t *testing.T) {
 		got := r.screen()
 		checkGolden(t, name, got, size.w, size.h)
 		r.key("n")
-		r.pump("the end", func(m *Model) bool { return !m.busy })
+		r.pump("the end", func(m *Model) bool { return !m.busy && strings.Contains(ansi.Strip(m.Render()), "Finished.") })
 		checkGolden(t, filepath.Join("testdata", "golden", "denied-"+itoa(size.w)+"x"+itoa(size.h)+".txt"), r.screen(), size.w, size.h)
 	}
 }

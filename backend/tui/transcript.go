@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/store"
 )
@@ -232,9 +231,7 @@ func imageLine(img store.Image) string {
 
 func axisEventText(e runtime.Event) string {
 	var d struct {
-		Approval *policy.ApprovalPolicy `json:"approval"`
-		Sandbox  *runtime.Sandbox       `json:"sandbox"`
-		By       string                 `json:"by"`
+		By string `json:"by"`
 	}
 	_ = json.Unmarshal(e.Data, &d)
 	by := ""
@@ -243,13 +240,16 @@ func axisEventText(e runtime.Event) string {
 	}
 	switch e.Kind {
 	case store.KindApprovalPolicyChanged:
-		if d.Approval != nil {
-			return "Approval changed to " + ApprovalLabel(*d.Approval) + by
+		var c store.ApprovalPolicyChanged
+		if json.Unmarshal(e.Data, &c) == nil {
+			return "Approval changed: " + ApprovalLabel(c.From) + " → " + ApprovalLabel(c.To) + by
 		}
 	case store.KindSandboxPolicyChanged:
-		if d.Sandbox != nil {
-			_, s := AxesText(0, *d.Sandbox)
-			return s[len("Sandbox: "):] + ": sandbox changed" + by
+		var c store.SandboxPolicyChanged
+		if json.Unmarshal(e.Data, &c) == nil {
+			_, from := AxesText(0, runtime.Sandbox{Kind: c.From.Kind, NetworkAccess: c.From.NetworkAccess})
+			_, to := AxesText(0, runtime.Sandbox{Kind: c.To.Kind, NetworkAccess: c.To.NetworkAccess})
+			return "Sandbox changed: " + from[len("Sandbox: "):] + " → " + to[len("Sandbox: "):] + by
 		}
 	case store.KindPlanningEntered:
 		return "Planning freeze on" + by
