@@ -10,6 +10,7 @@ import (
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools"
+	askm "github.com/warden-dev/warden/backend/tools/ask"
 )
 
 // ErrUnknownRequest is wrapped by every refusal of an answer whose request
@@ -76,14 +77,10 @@ func callKey(sessionID, callID string) string { return sessionID + "\x00" + call
 // register makes an ask live before its PermissionRequested is stored, so
 // an answer that reads the store and arrives before the gate starts
 // waiting still reaches it (the channel holds it).
-func (b *broker) register(sessionID string, ev tools.Event) {
-	var d policy.Decision
-	if ev.Decision != nil {
-		d = *ev.Decision
-	}
+func (b *broker) register(sessionID string, ev store.PermissionRequested) {
 	a := &ask{ch: make(chan tools.Approval, 1), direct: ev.Direct, turnKey: sessionID, view: Approval{RequestID: ev.RequestID,
-		SessionID: sessionID, CallID: ev.CallID, Tool: ev.Tool, Args: ev.Args, Risk: ev.Risk, Reasons: d.Reasons,
-		Signature: d.Signature, AlwaysRefused: d.AlwaysRefused, Effects: ev.Effects, Trace: d.Trace, Preview: ev.Preview,
+		SessionID: sessionID, CallID: ev.CallID, Tool: ev.Tool, Args: ev.Args, Risk: ev.Risk, Reasons: ev.Reasons,
+		Signature: ev.Signature, AlwaysRefused: ev.AlwaysRefused, Effects: ev.Effects, Trace: ev.Trace, Preview: ev.Preview,
 		Mcp: b.s.mcpInfo(sessionID, ev.Effects), CreatedAt: b.s.cfg.Now().UnixMilli(), Live: true}}
 	b.mu.Lock()
 	b.byCall[callKey(sessionID, ev.CallID)] = a
@@ -93,7 +90,7 @@ func (b *broker) register(sessionID string, ev tools.Event) {
 }
 
 // unregister undoes register when the request could not be stored.
-func (b *broker) unregister(sessionID string, ev tools.Event) {
+func (b *broker) unregister(sessionID string, ev store.PermissionRequested) {
 	b.mu.Lock()
 	delete(b.byCall, callKey(sessionID, ev.CallID))
 	delete(b.live, ev.RequestID)
@@ -220,7 +217,7 @@ func (b *broker) denyAll(sessionID, detail string) {
 		d := policy.Decision{Verdict: policy.VerdictDeny, Reason: policy.ReasonUserDenied, Detail: detail,
 			Signature: a.view.Signature, Trace: append(append([]policy.Step(nil), a.view.Trace...),
 				policy.Step{Step: "approval", Saw: "asked: " + reasonList(a.view.Reasons), Concluded: "deny (" + detail + ")"})}
-		b.resolve(id, tools.Approval{Note: detail, Decided: &d}, AnswerDeny)
+		b.resolve(id, tools.Approval{Note: detail, Decided: &d, On: askm.Cancel}, AnswerDeny)
 	}
 }
 
@@ -253,9 +250,9 @@ func (b *broker) redecide(ctx context.Context, sessionID string) {
 		switch d.Verdict {
 		case policy.VerdictDeny:
 			d.Detail = "re-decided after a policy change while the call waited for a human: " + d.Detail
-			b.resolve(a.view.RequestID, tools.Approval{Note: d.Detail, Decided: &d}, AnswerDeny)
+			b.resolve(a.view.RequestID, tools.Approval{Note: d.Detail, Decided: &d, On: askm.SupersedeDeny}, AnswerDeny)
 		case policy.VerdictAllow:
-			b.resolve(a.view.RequestID, tools.Approval{Approved: true, Decided: &d}, AnswerOnce)
+			b.resolve(a.view.RequestID, tools.Approval{Approved: true, Decided: &d, On: askm.SupersedeAllow}, AnswerOnce)
 		}
 	}
 }

@@ -145,6 +145,17 @@ func (m *Machine) Step(ctx context.Context, id ID, on Transition, ev store.Event
 	defer e.mu.Unlock()
 	if e.a.State != New {
 		id = e.a.ID
+	} else {
+		// A first step that records nothing leaves nothing behind.
+		defer func() {
+			if e.a.State == New {
+				m.mu.Lock()
+				if m.asks[k] == e {
+					delete(m.asks, k)
+				}
+				m.mu.Unlock()
+			}
+		}()
 	}
 	r, ok := m.table.Next(e.a.State, on)
 	if !ok {
@@ -205,3 +216,21 @@ func stamp(ev store.Event, id ID, on Transition) store.Event {
 	}
 	return ev
 }
+
+// Restore adds asks recorded by an earlier process (Fold) that the machine
+// does not know yet; an ask it knows keeps its state.
+func (m *Machine) Restore(asks ...Ask) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, a := range asks {
+		k := key{a.SessionID, a.RequestID}
+		if _, ok := m.asks[k]; ok {
+			continue
+		}
+		m.asks[k] = &entry{a: a.clone()}
+	}
+}
+
+// Load folds a session's log into the machine: asks recorded by an
+// earlier process become known where they were left.
+func (m *Machine) Load(evs []store.StoredEvent) { m.Restore(m.table.Fold(evs).Asks...) }
