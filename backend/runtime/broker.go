@@ -61,18 +61,14 @@ type broker struct {
 	s *Service
 
 	mu       sync.Mutex
-	byCall   map[string]*ask      // session\x00call → ask, registered by the journal
-	live     map[string]*ask      // request id → waiter
-	answered map[string]string    // request id → answer given
-	asked    map[string]bool      // request ids the gate asked about, until answered
-	pre      map[string]preAnswer // session\x00call → an answer given before this process asked
+	live     map[string]*ask   // request id → waiter, registered by the journal
+	answered map[string]string // request id → answer given
+	asked    map[string]bool   // request ids the gate asked about, until answered
 }
 
 func newBroker(s *Service) *broker {
-	return &broker{s: s, byCall: map[string]*ask{}, live: map[string]*ask{}, answered: map[string]string{}, asked: map[string]bool{}, pre: map[string]preAnswer{}}
+	return &broker{s: s, live: map[string]*ask{}, answered: map[string]string{}, asked: map[string]bool{}}
 }
-
-func callKey(sessionID, callID string) string { return sessionID + "\x00" + callID }
 
 // register makes an ask live before its PermissionRequested is stored, so
 // an answer that reads the store and arrives before the gate starts
@@ -83,7 +79,6 @@ func (b *broker) register(sessionID string, ev store.PermissionRequested) {
 		Signature: ev.Signature, AlwaysRefused: ev.AlwaysRefused, Effects: ev.Effects, Trace: ev.Trace, Preview: ev.Preview,
 		Mcp: b.s.mcpInfo(sessionID, ev.Effects), CreatedAt: b.s.cfg.Now().UnixMilli(), Live: true}}
 	b.mu.Lock()
-	b.byCall[callKey(sessionID, ev.CallID)] = a
 	b.live[ev.RequestID] = a
 	b.asked[ev.RequestID] = true
 	b.mu.Unlock()
@@ -92,7 +87,6 @@ func (b *broker) register(sessionID string, ev store.PermissionRequested) {
 // unregister undoes register when the request could not be stored.
 func (b *broker) unregister(sessionID string, ev store.PermissionRequested) {
 	b.mu.Lock()
-	delete(b.byCall, callKey(sessionID, ev.CallID))
 	delete(b.live, ev.RequestID)
 	delete(b.asked, ev.RequestID)
 	b.mu.Unlock()
@@ -111,10 +105,9 @@ func (b *broker) wasAsked(id string) bool {
 // re-decision, cancel or ctx's end.
 func (b *broker) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.Approval, error) {
 	b.mu.Lock()
-	a, ok := b.byCall[callKey(req.SessionID, req.CallID)]
-	delete(b.byCall, callKey(req.SessionID, req.CallID))
+	a, ok := b.live[req.RequestID]
 	b.mu.Unlock()
-	if !ok {
+	if !ok || a.view.SessionID != req.SessionID {
 		return tools.Approval{}, errors.New("the request was not recorded")
 	}
 	return b.wait(ctx, a)

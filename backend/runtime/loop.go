@@ -337,7 +337,6 @@ func (s *Service) gateCall(ctx context.Context, sessionID, callID string, t tool
 		Asks:            s.asks,
 		Now:             s.cfg.Now,
 		Network:         s.networkConfig(),
-		Prior:           s.br.prior(sessionID, callID),
 		NewID:           s.newID,
 	})
 	if err != nil {

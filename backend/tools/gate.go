@@ -109,30 +109,6 @@ type GateConfig struct {
 	NewID func() string
 	// Network decides the destinations of caged commands (gate_net.go).
 	Network NetworkConfig
-	// Prior is a human's answer, already recorded, to an ask of this very
-	// call made before a restart. When the call decides to Ask (or Allow)
-	// again under the same signature, that answer stands and nothing new is
-	// recorded for its permission: the log keeps one ask and one answer.
-	// A Deny (the policy tightened meanwhile) still denies.
-	Prior *PriorAnswer
-}
-
-// PriorAnswer is an ask's recorded answer that a resumed call stands on.
-type PriorAnswer struct {
-	RequestID string
-	Signature string
-	Decision  policy.Decision // verdict allow, with its source (human:once|always)
-}
-
-// ask is the prior answer as the machine knows it: requested, then
-// answered, so the resumed call starts that very ask.
-func (p *PriorAnswer) ask(id ask.ID) ask.Ask {
-	on := ask.AnswerOnce
-	if p.Decision.Source == "human:always" {
-		on = ask.AnswerAlways
-	}
-	return ask.Ask{ID: id, State: ask.Allowed, Path: []ask.Transition{ask.Request, on}, Signature: p.Signature,
-		Source: p.Decision.Source}
 }
 
 // Gate is the one path every tool call takes: effects, decision, approval,
@@ -204,17 +180,12 @@ func (g *Gate) Call(ctx context.Context, t Tool, args json.RawMessage, env Env) 
 	d := g.cfg.Decider.Decide(policy.Call{Tool: t.Name(), Effects: effects}, s)
 	id := ask.ID{SessionID: env.SessionID, RequestID: g.cfg.NewID(), CallID: out.CallID, Tool: t.Name()}
 	switch {
-	case g.stands(d):
-		// The answer recorded before the restart is this call's answer:
-		// the call carries that ask on (allowed → running), one ask.
-		now := d
-		d = g.cfg.Prior.Decision
-		d.Trace = append(append([]policy.Step(nil), d.Trace...), policy.Step{Step: "resume",
-			Saw: "decided " + string(now.Verdict) + " again after a restart; request " + g.cfg.Prior.RequestID +
-				" was answered " + d.Source,
-			Concluded: "that answer stands"})
-		id.RequestID = g.cfg.Prior.RequestID
-		g.asks.Restore(g.cfg.Prior.ask(id))
+	case g.standing(id, d, false) != nil:
+		// A human answered this very call's ask before a restart: that
+		// ask carries on (allowed → running); nothing is asked twice.
+		p := g.standing(id, d, false)
+		d = stood(*p, "decided "+string(d.Verdict)+" again after a restart")
+		id = p.ID
 	case d.Verdict == policy.VerdictAllow:
 		if _, err := g.asks.Step(ctx, id, ask.Allow, granted(d)); err != nil {
 			return out, err
@@ -277,22 +248,39 @@ func (g *Gate) toolAsk(ctx context.Context, t Tool, env Env, q Question) (policy
 	}
 	d := policy.Decision{Verdict: policy.VerdictAsk, Reasons: []policy.Reason{}, Signature: q.Signature,
 		Trace: []policy.Step{{Step: "tool", Saw: t.Name() + " asks the human: " + q.Why, Concluded: "ask"}}}
-	if g.stands(d) {
-		p := g.cfg.Prior.Decision
-		p.Trace = append(append([]policy.Step(nil), p.Trace...), policy.Step{Step: "resume",
-			Saw: "asked again after a restart; request " + g.cfg.Prior.RequestID + " was answered " + p.Source, Concluded: "that answer stands"})
-		return p, nil
-	}
 	id := ask.ID{SessionID: env.SessionID, RequestID: g.cfg.NewID(), CallID: env.CallID, Tool: t.Name()}
+	if p := g.standing(id, d, true); p != nil {
+		return stood(*p, "asked again after a restart"), nil
+	}
 	return g.ask(ctx, t, q.Args, env, nil, d, id, true)
 }
 
-// stands reports whether the prior answer decides this call: same
-// signature, and the engine would ask or allow (never over a Deny).
-func (g *Gate) stands(d policy.Decision) bool {
-	p := g.cfg.Prior
-	return p != nil && p.Signature == d.Signature && p.Decision.Verdict == policy.VerdictAllow &&
-		(d.Verdict == policy.VerdictAsk || d.Verdict == policy.VerdictAllow)
+// standing is the ask of this call a human answered yes before a restart
+// (restored into the machine from the log, still allowed, never started):
+// same signature, a tool's own question or not like this one, and the
+// engine would ask or allow now (it never stands over a Deny).
+func (g *Gate) standing(id ask.ID, d policy.Decision, direct bool) *ask.Ask {
+	if d.Verdict != policy.VerdictAsk && d.Verdict != policy.VerdictAllow {
+		return nil
+	}
+	for _, a := range g.asks.ByCall(id.SessionID, id.CallID) {
+		if a.State == ask.Allowed && strings.HasPrefix(a.Source, "human:") && a.Signature == d.Signature &&
+			a.Question != nil && a.Question.Direct == direct && a.Tool == id.Tool {
+			return &a
+		}
+	}
+	return nil
+}
+
+// stood is the decision of a standing answer, its trace saying so.
+func stood(a ask.Ask, saw string) policy.Decision {
+	d := policy.Decision{Verdict: policy.VerdictAllow, Source: a.Source, Signature: a.Signature, Reasons: []policy.Reason{}}
+	if a.Question != nil {
+		d.Trace = append([]policy.Step(nil), a.Question.Trace...)
+	}
+	d.Trace = append(d.Trace, policy.Step{Step: "resume", Saw: saw + "; request " + a.RequestID + " was answered " + a.Source,
+		Concluded: "that answer stands"})
+	return d
 }
 
 // ask takes an Ask to a human: requested, then one of the answers the

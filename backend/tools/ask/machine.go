@@ -170,7 +170,13 @@ func (m *Machine) Step(ctx context.Context, id ID, on Transition, ev store.Event
 	}
 	e.a.ID = id
 	e.a.move(r, ev)
-	return e.a.clone(), nil
+	out := e.a.clone()
+	if m.table.Final(e.a.State) {
+		// A finished ask is kept only to refuse what comes late; its
+		// question (arguments, preview) is in the log.
+		e.a.Question = nil
+	}
+	return out, nil
 }
 
 // move applies a recorded rule to the ask.
