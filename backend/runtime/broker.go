@@ -184,8 +184,8 @@ func (b *broker) pending(ctx context.Context, sessionID string) ([]Approval, err
 			continue
 		}
 		out = append(out, Approval{RequestID: pr.RequestID, SessionID: e.SessionID, CallID: pr.CallID, Tool: pr.Tool,
-			Args: pr.Args, Risk: pr.Risk, Reasons: pr.Reasons, Signature: pr.Signature, AlwaysRefused: restoredAlwaysRefused(pr.Reasons),
-			Effects: pr.Effects, Trace: pr.Trace, Mcp: b.s.mcpInfo(e.SessionID, pr.Effects), CreatedAt: e.Time.UnixMilli()})
+			Args: pr.Args, Risk: pr.Risk, Reasons: pr.Reasons, Signature: pr.Signature, AlwaysRefused: restoredAlwaysRefused(pr),
+			Effects: pr.Effects, Trace: pr.Trace, Preview: pr.Preview, Mcp: b.s.mcpInfo(e.SessionID, pr.Effects), CreatedAt: e.Time.UnixMilli()})
 	}
 	return out, nil
 }
@@ -259,9 +259,13 @@ func reasonList(rs []policy.Reason) string {
 }
 
 // restoredAlwaysRefused is AlwaysRefused for an ask recorded before a
-// restart: the engine refuses "always" exactly when a protected path asks.
-func restoredAlwaysRefused(reasons []policy.Reason) string {
-	for _, r := range reasons {
+// restart: as recorded, or for logs older than that field, what the engine
+// says (it refuses "always" exactly when a protected path asks).
+func restoredAlwaysRefused(pr store.PermissionRequested) string {
+	if pr.AlwaysRefused != "" {
+		return pr.AlwaysRefused
+	}
+	for _, r := range pr.Reasons {
 		if r == policy.ReasonProtectedPath {
 			return "a protected path is approved one write at a time: a standing grant would never apply to it"
 		}
