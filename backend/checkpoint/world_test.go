@@ -14,7 +14,6 @@ import (
 	"github.com/warden-dev/warden/backend/store/storetest"
 	"github.com/warden-dev/warden/backend/tools"
 	"github.com/warden-dev/warden/backend/tools/sandbox"
-	"github.com/warden-dev/warden/backend/tools/storejournal"
 )
 
 // world is a real workspace, a real store, the real gate over the real
@@ -81,7 +80,7 @@ func (w *world) call(t *testing.T, name string, args any, ap tools.Approver) too
 	g, err := tools.NewGate(tools.GateConfig{
 		Decider:  policy.New(policy.Config{ProtectedPaths: []string{w.root}}),
 		Approver: ap,
-		Journal:  storejournal.New(w.st),
+		Journal:  w.st,
 		Session: func(context.Context, tools.Env) (policy.Session, error) {
 			return policy.Session{Workspace: w.ws, Approval: w.approval, Sandbox: sb, Caged: w.cage.Caged(sb)}, nil
 		},

@@ -9,6 +9,7 @@ import (
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools"
+	askm "github.com/warden-dev/warden/backend/tools/ask"
 )
 
 // answer applies a human's answer. Repeating the same answer is a no-op;
@@ -93,31 +94,54 @@ func (b *broker) answerRestored(ctx context.Context, v Approval, a AnswerArgs) e
 		return append(append([]policy.Step(nil), v.Trace...), policy.Step{Step: "approval",
 			Saw: "asked a human before a restart: " + reasonList(v.Reasons), Concluded: concluded})
 	}
-	if a.Answer == AnswerDeny {
+	on := askm.AnswerOnce
+	switch a.Answer {
+	case AnswerDeny:
 		detail := "a human denied the call"
 		if a.Note != "" {
 			detail += ": " + a.Note
 		}
-		ev = store.PermissionDenied{RequestID: v.RequestID, CallID: v.CallID, Tool: v.Tool, Signature: v.Signature,
-			Reason: policy.ReasonUserDenied, Detail: detail, By: store.DeniedByUser, Trace: step("deny (user-denied)")}
-	} else {
-		ev = store.PermissionGranted{RequestID: v.RequestID, CallID: v.CallID, Tool: v.Tool, Signature: v.Signature,
-			Source: "human:" + a.Answer, Trace: step("allow (human:" + a.Answer + ")")}
+		on = askm.AnswerDeny
+		ev = store.PermissionDenied{Signature: v.Signature, Reason: policy.ReasonUserDenied, Detail: detail,
+			By: store.DeniedByUser, Trace: step("deny (user-denied)")}
+	case AnswerAlways:
+		on = askm.AnswerAlways
+		fallthrough
+	default:
+		ev = store.PermissionGranted{Signature: v.Signature, Source: "human:" + a.Answer, Trace: step("allow (human:" + a.Answer + ")")}
+	}
+	// The ask's life before the restart is in the log: fold it into the
+	// machine, which then takes this answer once (a second, racing
+	// answer finds it decided and is refused).
+	evs, err := b.s.st.Events(ctx, store.EventQuery{SessionID: v.SessionID, Kinds: askKinds})
+	if err != nil {
+		return err
+	}
+	b.s.asks.Load(evs)
+	id := askm.ID{SessionID: v.SessionID, RequestID: v.RequestID, CallID: v.CallID, Tool: v.Tool}
+	if _, err := b.s.asks.Step(ctx, id, on, ev); err != nil {
+		if errors.Is(err, askm.ErrIllegal) {
+			// A racing answer was recorded first: the same one is a
+			// no-op, a different one is refused.
+			if got, ok := b.s.asks.Get(v.SessionID, v.RequestID); ok && len(got.Path) > 0 && got.Path[len(got.Path)-1] == on {
+				return nil
+			}
+			return &RequestError{RequestID: v.RequestID, Why: "already answered"}
+		}
+		return err
 	}
 	b.mu.Lock()
 	b.answered[v.RequestID] = a.Answer
 	b.mu.Unlock()
-	if _, err := b.s.st.Append(ctx, v.SessionID, store.AnyVersion, ev); err != nil {
-		b.mu.Lock()
-		delete(b.answered, v.RequestID)
-		b.mu.Unlock()
-		return err
-	}
 	b.s.hub.publish(Push{Type: PushApprovalResolved, RequestID: v.RequestID, SessionID: v.SessionID})
 	b.s.touch(v.SessionID)
 	b.s.resumeRestored(ctx, v, a)
 	return nil
 }
+
+// askKinds are the kinds an ask's life is recorded in.
+var askKinds = []store.Kind{store.KindPermissionRequested, store.KindPermissionGranted, store.KindPermissionDenied,
+	store.KindToolInvocationStarted, store.KindToolInvocationCompleted, store.KindToolInvocationFailed}
 
 func (b *broker) grant(ctx context.Context, v Approval, a AnswerArgs) error {
 	ss, err := b.s.st.Session(ctx, v.SessionID)

@@ -10,6 +10,7 @@ import (
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools"
+	askm "github.com/warden-dev/warden/backend/tools/ask"
 )
 
 // ErrUnknownRequest is wrapped by every refusal of an answer whose request
@@ -60,42 +61,32 @@ type broker struct {
 	s *Service
 
 	mu       sync.Mutex
-	byCall   map[string]*ask      // session\x00call → ask, registered by the journal
-	live     map[string]*ask      // request id → waiter
-	answered map[string]string    // request id → answer given
-	asked    map[string]bool      // request ids the gate asked about, until answered
-	pre      map[string]preAnswer // session\x00call → an answer given before this process asked
+	live     map[string]*ask   // request id → waiter, registered by the journal
+	answered map[string]string // request id → answer given
+	asked    map[string]bool   // request ids the gate asked about, until answered
 }
 
 func newBroker(s *Service) *broker {
-	return &broker{s: s, byCall: map[string]*ask{}, live: map[string]*ask{}, answered: map[string]string{}, asked: map[string]bool{}, pre: map[string]preAnswer{}}
+	return &broker{s: s, live: map[string]*ask{}, answered: map[string]string{}, asked: map[string]bool{}}
 }
-
-func callKey(sessionID, callID string) string { return sessionID + "\x00" + callID }
 
 // register makes an ask live before its PermissionRequested is stored, so
 // an answer that reads the store and arrives before the gate starts
 // waiting still reaches it (the channel holds it).
-func (b *broker) register(sessionID string, ev tools.Event) {
-	var d policy.Decision
-	if ev.Decision != nil {
-		d = *ev.Decision
-	}
+func (b *broker) register(sessionID string, ev store.PermissionRequested) {
 	a := &ask{ch: make(chan tools.Approval, 1), direct: ev.Direct, turnKey: sessionID, view: Approval{RequestID: ev.RequestID,
-		SessionID: sessionID, CallID: ev.CallID, Tool: ev.Tool, Args: ev.Args, Risk: ev.Risk, Reasons: d.Reasons,
-		Signature: d.Signature, AlwaysRefused: d.AlwaysRefused, Effects: ev.Effects, Trace: d.Trace, Preview: ev.Preview,
+		SessionID: sessionID, CallID: ev.CallID, Tool: ev.Tool, Args: ev.Args, Risk: ev.Risk, Reasons: ev.Reasons,
+		Signature: ev.Signature, AlwaysRefused: ev.AlwaysRefused, Effects: ev.Effects, Trace: ev.Trace, Preview: ev.Preview,
 		Mcp: b.s.mcpInfo(sessionID, ev.Effects), CreatedAt: b.s.cfg.Now().UnixMilli(), Live: true}}
 	b.mu.Lock()
-	b.byCall[callKey(sessionID, ev.CallID)] = a
 	b.live[ev.RequestID] = a
 	b.asked[ev.RequestID] = true
 	b.mu.Unlock()
 }
 
 // unregister undoes register when the request could not be stored.
-func (b *broker) unregister(sessionID string, ev tools.Event) {
+func (b *broker) unregister(sessionID string, ev store.PermissionRequested) {
 	b.mu.Lock()
-	delete(b.byCall, callKey(sessionID, ev.CallID))
 	delete(b.live, ev.RequestID)
 	delete(b.asked, ev.RequestID)
 	b.mu.Unlock()
@@ -114,10 +105,9 @@ func (b *broker) wasAsked(id string) bool {
 // re-decision, cancel or ctx's end.
 func (b *broker) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.Approval, error) {
 	b.mu.Lock()
-	a, ok := b.byCall[callKey(req.SessionID, req.CallID)]
-	delete(b.byCall, callKey(req.SessionID, req.CallID))
+	a, ok := b.live[req.RequestID]
 	b.mu.Unlock()
-	if !ok {
+	if !ok || a.view.SessionID != req.SessionID {
 		return tools.Approval{}, errors.New("the request was not recorded")
 	}
 	return b.wait(ctx, a)
@@ -194,8 +184,8 @@ func (b *broker) pending(ctx context.Context, sessionID string) ([]Approval, err
 			continue
 		}
 		out = append(out, Approval{RequestID: pr.RequestID, SessionID: e.SessionID, CallID: pr.CallID, Tool: pr.Tool,
-			Args: pr.Args, Risk: pr.Risk, Reasons: pr.Reasons, Signature: pr.Signature, AlwaysRefused: restoredAlwaysRefused(pr.Reasons),
-			Effects: pr.Effects, Trace: pr.Trace, Mcp: b.s.mcpInfo(e.SessionID, pr.Effects), CreatedAt: e.Time.UnixMilli()})
+			Args: pr.Args, Risk: pr.Risk, Reasons: pr.Reasons, Signature: pr.Signature, AlwaysRefused: restoredAlwaysRefused(pr),
+			Effects: pr.Effects, Trace: pr.Trace, Preview: pr.Preview, Mcp: b.s.mcpInfo(e.SessionID, pr.Effects), CreatedAt: e.Time.UnixMilli()})
 	}
 	return out, nil
 }
@@ -220,7 +210,7 @@ func (b *broker) denyAll(sessionID, detail string) {
 		d := policy.Decision{Verdict: policy.VerdictDeny, Reason: policy.ReasonUserDenied, Detail: detail,
 			Signature: a.view.Signature, Trace: append(append([]policy.Step(nil), a.view.Trace...),
 				policy.Step{Step: "approval", Saw: "asked: " + reasonList(a.view.Reasons), Concluded: "deny (" + detail + ")"})}
-		b.resolve(id, tools.Approval{Note: detail, Decided: &d}, AnswerDeny)
+		b.resolve(id, tools.Approval{Note: detail, Decided: &d, On: askm.Cancel}, AnswerDeny)
 	}
 }
 
@@ -253,9 +243,9 @@ func (b *broker) redecide(ctx context.Context, sessionID string) {
 		switch d.Verdict {
 		case policy.VerdictDeny:
 			d.Detail = "re-decided after a policy change while the call waited for a human: " + d.Detail
-			b.resolve(a.view.RequestID, tools.Approval{Note: d.Detail, Decided: &d}, AnswerDeny)
+			b.resolve(a.view.RequestID, tools.Approval{Note: d.Detail, Decided: &d, On: askm.SupersedeDeny}, AnswerDeny)
 		case policy.VerdictAllow:
-			b.resolve(a.view.RequestID, tools.Approval{Approved: true, Decided: &d}, AnswerOnce)
+			b.resolve(a.view.RequestID, tools.Approval{Approved: true, Decided: &d, On: askm.SupersedeAllow}, AnswerOnce)
 		}
 	}
 }
@@ -269,9 +259,13 @@ func reasonList(rs []policy.Reason) string {
 }
 
 // restoredAlwaysRefused is AlwaysRefused for an ask recorded before a
-// restart: the engine refuses "always" exactly when a protected path asks.
-func restoredAlwaysRefused(reasons []policy.Reason) string {
-	for _, r := range reasons {
+// restart: as recorded, or for logs older than that field, what the engine
+// says (it refuses "always" exactly when a protected path asks).
+func restoredAlwaysRefused(pr store.PermissionRequested) string {
+	if pr.AlwaysRefused != "" {
+		return pr.AlwaysRefused
+	}
+	for _, r := range pr.Reasons {
 		if r == policy.ReasonProtectedPath {
 			return "a protected path is approved one write at a time: a standing grant would never apply to it"
 		}

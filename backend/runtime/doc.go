@@ -16,8 +16,11 @@
 //
 // An answer that is not a human's yes or no (a re-decision after an axis
 // change, a cancel) reaches the gate as the whole Decision, so the model reads
-// what decided; a call resumed after a restart stands on its recorded answer,
-// so the log keeps one ask and one answer (GateConfig.Prior).
+// what decided, and its transition (cancel, supersede-allow/deny). Every
+// ask's life is one state machine (backend/tools/ask) the service shares
+// between its gates and the answers to asks restored from the log: a call
+// resumed after a restart finds its recorded answer there and carries that
+// very ask on, so the log keeps one ask and one answer.
 //
 // Every state change is an event in the store; the pushed stream a window
 // renders is the store's log plus transient deltas. Nothing a model can call

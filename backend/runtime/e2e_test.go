@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
+	askm "github.com/warden-dev/warden/backend/tools/ask"
 )
 
 // callStory collects, per call id, the permission and invocation events.
@@ -329,6 +331,21 @@ func TestRestartMidAskShowsTheAskAgain(t *testing.T) {
 			}
 			if n != 2 {
 				t.Errorf("the audit holds %d permission events of the call, want the one ask and its answer", n)
+			}
+			// The log folds into that one ask, carried on from where the
+			// restart left it: requested, answered, and run (or not).
+			var lives []string
+			for _, a := range askm.Fold(all).Asks {
+				if a.CallID == before.CallID {
+					lives = append(lives, a.RequestID+":"+fmt.Sprint(a.Path))
+				}
+			}
+			wantPath := "[request answer-" + tc.answer.Answer + "]"
+			if tc.ran {
+				wantPath = "[request answer-" + tc.answer.Answer + " start finish]"
+			}
+			if len(lives) != 1 || lives[0] != before.RequestID+":"+wantPath {
+				t.Errorf("the call's asks fold into %v, want %s:%s", lives, before.RequestID, wantPath)
 			}
 			story := stories(all)[before.CallID]
 			_, statErr := os.Stat(filepath.Join(r.ws, "build"))

@@ -7,50 +7,52 @@ import (
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools"
-	"github.com/warden-dev/warden/backend/tools/storejournal"
 )
 
-// journal records the gate's events in the store (tools.Journal). It
-// writes even after the turn's context ended: a cancelled ask must still
-// get its denial, or it would stay pending forever.
+// journal is the log the service's ask machine and gates record to (the
+// store's own event types). It writes even after the turn's context ended:
+// a cancelled ask must still get its denial, or it would stay pending
+// forever. Around the append it keeps the broker's live asks and the
+// pushes in step with the log.
 type journal struct{ s *Service }
 
-func (j journal) Record(ctx context.Context, sessionID string, evs ...tools.Event) error {
+func (j journal) Append(ctx context.Context, sessionID string, ver int64, evs ...store.Event) (int64, error) {
 	ctx = context.WithoutCancel(ctx)
 	out := make([]store.Event, 0, len(evs))
 	var answered []string
+	var asked []store.PermissionRequested
 	for _, ev := range evs {
-		if ev.Type == tools.EventPermissionDenied && ev.Reason == policy.ReasonNoApprover && j.s.ctx.Err() != nil {
-			// The service is shutting down, not a human going away: the
-			// ask stays pending in the store and the next start shows it
-			// again, as after a crash.
-			continue
+		switch x := ev.(type) {
+		case store.PermissionDenied:
+			if x.Reason == policy.ReasonNoApprover && j.s.ctx.Err() != nil {
+				// The service is shutting down, not a human going away:
+				// the ask stays pending in the store and the next start
+				// shows it again, as after a crash.
+				continue
+			}
+			answered = append(answered, x.RequestID)
+		case store.PermissionGranted:
+			j.countUse(ctx, sessionID, x.Source, x.Signature)
+			answered = append(answered, x.RequestID)
+		case store.PermissionRequested:
+			asked = append(asked, x)
 		}
-		se, err := j.convert(ctx, sessionID, ev)
-		if err != nil {
-			return err
-		}
-		out = append(out, se)
-		switch ev.Type {
-		case tools.EventPermissionGranted, tools.EventPermissionDenied:
-			answered = append(answered, ev.RequestID)
-		}
+		out = append(out, ev)
 	}
 	if len(out) == 0 {
-		return nil
+		return 0, nil
 	}
-	for _, ev := range evs {
-		if ev.Type == tools.EventPermissionRequested {
-			j.s.br.register(sessionID, ev)
-		}
+	// Live before stored, so an answer that reads the store and arrives
+	// before the gate waits still reaches it.
+	for _, pr := range asked {
+		j.s.br.register(sessionID, pr)
 	}
-	if _, err := j.s.st.Append(ctx, sessionID, store.AnyVersion, out...); err != nil {
-		for _, ev := range evs {
-			if ev.Type == tools.EventPermissionRequested {
-				j.s.br.unregister(sessionID, ev)
-			}
+	v, err := j.s.st.Append(ctx, sessionID, ver, out...)
+	if err != nil {
+		for _, pr := range asked {
+			j.s.br.unregister(sessionID, pr)
 		}
-		return err
+		return v, err
 	}
 	for _, id := range answered {
 		if j.s.br.wasAsked(id) {
@@ -58,27 +60,8 @@ func (j journal) Record(ctx context.Context, sessionID string, evs ...tools.Even
 			j.s.touch(sessionID)
 		}
 	}
-	return nil
+	return v, nil
 }
-
-// convert is the shared gate→store mapping plus grant use counts. An
-// answer the runtime gave on a human's behalf (cancel, re-decision) comes
-// through the gate as the answer's whole Decision, so it needs nothing here.
-func (j journal) convert(ctx context.Context, sessionID string, ev tools.Event) (store.Event, error) {
-	switch se := storejournal.Event(ev).(type) {
-	case store.PermissionGranted:
-		j.countUse(ctx, sessionID, se.Source, se.Signature)
-		return se, nil
-	case nil:
-		return nil, &unknownEventError{string(ev.Type)}
-	default:
-		return se, nil
-	}
-}
-
-type unknownEventError struct{ t string }
-
-func (e *unknownEventError) Error() string { return "runtime: unknown gate event " + e.t }
 
 // countUse bumps the use count of the grant that allowed a call.
 func (j journal) countUse(ctx context.Context, sessionID, source, sig string) {

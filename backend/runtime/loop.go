@@ -334,9 +334,9 @@ func (s *Service) gateCall(ctx context.Context, sessionID, callID string, t tool
 		Approver:        approver,
 		ApprovalTimeout: s.cfg.ApprovalTimeout,
 		Journal:         journal{s: s},
+		Asks:            s.asks,
 		Now:             s.cfg.Now,
 		Network:         s.networkConfig(),
-		Prior:           s.br.prior(sessionID, callID),
 		NewID:           s.newID,
 	})
 	if err != nil {

@@ -6,44 +6,9 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime/model"
 	"github.com/warden-dev/warden/backend/store"
-	"github.com/warden-dev/warden/backend/tools"
 )
-
-// preAnswer is a human's answer given to an ask of an earlier process,
-// waiting for the same call to be asked again when it runs now.
-type preAnswer struct {
-	requestID string
-	signature string
-	given     string        // once | always
-	trace     []policy.Step // the ask's trace
-}
-
-func (b *broker) setPre(sessionID, callID string, p preAnswer) {
-	b.mu.Lock()
-	b.pre[callKey(sessionID, callID)] = p
-	b.mu.Unlock()
-}
-
-func (b *broker) dropPre(sessionID, callID string) {
-	b.mu.Lock()
-	delete(b.pre, callKey(sessionID, callID))
-	b.mu.Unlock()
-}
-
-// prior is the recorded answer a resumed call stands on, if any.
-func (b *broker) prior(sessionID, callID string) *tools.PriorAnswer {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	p, ok := b.pre[callKey(sessionID, callID)]
-	if !ok {
-		return nil
-	}
-	return &tools.PriorAnswer{RequestID: p.requestID, Signature: p.signature, Decision: policy.Decision{
-		Verdict: policy.VerdictAllow, Source: "human:" + p.given, Signature: p.signature, Trace: p.trace}}
-}
 
 // resumeRestored carries on from an ask that outlived the process that
 // made it, once a human answered it: the call runs (or its denial is
@@ -190,11 +155,7 @@ func (s *Service) runResumed(ctx context.Context, v Approval, a AnswerArgs, p re
 			return nil
 		}
 	} else {
-		s.br.setPre(v.SessionID, first.ID, preAnswer{requestID: v.RequestID, signature: v.Signature, given: a.Answer,
-			trace: v.Trace})
-		err := s.runCall(ctx, v.SessionID, first, p.depth)
-		s.br.dropPre(v.SessionID, first.ID)
-		if err != nil || p.bang {
+		if err := s.runCall(ctx, v.SessionID, first, p.depth); err != nil || p.bang {
 			return err
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/warden-dev/warden/backend/runtime/model"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools"
+	askm "github.com/warden-dev/warden/backend/tools/ask"
 	"github.com/warden-dev/warden/backend/tools/mcp"
 )
 
@@ -88,6 +89,9 @@ type Service struct {
 	tools toolset // unwrapped, meta tools included
 	hub   *hub
 	br    *broker
+	// asks is every ask's life cycle (backend/tools/ask), shared by the
+	// gates and the answers to asks restored from the log.
+	asks *askm.Machine
 
 	ctx    context.Context // lives until Close
 	cancel context.CancelFunc
@@ -127,6 +131,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	s.live = live{provider: cfg.Provider, demo: cfg.Demo, approval: cfg.Approval, sandbox: cfg.Sandbox}
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	s.br = newBroker(s)
+	s.asks = askm.NewMachine(journal{s: s})
 	if s.cfg.MCP != nil && s.cfg.TrustMcp == nil {
 		s.cfg.TrustMcp = s.trustFromAnswer
 	}

@@ -129,6 +129,13 @@ type PermissionRequested struct {
 	Signature string          `json:"signature"`
 	Effects   []policy.Effect `json:"effects,omitempty"`
 	Trace     []policy.Step   `json:"trace,omitempty"`
+	// Preview is what the prompt shows (a write's diff); AlwaysRefused why
+	// "always" is not offered; Direct marks a tool's own question
+	// (present_plan), which an axis change never re-decides. Recorded so an
+	// ask restored after a restart is the same prompt.
+	Preview       string `json:"preview,omitempty"`
+	AlwaysRefused string `json:"always_refused,omitempty"`
+	Direct        bool   `json:"direct,omitempty"`
 }
 
 func (p PermissionRequested) validate() error { return needIDs(p.RequestID, p.CallID, p.Tool) }
@@ -144,6 +151,10 @@ type PermissionGranted struct {
 	Signature string        `json:"signature,omitempty"`
 	Source    string        `json:"source"`
 	Trace     []policy.Step `json:"trace,omitempty"`
+	// Via names the ask's transition that decided it (package
+	// backend/tools/ask): allow, answer-once, answer-always,
+	// supersede-allow. Empty in logs written before it.
+	Via string `json:"via,omitempty"`
 }
 
 func (p PermissionGranted) validate() error {
@@ -176,6 +187,9 @@ type PermissionDenied struct {
 	Remedy    string        `json:"remedy,omitempty"`
 	By        DeniedBy      `json:"by"`
 	Trace     []policy.Step `json:"trace,omitempty"`
+	// Via names the ask's transition (deny, answer-deny, time-out, cancel,
+	// supersede-deny); empty in logs written before it.
+	Via string `json:"via,omitempty"`
 }
 
 func (p PermissionDenied) validate() error {
@@ -205,9 +219,12 @@ func needIDs(requestID, callID, tool string) error {
 // ToolInvocationStarted follows a PermissionGranted for the same CallID.
 type ToolInvocationStarted struct {
 	event
-	CallID string          `json:"call_id"`
-	Tool   string          `json:"tool"`
-	Args   json.RawMessage `json:"args,omitempty"`
+	// RequestID is the permission's request that let the call run (empty
+	// in logs written before it).
+	RequestID string          `json:"request_id,omitempty"`
+	CallID    string          `json:"call_id"`
+	Tool      string          `json:"tool"`
+	Args      json.RawMessage `json:"args,omitempty"`
 }
 
 // ToolOutput is a chunk of streamed output (shell stdout/stderr).
@@ -221,6 +238,7 @@ type ToolOutput struct {
 // ToolInvocationCompleted ends a call that ran; Result is the tool's own JSON.
 type ToolInvocationCompleted struct {
 	event
+	RequestID  string          `json:"request_id,omitempty"`
 	CallID     string          `json:"call_id"`
 	Tool       string          `json:"tool"`
 	Result     json.RawMessage `json:"result,omitempty"`
@@ -232,10 +250,14 @@ type ToolInvocationCompleted struct {
 // ToolInvocationFailed ends a call whose tool returned an error.
 type ToolInvocationFailed struct {
 	event
+	RequestID  string `json:"request_id,omitempty"`
 	CallID     string `json:"call_id"`
 	Tool       string `json:"tool"`
 	Error      string `json:"error"`
 	DurationMs int64  `json:"duration_ms"`
+	// Via is fail (the tool failed), stale (its paths changed after the
+	// decision; nothing ran) or interrupt (the process ended while it ran).
+	Via string `json:"via,omitempty"`
 }
 
 // ApprovalPolicyChanged and the other axis events: By is who changed it

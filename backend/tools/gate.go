@@ -12,7 +12,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/warden-dev/warden/backend/policy"
-	"github.com/warden-dev/warden/backend/tools/netproxy"
+	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/tools/ask"
 )
 
 // Decider is the policy engine; *policy.Engine satisfies it.
@@ -30,6 +31,7 @@ type Previewer interface {
 type ApprovalRequest struct {
 	SessionID string          `json:"session_id"`
 	CallID    string          `json:"call_id"`
+	RequestID string          `json:"request_id"`
 	Tool      string          `json:"tool"`
 	Args      json.RawMessage `json:"args"`
 	Effects   []policy.Effect `json:"effects"`
@@ -67,6 +69,9 @@ type Approval struct {
 	Always   bool             `json:"always,omitempty"`
 	Note     string           `json:"note,omitempty"`
 	Decided  *policy.Decision `json:"decided,omitempty"`
+	// On is the ask's transition a Decided answer is (cancel,
+	// supersede-allow, supersede-deny); empty reads as a supersede.
+	On ask.Transition `json:"on,omitempty"`
 }
 
 // Approver parks a call until a human answers. It returns an error when no
@@ -75,48 +80,10 @@ type Approver interface {
 	Approve(ctx context.Context, req ApprovalRequest) (Approval, error)
 }
 
-// EventType names a gate event; the names are the store's event types.
-type EventType string
-
-const (
-	EventPermissionRequested     EventType = "PermissionRequested"
-	EventPermissionGranted       EventType = "PermissionGranted"
-	EventPermissionDenied        EventType = "PermissionDenied"
-	EventToolInvocationStarted   EventType = "ToolInvocationStarted"
-	EventToolInvocationCompleted EventType = "ToolInvocationCompleted"
-	EventToolInvocationFailed    EventType = "ToolInvocationFailed"
-)
-
-// Event is one step of a call through the gate. Only the fields of its Type
-// are set.
-type Event struct {
-	Type   EventType `json:"type"`
-	At     time.Time `json:"at"`
-	CallID string    `json:"call_id"`
-	// RequestID ties a permission answer to its question; an allow that
-	// was never asked has its own.
-	RequestID string           `json:"request_id"`
-	Tool      string           `json:"tool"`
-	Risk      policy.Risk      `json:"risk,omitempty"`     // Requested
-	Args      json.RawMessage  `json:"args,omitempty"`     // Requested, Started
-	Effects   []policy.Effect  `json:"effects,omitempty"`  // Requested, Granted, Denied
-	Decision  *policy.Decision `json:"decision,omitempty"` // Requested, Granted, Denied
-	Source    string           `json:"source,omitempty"`   // Granted
-	Reason    policy.Reason    `json:"reason,omitempty"`   // Denied
-	Detail    string           `json:"detail,omitempty"`   // Denied
-	Preview   string           `json:"preview,omitempty"`  // Requested
-	Direct    bool             `json:"direct,omitempty"`   // Requested: raised by the tool (Env.Ask)
-	Result    *Result          `json:"result,omitempty"`   // Completed, Failed
-	Error     string           `json:"error,omitempty"`    // Failed
-	Duration  time.Duration    `json:"duration_ns,omitempty"`
-	Conn      *netproxy.Conn   `json:"conn,omitempty"` // NetworkConnection (gate_net.go)
-}
-
-// Journal records a session's events, in order. A failure to record a
+// Journal is where the gate records a session's events: the store's own
+// sealed event types (*store.Store is one). A failure to record a
 // permission event stops the call: nothing runs unrecorded.
-type Journal interface {
-	Record(ctx context.Context, sessionID string, events ...Event) error
-}
+type Journal = ask.Log
 
 // SessionFunc returns the policy view of the call's session: axes, freeze,
 // grants, caged. Its Workspace and Sandbox override the Env's, so the cage
@@ -134,28 +101,22 @@ type GateConfig struct {
 	// Approver waits until ctx ends.
 	ApprovalTimeout time.Duration
 	Journal         Journal // nil records nothing
-	Now             func() time.Time
-	NewID           func() string
+	// Asks is the process's ask machine, recording to Journal; nil makes
+	// one for this gate. A service shares one between its gates and the
+	// answers it takes, so two answers to one ask record one.
+	Asks  *ask.Machine
+	Now   func() time.Time
+	NewID func() string
 	// Network decides the destinations of caged commands (gate_net.go).
 	Network NetworkConfig
-	// Prior is a human's answer, already recorded, to an ask of this very
-	// call made before a restart. When the call decides to Ask (or Allow)
-	// again under the same signature, that answer stands and nothing new is
-	// recorded for its permission: the log keeps one ask and one answer.
-	// A Deny (the policy tightened meanwhile) still denies.
-	Prior *PriorAnswer
-}
-
-// PriorAnswer is an ask's recorded answer that a resumed call stands on.
-type PriorAnswer struct {
-	RequestID string
-	Signature string
-	Decision  policy.Decision // verdict allow, with its source (human:once|always)
 }
 
 // Gate is the one path every tool call takes: effects, decision, approval,
 // invocation, each step recorded. A tool never consults the policy itself.
-type Gate struct{ cfg GateConfig }
+type Gate struct {
+	cfg  GateConfig
+	asks *ask.Machine
+}
 
 // NewGate returns a gate.
 func NewGate(cfg GateConfig) (*Gate, error) {
@@ -168,8 +129,19 @@ func NewGate(cfg GateConfig) (*Gate, error) {
 	if cfg.NewID == nil {
 		cfg.NewID = uuid.NewString
 	}
-	return &Gate{cfg: cfg}, nil
+	if cfg.Journal == nil {
+		cfg.Journal = discard{}
+	}
+	g := &Gate{cfg: cfg, asks: cfg.Asks}
+	if g.asks == nil {
+		g.asks = ask.NewMachine(cfg.Journal)
+	}
+	return g, nil
 }
+
+type discard struct{}
+
+func (discard) Append(context.Context, string, int64, ...store.Event) (int64, error) { return 0, nil }
 
 // Outcome is the full story of one call.
 type Outcome struct {
@@ -206,29 +178,25 @@ func (g *Gate) Call(ctx context.Context, t Tool, args json.RawMessage, env Env) 
 	}
 	out.Effects = effects
 	d := g.cfg.Decider.Decide(policy.Call{Tool: t.Name(), Effects: effects}, s)
-	base := Event{CallID: out.CallID, RequestID: g.cfg.NewID(), Tool: t.Name()}
+	id := ask.ID{SessionID: env.SessionID, RequestID: g.cfg.NewID(), CallID: out.CallID, Tool: t.Name()}
 	switch {
-	case g.stands(d):
-		// The answer recorded before the restart is this call's answer.
-		now := d
-		d = g.cfg.Prior.Decision
-		d.Trace = append(append([]policy.Step(nil), d.Trace...), policy.Step{Step: "resume",
-			Saw: "decided " + string(now.Verdict) + " again after a restart; request " + g.cfg.Prior.RequestID +
-				" was answered " + d.Source,
-			Concluded: "that answer stands"})
+	case g.standing(id, d, false) != nil:
+		// A human answered this very call's ask before a restart: that
+		// ask carries on (allowed → running); nothing is asked twice.
+		p := g.standing(id, d, false)
+		d = stood(*p, "decided "+string(d.Verdict)+" again after a restart")
+		id = p.ID
 	case d.Verdict == policy.VerdictAllow:
-		ev := g.ev(base, EventPermissionGranted)
-		ev.Effects, ev.Decision, ev.Source = effects, &d, d.Source
-		if err := g.record(ctx, env, ev); err != nil {
+		if _, err := g.asks.Step(ctx, id, ask.Allow, granted(d)); err != nil {
 			return out, err
 		}
 	case d.Verdict == policy.VerdictAsk:
-		d, err = g.ask(ctx, t, args, env, effects, d, base)
+		d, err = g.ask(ctx, t, args, env, effects, d, id, false)
 		if err != nil {
 			return out, err
 		}
 	default:
-		if err := g.deny(ctx, env, base, effects, &d); err != nil {
+		if err := g.deny(ctx, id, ask.Deny, d); err != nil {
 			return out, err
 		}
 	}
@@ -240,16 +208,15 @@ func (g *Gate) Call(ctx context.Context, t Tool, args json.RawMessage, env Env) 
 	// A symlink can change while a human thinks: resolve the paths again
 	// and run only what was decided on.
 	if again, err := t.Effects(args, env); err != nil || !sameEffects(again, effects) {
-		ev := g.ev(base, EventToolInvocationFailed)
-		ev.Error = "the call's paths resolve differently than when it was decided (a symlink or folder changed); nothing ran"
-		out.Result = ErrorResult(ev.Error + "; call again")
-		ev.Result = &out.Result
-		return out, g.record(ctx, env, ev)
+		msg := "the call's paths resolve differently than when it was decided (a symlink or folder changed); nothing ran"
+		out.Result = ErrorResult(msg + "; call again")
+		_, err := g.asks.Step(context.WithoutCancel(ctx), id, ask.Stale, store.ToolInvocationFailed{Error: msg})
+		return out, err
 	}
 	out.Invoked = true
 	env.Egress = g.egress(env, out.CallID)
-	env.Ask = func(ctx context.Context, q Question) (policy.Decision, error) { return g.toolAsk(ctx, t, env, q, base) }
-	out.Result, err = g.invoke(ctx, t, args, env, base)
+	env.Ask = func(ctx context.Context, q Question) (policy.Decision, error) { return g.toolAsk(ctx, t, env, q) }
+	out.Result, err = g.invoke(ctx, t, args, env, id)
 	return out, err
 }
 
@@ -271,40 +238,57 @@ func sameEffects(now, decided []policy.Effect) bool {
 }
 
 // toolAsk is Env.Ask: a question the running tool puts to the human
-// (present_plan) takes the same path as the engine's asks — recorded,
+// (present_plan) is an ask of its own in the same machine — recorded,
 // parked on the Approver, answered, timed out or cancelled, recorded again —
-// under its own request id. A prior answer to it (a restart) stands.
-func (g *Gate) toolAsk(ctx context.Context, t Tool, env Env, q Question, base Event) (policy.Decision, error) {
+// under its own request id, for the same call. A prior answer to it (a
+// restart) stands.
+func (g *Gate) toolAsk(ctx context.Context, t Tool, env Env, q Question) (policy.Decision, error) {
 	if q.Signature == "" {
 		q.Signature = t.Name()
 	}
 	d := policy.Decision{Verdict: policy.VerdictAsk, Reasons: []policy.Reason{}, Signature: q.Signature,
 		Trace: []policy.Step{{Step: "tool", Saw: t.Name() + " asks the human: " + q.Why, Concluded: "ask"}}}
-	if g.stands(d) {
-		p := g.cfg.Prior.Decision
-		p.Trace = append(append([]policy.Step(nil), p.Trace...), policy.Step{Step: "resume",
-			Saw: "asked again after a restart; request " + g.cfg.Prior.RequestID + " was answered " + p.Source, Concluded: "that answer stands"})
-		return p, nil
+	id := ask.ID{SessionID: env.SessionID, RequestID: g.cfg.NewID(), CallID: env.CallID, Tool: t.Name()}
+	if p := g.standing(id, d, true); p != nil {
+		return stood(*p, "asked again after a restart"), nil
 	}
-	base.RequestID = g.cfg.NewID()
-	return g.askAs(ctx, t, q.Args, env, nil, d, base, true)
+	return g.ask(ctx, t, q.Args, env, nil, d, id, true)
 }
 
-// stands reports whether the prior answer decides this call: same
-// signature, and the engine would ask or allow (never over a Deny).
-func (g *Gate) stands(d policy.Decision) bool {
-	p := g.cfg.Prior
-	return p != nil && p.Signature == d.Signature && p.Decision.Verdict == policy.VerdictAllow &&
-		(d.Verdict == policy.VerdictAsk || d.Verdict == policy.VerdictAllow)
+// standing is the ask of this call a human answered yes before a restart
+// (restored into the machine from the log, still allowed, never started):
+// same signature, a tool's own question or not like this one, and the
+// engine would ask or allow now (it never stands over a Deny).
+func (g *Gate) standing(id ask.ID, d policy.Decision, direct bool) *ask.Ask {
+	if d.Verdict != policy.VerdictAsk && d.Verdict != policy.VerdictAllow {
+		return nil
+	}
+	for _, a := range g.asks.ByCall(id.SessionID, id.CallID) {
+		if a.State == ask.Allowed && strings.HasPrefix(a.Source, "human:") && a.Signature == d.Signature &&
+			a.Question != nil && a.Question.Direct == direct && a.Tool == id.Tool {
+			return &a
+		}
+	}
+	return nil
 }
 
-func (g *Gate) ask(ctx context.Context, t Tool, args json.RawMessage, env Env, effects []policy.Effect, d policy.Decision, base Event) (policy.Decision, error) {
-	return g.askAs(ctx, t, args, env, effects, d, base, false)
+// stood is the decision of a standing answer, its trace saying so.
+func stood(a ask.Ask, saw string) policy.Decision {
+	d := policy.Decision{Verdict: policy.VerdictAllow, Source: a.Source, Signature: a.Signature, Reasons: []policy.Reason{}}
+	if a.Question != nil {
+		d.Trace = append([]policy.Step(nil), a.Question.Trace...)
+	}
+	d.Trace = append(d.Trace, policy.Step{Step: "resume", Saw: saw + "; request " + a.RequestID + " was answered " + a.Source,
+		Concluded: "that answer stands"})
+	return d
 }
 
-func (g *Gate) askAs(ctx context.Context, t Tool, args json.RawMessage, env Env, effects []policy.Effect, d policy.Decision, base Event, direct bool) (policy.Decision, error) {
-	req := ApprovalRequest{SessionID: env.SessionID, CallID: base.CallID, Tool: t.Name(), Args: args, Effects: effects,
-		Risk: t.Risk(), Reasons: d.Reasons, Signature: d.Signature, Trace: d.Trace, AlwaysRefused: d.AlwaysRefused, Direct: direct}
+// ask takes an Ask to a human: requested, then one of the answers the
+// machine allows from there, each recorded before it counts.
+func (g *Gate) ask(ctx context.Context, t Tool, args json.RawMessage, env Env, effects []policy.Effect, d policy.Decision, id ask.ID, direct bool) (policy.Decision, error) {
+	req := ApprovalRequest{SessionID: env.SessionID, CallID: id.CallID, RequestID: id.RequestID, Tool: t.Name(), Args: args,
+		Effects: effects, Risk: t.Risk(), Reasons: d.Reasons, Signature: d.Signature, Trace: d.Trace,
+		AlwaysRefused: d.AlwaysRefused, Direct: direct}
 	if pv, ok := t.(Previewer); ok && !direct {
 		if p, err := pv.Preview(args, env); err == nil {
 			req.Preview = p
@@ -312,11 +296,14 @@ func (g *Gate) askAs(ctx context.Context, t Tool, args json.RawMessage, env Env,
 			req.Preview = "no preview: " + err.Error()
 		}
 	}
-	ev := g.ev(base, EventPermissionRequested)
-	ev.Args, ev.Effects, ev.Decision, ev.Preview, ev.Risk, ev.Direct = args, effects, &d, req.Preview, req.Risk, direct
-	if err := g.record(ctx, env, ev); err != nil {
+	if _, err := g.asks.Step(ctx, id, ask.Request, store.PermissionRequested{Args: args, Risk: req.Risk, Reasons: d.Reasons,
+		Signature: d.Signature, Effects: effects, Trace: d.Trace, Preview: req.Preview, AlwaysRefused: d.AlwaysRefused,
+		Direct: direct}); err != nil {
 		return d, err
 	}
+	// The answer may be "none" because ctx ended; its record is still
+	// owed to the log.
+	wctx := context.WithoutCancel(ctx)
 	ans, why := g.await(ctx, req)
 	if why == "" && ans.Decided != nil {
 		final := *ans.Decided
@@ -325,11 +312,18 @@ func (g *Gate) askAs(ctx context.Context, t Tool, args json.RawMessage, env Env,
 			if final.Source == "" {
 				final.Source = "human:once"
 			}
-			ev := g.ev(base, EventPermissionGranted)
-			ev.Effects, ev.Decision, ev.Source = effects, &final, final.Source
-			return final, g.record(ctx, env, ev)
+			on := ans.On
+			if on == "" {
+				on = ask.SupersedeAllow
+			}
+			_, err := g.asks.Step(wctx, id, on, granted(final))
+			return final, err
 		case policy.VerdictDeny:
-			return final, g.deny(context.WithoutCancel(ctx), env, base, effects, &final)
+			on := ans.On
+			if on == "" {
+				on = ask.SupersedeDeny
+			}
+			return final, g.deny(wctx, id, on, final)
 		}
 		why = fmt.Sprintf("the answer decided %q, which is neither allow nor deny", final.Verdict)
 	}
@@ -337,16 +331,18 @@ func (g *Gate) askAs(ctx context.Context, t Tool, args json.RawMessage, env Env,
 	final.Reasons = nil
 	if why == "" && ans.Approved {
 		final.Verdict, final.Source = policy.VerdictAllow, "human:once"
+		on := ask.AnswerOnce
 		if ans.Always && d.AlwaysRefused == "" {
-			final.Source = "human:always"
+			final.Source, on = "human:always", ask.AnswerAlways
 		}
 		final.Trace = append(append([]policy.Step(nil), d.Trace...), policy.Step{Step: "approval", Saw: "asked a human: " + reasonList(d.Reasons), Concluded: "allow (" + final.Source + ")"})
-		ev := g.ev(base, EventPermissionGranted)
-		ev.Effects, ev.Decision, ev.Source = effects, &final, final.Source
-		return final, g.record(ctx, env, ev)
+		_, err := g.asks.Step(wctx, id, on, granted(final))
+		return final, err
 	}
 	final.Verdict = policy.VerdictDeny
+	on := ask.AnswerDeny
 	if why != "" {
+		on = ask.TimeOut
 		final.Reason, final.Detail = policy.ReasonNoApprover, why
 		final.Remedy = "attach a human (the desktop app or an approval timeout), or add a grant for " + d.Signature
 	} else {
@@ -356,9 +352,7 @@ func (g *Gate) askAs(ctx context.Context, t Tool, args json.RawMessage, env Env,
 		}
 	}
 	final.Trace = append(append([]policy.Step(nil), d.Trace...), policy.Step{Step: "approval", Saw: "asked: " + reasonList(d.Reasons), Concluded: "deny (" + string(final.Reason) + ")"})
-	// The answer may be "none" because ctx ended; the denial is still owed
-	// to the log.
-	return final, g.deny(context.WithoutCancel(ctx), env, base, effects, &final)
+	return final, g.deny(wctx, id, on, final)
 }
 
 // await gets an answer, or the reason none came.
@@ -384,48 +378,70 @@ func (g *Gate) await(ctx context.Context, req ApprovalRequest) (Approval, string
 	return ans, ""
 }
 
-func (g *Gate) deny(ctx context.Context, env Env, base Event, effects []policy.Effect, d *policy.Decision) error {
-	ev := g.ev(base, EventPermissionDenied)
-	ev.Effects, ev.Decision, ev.Reason, ev.Detail = effects, d, d.Reason, d.Detail
-	return g.record(ctx, env, ev)
+// granted is the record of an allow.
+func granted(d policy.Decision) store.PermissionGranted {
+	return store.PermissionGranted{Signature: d.Signature, Source: d.Source, Trace: d.Trace}
 }
 
-func (g *Gate) invoke(ctx context.Context, t Tool, args json.RawMessage, env Env, base Event) (Result, error) {
-	ev := g.ev(base, EventToolInvocationStarted)
-	ev.Args = args
-	if err := g.record(ctx, env, ev); err != nil {
+func (g *Gate) deny(ctx context.Context, id ask.ID, on ask.Transition, d policy.Decision) error {
+	_, err := g.asks.Step(ctx, id, on, store.PermissionDenied{Signature: d.Signature, Reason: d.Reason, Detail: d.Detail,
+		Remedy: d.Remedy, By: deniedBy(d.Reason), Trace: d.Trace})
+	return err
+}
+
+// deniedBy says who refused, from the reason: sandbox, freeze, user, or
+// no-approver for the fail-closed rest.
+func deniedBy(r policy.Reason) store.DeniedBy {
+	switch r {
+	case policy.ReasonSandboxRejected:
+		return store.DeniedBySandbox
+	case policy.ReasonPlanningFreeze:
+		return store.DeniedByFreeze
+	case policy.ReasonUserDenied:
+		return store.DeniedByUser
+	}
+	return store.DeniedByNoApprover
+}
+
+func (g *Gate) invoke(ctx context.Context, t Tool, args json.RawMessage, env Env, id ask.ID) (Result, error) {
+	if _, err := g.asks.Step(ctx, id, ask.Start, store.ToolInvocationStarted{Args: args}); err != nil {
 		return Result{}, err
 	}
 	start := g.cfg.Now()
 	res, err := t.Invoke(ctx, args, env)
-	end := g.ev(base, EventToolInvocationCompleted)
-	end.Duration = g.cfg.Now().Sub(start)
+	took := g.cfg.Now().Sub(start).Milliseconds()
+	msg := ""
 	if err != nil {
 		res = ErrorResult(fmt.Sprintf("%s failed: %v", t.Name(), err))
-		end.Error = err.Error()
+		msg = err.Error()
 	}
-	if err != nil || res.IsError {
-		end.Type = EventToolInvocationFailed
-	}
-	end.Result = &res
 	// The call ran; a journal failure now must not hide its result.
-	_ = g.record(context.WithoutCancel(ctx), env, end)
+	wctx := context.WithoutCancel(ctx)
+	if err != nil || res.IsError {
+		if msg == "" {
+			msg = resultText(res)
+		}
+		_, _ = g.asks.Step(wctx, id, ask.Fail, store.ToolInvocationFailed{Error: msg, DurationMs: took})
+		return res, nil
+	}
+	done := store.ToolInvocationCompleted{Output: resultText(res), DurationMs: took}
+	done.Result, _ = json.Marshal(res)
+	var x struct {
+		ExitCode *int `json:"exit_code"`
+	}
+	if json.Unmarshal(res.Structured, &x) == nil {
+		done.ExitCode = x.ExitCode
+	}
+	_, _ = g.asks.Step(wctx, id, ask.Finish, done)
 	return res, nil
 }
 
-func (g *Gate) ev(base Event, typ EventType) Event {
-	base.Type, base.At = typ, g.cfg.Now()
-	return base
-}
-
-func (g *Gate) record(ctx context.Context, env Env, ev Event) error {
-	if g.cfg.Journal == nil {
-		return nil
+func resultText(r Result) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		b.WriteString(c.Text)
 	}
-	if err := g.cfg.Journal.Record(ctx, env.SessionID, ev); err != nil {
-		return fmt.Errorf("gate: record %s: %w", ev.Type, err)
-	}
-	return nil
+	return b.String()
 }
 
 // denialResult is the refusal the model reads and re-plans from.

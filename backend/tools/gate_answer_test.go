@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/tools/ask"
 )
 
 // TestGateAnswerOutcomes: an answer that carries its whole Decision is
@@ -19,13 +21,12 @@ func TestGateAnswerOutcomes(t *testing.T) {
 	sandboxed := policy.Decision{Verdict: policy.VerdictDeny, Reason: policy.ReasonSandboxRejected, Detail: "re-decided: read-only",
 		Remedy: "switch the sandbox to WorkspaceWrite", Signature: "fs.write"}
 	granted := policy.Decision{Verdict: policy.VerdictAllow, Source: "session-grant:fs.write", Signature: "fs.write"}
-	prior := &PriorAnswer{RequestID: "req-before", Signature: "fs.write",
-		Decision: policy.Decision{Verdict: policy.VerdictAllow, Source: "human:once", Signature: "fs.write"}}
+	prior := &priorAnswer{requestID: "req-before", signature: "fs.write", source: "human:once", tool: "fs.write"}
 	cases := []struct {
 		name     string
 		decision policy.Decision
 		answer   *Approval
-		prior    *PriorAnswer
+		prior    *priorAnswer
 		verdict  policy.Verdict
 		source   string
 		reason   policy.Reason
@@ -44,7 +45,7 @@ func TestGateAnswerOutcomes(t *testing.T) {
 		{name: "a prior answer stands over an ask", decision: ask, prior: prior,
 			verdict: policy.VerdictAllow, source: "human:once", events: "ToolInvocationStarted,ToolInvocationCompleted", written: true},
 		{name: "a prior answer for another signature does not", decision: ask,
-			prior:   &PriorAnswer{RequestID: "r", Signature: "shell:rm", Decision: prior.Decision},
+			prior:   &priorAnswer{requestID: "r", signature: "shell:rm", source: "human:once", tool: "fs.write"},
 			verdict: policy.VerdictDeny, reason: policy.ReasonNoApprover, events: "PermissionRequested,PermissionDenied"},
 		{name: "a prior answer never overrides a deny", decision: deny, prior: prior,
 			verdict: policy.VerdictDeny, reason: policy.ReasonSandboxRejected, events: "PermissionDenied", toModel: "Remedy: switch"},
@@ -53,8 +54,9 @@ func TestGateAnswerOutcomes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			env := testEnv(t)
 			writeFile(t, filepath.Join(env.Workspace, "f.txt"), "old\n")
+			env.CallID = "c1"
 			j := &journal{}
-			cfg := GateConfig{Decider: &fixedDecider{d: tc.decision}, Journal: j, Prior: tc.prior,
+			cfg := GateConfig{Decider: &fixedDecider{d: tc.decision}, Journal: j, Asks: tc.prior.machine(j, env.SessionID, false),
 				Session: func(context.Context, Env) (policy.Session, error) {
 					return policy.Session{Workspace: env.Workspace, Sandbox: env.Sandbox, Caged: true}, nil
 				}}
@@ -83,7 +85,7 @@ func TestGateAnswerOutcomes(t *testing.T) {
 			}
 			if tc.prior != nil && tc.written {
 				last := out.Decision.Trace[len(out.Decision.Trace)-1]
-				if last.Step != "resume" || !strings.Contains(last.Saw, tc.prior.RequestID) {
+				if last.Step != "resume" || !strings.Contains(last.Saw, tc.prior.requestID) {
 					t.Fatalf("the trace does not name the answer it stood on: %+v", last)
 				}
 			}
@@ -113,7 +115,7 @@ func TestGateToolAsk(t *testing.T) {
 	cases := []struct {
 		name    string
 		approve *answer
-		prior   *PriorAnswer
+		prior   *priorAnswer
 		verdict policy.Verdict
 		events  string
 	}{
@@ -124,14 +126,14 @@ func TestGateToolAsk(t *testing.T) {
 		{"nobody attached", nil, nil, policy.VerdictDeny,
 			"PermissionGranted,ToolInvocationStarted,PermissionRequested,PermissionDenied,ToolInvocationCompleted"},
 		{"a prior answer stands without asking", &answer{never: true},
-			&PriorAnswer{RequestID: "r0", Signature: "asker", Decision: policy.Decision{Verdict: policy.VerdictAllow, Source: "human:once"}},
-			policy.VerdictAllow, "ToolInvocationStarted,ToolInvocationCompleted"},
+			&priorAnswer{requestID: "r0", signature: "asker", source: "human:once", tool: "asker"},
+			policy.VerdictAllow, "PermissionGranted,ToolInvocationStarted,ToolInvocationCompleted"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			j := &journal{}
 			cfg := GateConfig{Decider: &fixedDecider{d: policy.Decision{Verdict: policy.VerdictAllow, Source: "sandbox+policy", Signature: "asker"}},
-				Journal: j, Prior: tc.prior,
+				Journal: j, Asks: tc.prior.machine(j, "s", true),
 				Session: func(context.Context, Env) (policy.Session, error) { return policy.Session{}, nil }}
 			if tc.approve != nil {
 				cfg.Approver = tc.approve
@@ -157,4 +159,19 @@ func TestGateToolAsk(t *testing.T) {
 			}
 		})
 	}
+}
+
+// priorAnswer is a human's yes to an ask of call c1, recorded before a
+// restart: the machine a resumed gate shares knows it, allowed.
+type priorAnswer struct{ requestID, signature, source, tool string }
+
+func (p *priorAnswer) machine(j Journal, sessionID string, direct bool) *ask.Machine {
+	if p == nil {
+		return nil
+	}
+	return ask.NewMachine(j, ask.Ask{
+		ID:    ask.ID{SessionID: sessionID, RequestID: p.requestID, CallID: "c1", Tool: p.tool},
+		State: ask.Allowed, Path: []ask.Transition{ask.Request, ask.AnswerOnce}, Signature: p.signature, Source: p.source,
+		Question: &store.PermissionRequested{RequestID: p.requestID, CallID: "c1", Tool: p.tool, Signature: p.signature, Direct: direct},
+	})
 }

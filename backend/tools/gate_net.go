@@ -8,7 +8,7 @@ package tools
 // The ask waits at most NetworkConfig.AskTimeout: an unanswered one refuses
 // that connection (the command reads a 403 naming the host and how to allow
 // it); the command itself never hangs on it. Every connection ends in one
-// EventNetworkConnection.
+// store.NetworkConnection.
 
 import (
 	"context"
@@ -20,12 +20,11 @@ import (
 	"time"
 
 	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/tools/ask"
 	"github.com/warden-dev/warden/backend/tools/netproxy"
 	"github.com/warden-dev/warden/backend/tools/sandbox"
 )
-
-// EventNetworkConnection is one connection through the proxy (Event.Conn).
-const EventNetworkConnection EventType = "NetworkConnection"
 
 // DefaultNetworkAskTimeout bounds a network ask when none is configured.
 const DefaultNetworkAskTimeout = 2 * time.Minute
@@ -101,13 +100,13 @@ func (nc *netCall) decide(ctx context.Context, dest policy.Destination) netproxy
 		args, _ := json.Marshal(map[string]any{"host": dest.Host, "port": dest.Port})
 		// Its own call id per destination (the broker keys asks by call), never
 		// one a resumed turn could mistake for a model or "!" call.
-		base := Event{CallID: call.Tool + "@" + nc.callID, RequestID: g.cfg.NewID(), Tool: call.Tool}
+		id := ask.ID{SessionID: nc.env.SessionID, RequestID: g.cfg.NewID(), CallID: call.Tool + "@" + nc.callID, Tool: call.Tool}
 		timeout := g.cfg.Network.AskTimeout
 		if timeout <= 0 {
 			timeout = DefaultNetworkAskTimeout
 		}
 		actx, cancel := context.WithTimeout(ctx, timeout)
-		final, err := g.ask(actx, t, args, nc.env, call.Effects, d, base)
+		final, err := g.ask(actx, t, args, nc.env, call.Effects, d, id, false)
 		cancel()
 		if err != nil {
 			return netproxy.Verdict{Reason: "journal", Detail: err.Error()}
@@ -144,9 +143,10 @@ func refusalLine(d policy.Destination, v netproxy.Verdict) string {
 // observe records the connection's event. It is owed to the log even when
 // the command's context has ended.
 func (nc *netCall) observe(c netproxy.Conn) {
-	ev := nc.g.ev(Event{CallID: nc.callID, RequestID: nc.g.cfg.NewID(), Tool: policy.NetworkSignature(c.Host, c.Port)}, EventNetworkConnection)
-	ev.Conn = &c
-	_ = nc.g.record(context.Background(), nc.env, ev)
+	ev := store.NetworkConnection{CallID: nc.callID, Host: c.Host, Port: c.Port, Addr: c.Addr, Proto: c.Proto,
+		Allowed: c.Allowed, AllowedBy: c.By, Reason: c.Reason, Detail: c.Detail, Error: c.Error,
+		BytesUp: c.BytesUp, BytesDown: c.BytesDown, DurationMs: c.Duration.Milliseconds()}
+	_, _ = nc.g.cfg.Journal.Append(context.Background(), nc.env.SessionID, store.AnyVersion, ev)
 }
 
 // RefusedConnections lists what the call's commands were refused, one line each with

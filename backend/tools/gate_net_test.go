@@ -126,7 +126,7 @@ func TestGateNetworkDecisions(t *testing.T) {
 					}
 				}
 			} else {
-				asked = strings.Count(j.types(), string(EventPermissionRequested))
+				asked = strings.Count(j.types(), EventPermissionRequested)
 			}
 			if asked != tc.asked {
 				t.Fatalf("asked %d times, want %d (events %s)", asked, tc.asked, j.types())
@@ -137,7 +137,7 @@ func TestGateNetworkDecisions(t *testing.T) {
 					continue
 				}
 				if e.Conn.Allowed {
-					conns = append(conns, "allowed:"+e.Conn.By)
+					conns = append(conns, "allowed:"+e.Conn.AllowedBy)
 				} else {
 					conns = append(conns, "refused:"+e.Conn.Reason)
 				}

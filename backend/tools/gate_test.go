@@ -6,12 +6,14 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/store"
 )
 
 // fixedDecider answers every call with one decision: the gate tests are
@@ -28,21 +30,57 @@ func (f *fixedDecider) Decide(c policy.Call, s policy.Session) policy.Decision {
 	return f.d
 }
 
-// journal keeps recorded events in memory.
+// journal keeps the recorded store events in memory, each read back as a
+// rec for the assertions.
 type journal struct {
 	mu   sync.Mutex
-	evs  []Event
+	evs  []rec
 	fail error
 }
 
-func (j *journal) Record(_ context.Context, _ string, evs ...Event) error {
+// rec is what the tests look at in a recorded event.
+type rec struct {
+	Type      string // the store event's Go type name: PermissionRequested, ...
+	CallID    string
+	RequestID string
+	Tool      string
+	Direct    bool
+	Conn      *store.NetworkConnection
+}
+
+// The recorded types the assertions name.
+const (
+	EventPermissionRequested = "PermissionRequested"
+	EventNetworkConnection   = "NetworkConnection"
+)
+
+func (j *journal) Append(_ context.Context, _ string, _ int64, evs ...store.Event) (int64, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.fail != nil {
-		return j.fail
+		return 0, j.fail
 	}
-	j.evs = append(j.evs, evs...)
-	return nil
+	for _, e := range evs {
+		r := rec{Type: reflect.TypeOf(e).Name()}
+		switch x := e.(type) {
+		case store.PermissionRequested:
+			r.CallID, r.RequestID, r.Tool, r.Direct = x.CallID, x.RequestID, x.Tool, x.Direct
+		case store.PermissionGranted:
+			r.CallID, r.RequestID, r.Tool = x.CallID, x.RequestID, x.Tool
+		case store.PermissionDenied:
+			r.CallID, r.RequestID, r.Tool = x.CallID, x.RequestID, x.Tool
+		case store.ToolInvocationStarted:
+			r.CallID, r.RequestID, r.Tool = x.CallID, x.RequestID, x.Tool
+		case store.ToolInvocationCompleted:
+			r.CallID, r.RequestID, r.Tool = x.CallID, x.RequestID, x.Tool
+		case store.ToolInvocationFailed:
+			r.CallID, r.RequestID, r.Tool = x.CallID, x.RequestID, x.Tool
+		case store.NetworkConnection:
+			r.CallID, r.Tool, r.Conn = x.CallID, policy.NetworkSignature(x.Host, x.Port), &x
+		}
+		j.evs = append(j.evs, r)
+	}
+	return int64(len(j.evs)), nil
 }
 
 func (j *journal) types() string {
@@ -50,7 +88,7 @@ func (j *journal) types() string {
 	defer j.mu.Unlock()
 	var s []string
 	for _, e := range j.evs {
-		s = append(s, string(e.Type))
+		s = append(s, e.Type)
 	}
 	return strings.Join(s, ",")
 }
@@ -265,5 +303,25 @@ func TestGateRechecksPathsAfterApproval(t *testing.T) {
 	}
 	if j.types() != "PermissionRequested,PermissionGranted,ToolInvocationFailed" {
 		t.Fatalf("events %s", j.types())
+	}
+}
+
+func TestDeniedBy(t *testing.T) {
+	tests := []struct {
+		reason policy.Reason
+		want   store.DeniedBy
+	}{
+		{policy.ReasonSandboxRejected, store.DeniedBySandbox},
+		{policy.ReasonPlanningFreeze, store.DeniedByFreeze},
+		{policy.ReasonUserDenied, store.DeniedByUser},
+		{policy.ReasonNoApprover, store.DeniedByNoApprover},
+		{policy.ReasonProtectedPath, store.DeniedByNoApprover},
+	}
+	for _, tc := range tests {
+		t.Run(string(tc.reason), func(t *testing.T) {
+			if got := deniedBy(tc.reason); got != tc.want {
+				t.Fatalf("deniedBy(%s) = %s, want %s", tc.reason, got, tc.want)
+			}
+		})
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools"
-	"github.com/warden-dev/warden/backend/tools/storejournal"
 )
 
 func toolCommand() command {
@@ -145,7 +144,7 @@ func callTool(ctx context.Context, g *assemble.Graph, s policy.Session, name str
 		Session:         func(context.Context, tools.Env) (policy.Session, error) { return s, nil },
 		Approver:        approver,
 		ApprovalTimeout: f.approvalTimeout,
-		Journal:         storejournal.New(g.Store),
+		Journal:         g.Store,
 		Network:         network,
 	})
 	if err != nil {

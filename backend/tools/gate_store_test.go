@@ -1,4 +1,4 @@
-package storejournal
+package tools_test
 
 import (
 	"context"
@@ -10,10 +10,11 @@ import (
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/store/storetest"
 	"github.com/warden-dev/warden/backend/tools"
+	"github.com/warden-dev/warden/backend/tools/ask"
 	"github.com/warden-dev/warden/backend/tools/sandbox"
 )
 
-// callThrough runs one call through a gate over the real engine, journalled
+// callThrough runs one call through a gate over the real engine, recorded
 // into a real store file, and returns the session's events after creation.
 func callThrough(t *testing.T, s policy.Session, tool tools.Tool, args string) []store.StoredEvent {
 	t.Helper()
@@ -30,7 +31,7 @@ func callThrough(t *testing.T, s policy.Session, tool tools.Tool, args string) [
 	}
 	g, err := tools.NewGate(tools.GateConfig{
 		Decider: policy.New(policy.Config{}),
-		Journal: New(st),
+		Journal: st,
 		Session: func(context.Context, tools.Env) (policy.Session, error) { return s, nil },
 	})
 	if err != nil {
@@ -43,10 +44,16 @@ func callThrough(t *testing.T, s policy.Session, tool tools.Tool, args string) [
 	if err != nil {
 		t.Fatal(err)
 	}
-	return evs[1:] // after session_created
+	evs = evs[1:] // after session_created
+	if f := ask.Fold(evs); len(f.Asks) != 1 || len(f.Skipped) > 0 || !ask.DefaultTable().Final(f.Asks[0].State) {
+		t.Fatalf("the call's events fold into %+v (skipped %v)", f.Asks, f.Skipped)
+	}
+	return evs
 }
 
-func TestJournal(t *testing.T) {
+// TestGateRecordsStoreEvents: the gate writes the store's own event types,
+// and they fold back into one ask per call, where the call ended.
+func TestGateRecordsStoreEvents(t *testing.T) {
 	cage := sandbox.New(sandbox.Config{})
 	if st := cage.Detect(context.Background()); !st.Available {
 		t.Fatalf("cage: %s", st.Reason)
@@ -98,24 +105,4 @@ func TestJournal(t *testing.T) {
 			t.Fatalf("events %+v", evs)
 		}
 	})
-}
-
-func TestDeniedBy(t *testing.T) {
-	tests := []struct {
-		reason policy.Reason
-		want   store.DeniedBy
-	}{
-		{policy.ReasonSandboxRejected, store.DeniedBySandbox},
-		{policy.ReasonPlanningFreeze, store.DeniedByFreeze},
-		{policy.ReasonUserDenied, store.DeniedByUser},
-		{policy.ReasonNoApprover, store.DeniedByNoApprover},
-		{policy.ReasonProtectedPath, store.DeniedByNoApprover},
-	}
-	for _, tc := range tests {
-		t.Run(string(tc.reason), func(t *testing.T) {
-			if got := deniedBy(tc.reason); got != tc.want {
-				t.Fatalf("deniedBy(%s) = %s, want %s", tc.reason, got, tc.want)
-			}
-		})
-	}
 }
