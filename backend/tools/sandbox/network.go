@@ -97,6 +97,15 @@ func networkAdmitted(p policy.SandboxPolicy) bool {
 	return p.Kind == policy.WorkspaceWrite && p.NetworkAccess
 }
 
+// Proxied reports whether a caged command under this sandbox policy reaches
+// the network only through Warden's proxy, which decides each destination:
+// bwrap (its own network namespace; an outer container shares its network)
+// with network admitted. This is policy.Session.NetworkProxied: the engine
+// then does not ask for the command as a whole.
+func (c *Cage) Proxied(p policy.SandboxPolicy) bool {
+	return networkAdmitted(p) && c.Caged(p) && c.cfg.Mode == ModeBwrap
+}
+
 // egress holds what startEgress added to a Prepared.
 type egress struct {
 	args    []string   // bwrap arguments (the forwarder binary), after the private /run
