@@ -60,7 +60,7 @@ go build -o "$work/wardenbench" ./bench/cmd/wardenbench
 } >>docs/benchmarks.md
 # Network through the proxy: proxied vs direct fetches and caged curl, side
 # by side; it (re)writes its section of docs/benchmarks.md.
-go run ./bench/cmd/netbench -work "$work/netbench" -md docs/benchmarks.md -json docs/benchmarks-network.json
+go run ./bench/cmd/netbench -rounds 100 -work "$work/netbench" -md docs/benchmarks.md -json docs/benchmarks-network.json
 
 # The audit trail at AUDIT_ROWS (default 100,000) rows in headless Chromium
 # against warden serve; it adds its section to docs/benchmarks.md. Needs

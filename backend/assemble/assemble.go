@@ -191,7 +191,7 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	}
 	cfg := runtime.Config{
 		Store: g.Store, Engine: g.Engine, Tools: reg, Provider: prov, Demo: demo,
-		Caged: g.Cage.Caged, CageReason: status.Reason,
+		Caged: g.Cage.Caged, CageReason: status.Reason, NetworkProxied: g.Cage.Proxied,
 		Approval: g.Config.Approval, Sandbox: g.Config.Sandbox,
 		Headless: o.Headless, ApprovalTimeout: g.Config.ApprovalTimeout, Version: o.Version,
 		LeaveSessions: o.LeaveSessions,

@@ -38,7 +38,9 @@ func TestRedTeamDecisions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := Session{Workspace: workspace, Approval: appr, Caged: caged == "true", Now: now,
+			// caged "proxied": in the cage, network only through Warden's proxy.
+			s := Session{Workspace: workspace, Approval: appr, Caged: caged == "true" || caged == "proxied",
+				NetworkProxied: caged == "proxied", Now: now,
 				Sandbox: SandboxPolicy{Kind: kind, NetworkAccess: network == "true"}}
 			call := Call{Tool: "shell.exec", Effects: []Effect{{Kind: EffectExec, Command: cmd, Cwd: workspace}}}
 			if path, ok := strings.CutPrefix(cmd, "fs.write:"); ok {

@@ -186,7 +186,13 @@ func (ev *evaluation) exec(i int, ef *Effect, denyf denyFunc) (Decision, bool) {
 		ev.raise(ReasonDestructiveEffect, strings.Join(c.Destructive, "; "))
 	}
 	if c.Network && !allLoopback(c.Hosts) {
-		ev.raise(ReasonNetworkRequest, "`"+ef.Command+"` reaches "+nonEmpty(strings.Join(c.Hosts, " "), "the network"))
+		reaches := "`" + ef.Command + "` reaches " + nonEmpty(strings.Join(c.Hosts, " "), "the network")
+		if ev.proxied() {
+			ev.step("network", reaches+"; the cage's only way out is Warden's proxy",
+				"no ask for the command: the proxy decides each destination host:port")
+		} else {
+			ev.raise(ReasonNetworkRequest, reaches)
+		}
 	}
 	if len(c.Unknown) > 0 && unconfined {
 		where := "no OS cage on this machine"
@@ -196,6 +202,15 @@ func (ev *evaluation) exec(i int, ef *Effect, denyf denyFunc) (Decision, bool) {
 		ev.raise(ReasonUnknownCommand, c.Unknown[0]+"; "+where)
 	}
 	return Decision{}, false
+}
+
+// proxied reports that a shell command's connections are decided one
+// destination at a time by Warden's proxy: it runs in the cage, whose own
+// network namespace has no way out but the proxy, under workspace-write
+// with network admitted.
+func (ev *evaluation) proxied() bool {
+	s := ev.s
+	return s.Caged && s.NetworkProxied && s.Sandbox.Kind == WorkspaceWrite && s.Sandbox.NetworkAccess
 }
 
 // outside raises OutsideWorkspace for a write under DangerFullAccess that

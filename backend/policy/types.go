@@ -132,9 +132,16 @@ type Session struct {
 	Sandbox   SandboxPolicy  `json:"sandbox"`
 	Planning  bool           `json:"planning"`
 	// Caged says whether shell commands will run inside the OS cage.
-	Caged  bool      `json:"caged"`
-	Grants []Grant   `json:"grants,omitempty"`
-	Now    time.Time `json:"now"` // for grant expiry; Decide reads no clock
+	Caged bool `json:"caged"`
+	// NetworkProxied says that a caged command's only way out is Warden's
+	// proxy, which decides each destination host:port itself
+	// (sandbox.Cage.Proxied: bwrap's own network namespace, network
+	// admitted). The command is then not asked for as a whole for reaching
+	// the network: that ask would be a second one for the same host. It
+	// counts only together with Caged and network access.
+	NetworkProxied bool      `json:"network_proxied,omitempty"`
+	Grants         []Grant   `json:"grants,omitempty"`
+	Now            time.Time `json:"now"` // for grant expiry; Decide reads no clock
 }
 
 // Verdict is the kind of a decision.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/warden-dev/warden/backend/runtime/model"
 	"github.com/warden-dev/warden/backend/store"
@@ -40,7 +41,8 @@ func (s *Service) bang(ctx context.Context, sessionID, line, cmd string) error {
 // shown to the model as user text.
 func (s *Service) history(ctx context.Context, sessionID string) ([]model.Message, error) {
 	evs, err := s.st.Events(ctx, store.EventQuery{SessionID: sessionID, Kinds: []store.Kind{store.KindMessageAppended,
-		store.KindPermissionDenied, store.KindToolInvocationFailed, store.KindSubagentStarted, store.KindSubagentFinished}})
+		store.KindPermissionDenied, store.KindToolInvocationFailed, store.KindSubagentStarted, store.KindSubagentFinished,
+		store.KindMonitorStarted, store.KindMonitorPortExposed}})
 	if err != nil {
 		return nil, err
 	}
@@ -88,6 +90,10 @@ func (s *Service) history(ctx context.Context, sessionID string) ([]model.Messag
 	fetched := map[string]bool{}
 	kidOfCall := map[string]string{} // task call id → subagent id
 	var notices []store.SubagentFinished
+	// A monitor's port reachable from the host is told the same way: the
+	// model learns the URL it can open with the browser tool.
+	monitors := map[string]string{} // monitor id → command
+	var ports []store.MonitorPortExposed
 	tell := func() {
 		for _, f := range notices {
 			if !fetched[f.SubagentID] {
@@ -95,9 +101,19 @@ func (s *Service) history(ctx context.Context, sessionID string) ([]model.Messag
 			}
 		}
 		notices = nil
+		for _, p := range ports {
+			user(portNotice(p, monitors[p.MonitorID]))
+		}
+		ports = nil
 	}
 	for _, e := range evs {
 		switch ev := e.Event.(type) {
+		case store.MonitorStarted:
+			monitors[ev.MonitorID] = ev.Command
+			continue
+		case store.MonitorPortExposed:
+			ports = append(ports, ev)
+			continue
 		case store.SubagentStarted:
 			tasks[ev.SubagentID] = ev.Task
 			if ev.CallID != "" {
@@ -176,6 +192,16 @@ func subagentNotice(f store.SubagentFinished, task string) string {
 		return head + " failed: " + f.Error
 	}
 	return head + " finished. Its final answer:\n" + f.Result
+}
+
+// portNotice is how the model learns where the host reaches a monitor's
+// listening port.
+func portNotice(p store.MonitorPortExposed, command string) string {
+	head := "Monitor " + p.MonitorID
+	if command != "" {
+		head += " (" + firstLine(command, 80) + ")"
+	}
+	return fmt.Sprintf("%s listens on port %d; it is reachable from the host at %s (open it with the browser tool).", head, p.Port, p.URL)
 }
 
 // taskResultID is the subagent a task_result call fetched, if it is one.

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/runtime/model"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools"
 )
@@ -97,5 +98,36 @@ func TestNetworkAskThroughTheBroker(t *testing.T) {
 	}
 	if len(by) != 2 || by[0] != "human:always" || by[1] != "session-grant:"+sig {
 		t.Fatalf("connection events allowed by %v", by)
+	}
+}
+
+// The model is told where the host reaches a monitor's port at its next
+// turn, after the results of the calls in flight.
+func TestModelToldTheExposedURL(t *testing.T) {
+	r := newRig(t, nil, nil)
+	s := r.session(nil)
+	ctx := context.Background()
+	for _, ev := range []store.Event{
+		store.MessageAppended{MessageID: "m1", Role: "user", Text: "start the dev server"},
+		store.MessageAppended{MessageID: "m2", Role: "assistant", ToolCalls: []store.ToolCall{{ID: "c1", Name: "monitor.start", Args: []byte(`{"command":"npm run dev"}`)}}},
+		store.MonitorStarted{MonitorID: "mon-1", CallID: "c1", Command: "npm run dev"},
+		store.MonitorPortExposed{MonitorID: "mon-1", Port: 5173, URL: "http://127.0.0.1:41234/", Detected: true},
+		store.MessageAppended{MessageID: "m3", Role: "tool", ToolCallID: "c1", Text: "started monitor mon-1"},
+	} {
+		if _, err := r.st.Append(ctx, s.ID, store.AnyVersion, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	msgs, err := r.svc.history(ctx, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := msgs[len(msgs)-1]
+	want := "Monitor mon-1 (npm run dev) listens on port 5173; it is reachable from the host at http://127.0.0.1:41234/ (open it with the browser tool)."
+	if last.Role != model.RoleUser || !strings.Contains(last.Text(), want) {
+		t.Fatalf("the last message does not tell the URL:\n%+v", last)
+	}
+	if len(msgs) < 2 || msgs[len(msgs)-2].Role != model.RoleTool {
+		t.Fatalf("the notice must follow the call's result, not come between the call and it: %+v", msgs)
 	}
 }

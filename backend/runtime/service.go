@@ -35,6 +35,10 @@ type Config struct {
 	// sandbox policy (sandbox.Cage.Caged); nil means never.
 	Caged      func(policy.SandboxPolicy) bool
 	CageReason string
+	// NetworkProxied reports whether a caged command's network goes only
+	// through Warden's proxy under a sandbox policy (sandbox.Cage.Proxied);
+	// nil means never.
+	NetworkProxied func(policy.SandboxPolicy) bool
 	// Defaults for new sessions.
 	Approval policy.ApprovalPolicy
 	Sandbox  policy.SandboxPolicy
@@ -126,6 +130,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	if cfg.Caged == nil {
 		cfg.Caged = func(policy.SandboxPolicy) bool { return false }
+	}
+	if cfg.NetworkProxied == nil {
+		cfg.NetworkProxied = func(policy.SandboxPolicy) bool { return false }
 	}
 	s := &Service{cfg: cfg, st: cfg.Store, hub: newHub(), turns: map[string]*turn{}, kids: map[string]*child{}, plans: map[string]string{}}
 	s.live = live{provider: cfg.Provider, demo: cfg.Demo, approval: cfg.Approval, sandbox: cfg.Sandbox}

@@ -268,7 +268,7 @@ func (s *Service) policySession(ctx context.Context, id string) (policy.Session,
 	}
 	now := s.cfg.Now()
 	ps := policy.Session{Workspace: ss.Workspace, Approval: root.Approval, Sandbox: root.Sandbox, Planning: root.Planning,
-		Caged: s.cfg.Caged(root.Sandbox), Now: now}
+		Caged: s.cfg.Caged(root.Sandbox), NetworkProxied: s.cfg.NetworkProxied(root.Sandbox), Now: now}
 	for cur := ss; ; {
 		recs, err := s.st.Grants(ctx, store.GrantFilter{WorkspaceID: cur.WorkspaceID, SessionID: cur.ID})
 		if err != nil {

@@ -36,6 +36,7 @@ var (
 	KindMonitorStarted          = register[MonitorStarted]("monitor_started")
 	KindMonitorEvent            = registerStream[MonitorEvent]("monitor_event")
 	KindMonitorStopped          = register[MonitorStopped]("monitor_stopped")
+	KindMonitorPortExposed      = register[MonitorPortExposed]("monitor_port_exposed")
 	KindSubagentStarted         = register[SubagentStarted]("subagent_started")
 	KindSubagentFinished        = register[SubagentFinished]("subagent_finished")
 	KindNetworkConnection       = registerAudit[NetworkConnection]("network_connection")
@@ -349,6 +350,18 @@ type MonitorStopped struct {
 	MonitorID string `json:"monitor_id"`
 	ExitCode  *int   `json:"exit_code,omitempty"`
 	Reason    string `json:"reason,omitempty"`
+}
+
+// MonitorPortExposed says a monitor's listening port is reachable from the
+// host: a port of the cage's own network namespace forwarded to a loopback
+// port of the host (or, unconfined, the port itself). Detected is set when
+// nobody named the port (the forwarder saw the listener).
+type MonitorPortExposed struct {
+	event
+	MonitorID string `json:"monitor_id"`
+	Port      int    `json:"port"` // the port the command listens on
+	URL       string `json:"url"`  // where the host reaches it
+	Detected  bool   `json:"detected,omitempty"`
 }
 
 // SubagentStarted links a child session running a task for this one.

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -158,4 +159,106 @@ type alwaysAllowed struct{ *ShellExec }
 
 func (alwaysAllowed) Effects(json.RawMessage, Env) ([]policy.Effect, error) {
 	return []policy.Effect{{Kind: policy.EffectRead}}, nil
+}
+
+// In the proxied cage the engine does not ask for a command as a whole for
+// reaching the network (policy.Session.NetworkProxied): the proxy decides
+// each destination. Issue 14's red-team commands, whose command-level ask
+// that was, run headless under On request against a host that has an HTTP
+// service on its loopback (every test name resolves to it) and a unix socket
+// in the workspace; neither sees a connection.
+func TestProxiedCageRedTeamReachesNothing(t *testing.T) {
+	cage := testCage(t)
+	port, accepted := hostService(t)
+	env := testEnv(t)
+	env.Sandbox.NetworkAccess = true
+	if !cage.Proxied(env.Sandbox) {
+		t.Fatal("bwrap with network admitted must send every connection through the proxy")
+	}
+	sock := filepath.Join(env.Workspace, "host.sock")
+	uln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer uln.Close()
+	var unixAccepted atomic.Int64
+	go func() {
+		for {
+			c, err := uln.Accept()
+			if err != nil {
+				return
+			}
+			unixAccepted.Add(1)
+			_, _ = c.Write([]byte("HTTP/1.0 200 OK\r\n\r\nreached-the-host-socket"))
+			c.Close()
+		}
+	}()
+	s := policy.Session{Workspace: env.Workspace, Approval: policy.OnRequest, Sandbox: env.Sandbox,
+		Caged: cage.Caged(env.Sandbox), NetworkProxied: cage.Proxied(env.Sandbox)}
+	j := &journal{}
+	g, err := NewGate(GateConfig{Decider: policy.New(policy.Config{}), Journal: j, ApprovalTimeout: 50 * time.Millisecond,
+		Session: func(context.Context, Env) (policy.Session, error) { return s, nil },
+		Network: NetworkConfig{Resolve: func(_ context.Context, h string) ([]netip.Addr, error) {
+			if strings.HasSuffix(h, ".test") || h == "example.com" {
+				return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+			}
+			return nil, fmt.Errorf("%s: no such host", h)
+		}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := fmt.Sprint(port)
+	curl := "curl -sS --max-time 10 "
+	for _, tc := range []struct {
+		name, command string
+		proxied       bool // goes to the proxy, which refuses it
+	}{
+		{"getent-hosts", "getent hosts registry.test", false},
+		{"getent-ahosts", "getent ahosts example.com", false},
+		{"curl-connect-to", curl + "--connect-to registry.test:80:127.0.0.1:" + p + " http://registry.test/", true},
+		{"curl-connect-to-any", curl + "--connect-to ::127.0.0.1:" + p + " https://registry.test/", true},
+		{"curl-resolve", curl + "--resolve registry.test:" + p + ":127.0.0.1 http://registry.test:" + p + "/", true},
+		{"curl-resolve-noproxy", curl + "--noproxy '*' --resolve registry.test:" + p + ":127.0.0.1 http://registry.test:" + p + "/", false},
+		{"curl-unix-socket", curl + "--unix-socket " + sock + " http://localhost/", false},
+		{"ssh-jump", "ssh -o BatchMode=yes -o ConnectTimeout=5 -o StrictHostKeyChecking=no -J registry.test:" + p + " -p " + p + " 127.0.0.1 uptime", false},
+		{"ssh-direct", "ssh -o BatchMode=yes -o ConnectTimeout=5 -o StrictHostKeyChecking=no -p " + p + " 127.0.0.1 uptime", false},
+		{"tar-remote", "tar -tf registry.test:/a.tar", false},
+		{"pip-download", "pip download --no-deps --no-cache-dir -d /tmp/pd example-pkg --retries 0 --timeout 5 --trusted-host registry.test --index-url http://registry.test:" + p + "/simple", true},
+		{"git-ls-remote", "git ls-remote http://registry.test:" + p + "/repo.git", true},
+		{"python-urlopen", "python3 -c \"import urllib.request as u; print(u.urlopen('http://registry.test:" + p + "/').read())\"", true},
+		{"bash-dev-tcp", "exec 3<>/dev/tcp/127.0.0.1/" + p + " && echo connected", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			accepted.Store(0)
+			unixAccepted.Store(0)
+			j.mu.Lock()
+			j.evs = nil
+			j.mu.Unlock()
+			out, err := g.Call(context.Background(), NewShellExec(cage), mustJSON(t, map[string]any{"command": tc.command}), env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := text(out.Result)
+			if out.Decision == nil || out.Decision.Verdict != policy.VerdictAllow {
+				t.Fatalf("the command itself is decided by the engine alone, not asked: %+v\n%s", out.Decision, res)
+			}
+			j.mu.Lock()
+			evs := append([]Event(nil), j.evs...)
+			j.mu.Unlock()
+			for _, e := range evs {
+				if e.Type == EventPermissionRequested && !strings.HasPrefix(e.Tool, "net:") {
+					t.Fatalf("asked for %s as a whole (%s)", e.Tool, j.types())
+				}
+			}
+			if n, u := accepted.Load(), unixAccepted.Load(); n != 0 || u != 0 {
+				t.Fatalf("the host saw %d TCP and %d unix connections:\n%s", n, u, res)
+			}
+			if tc.proxied && !strings.Contains(res, " refused (no-approver)") {
+				t.Fatalf("the proxy did not refuse it:\n%s", res)
+			}
+			if strings.Contains(res, "reached-the-host") {
+				t.Fatalf("the host answered:\n%s", res)
+			}
+		})
+	}
 }

@@ -77,6 +77,9 @@ type monitor struct {
 	// ended by itself.
 	stopReason string
 	ended      sync.Once
+	// started is closed once MonitorStarted is recorded; a detected port
+	// waits for it (nil for a watch).
+	started chan struct{}
 }
 
 // NewMonitors returns a manager starting command monitors in cage.
@@ -131,7 +134,24 @@ func (m *Monitors) Start(env Env, spec MonitorSpec) (MonitorInfo, error) {
 		what = "watch " + spec.WatchPath
 	}
 	mon.record(store.MonitorStarted{MonitorID: id, CallID: env.CallID, Command: what, Cwd: spec.Cwd})
+	for _, e := range mon.snapshot().Exposed {
+		mon.record(store.MonitorPortExposed{MonitorID: id, Port: e.CagePort, URL: e.URL})
+	}
+	if mon.started != nil {
+		close(mon.started)
+	}
 	return mon.snapshot(), nil
+}
+
+// exposed adds a port found while the monitor runs: kept in its info,
+// recorded (the chat shows it, the model is told), and written to its
+// output so monitor.read sees it.
+func (mon *monitor) exposed(e sandbox.Exposed, detected bool) {
+	mon.mu.Lock()
+	mon.info.Exposed = append(mon.info.Exposed, e)
+	mon.mu.Unlock()
+	mon.record(store.MonitorPortExposed{MonitorID: mon.info.ID, Port: e.CagePort, URL: e.URL, Detected: detected})
+	mon.emit("event", fmt.Sprintf("listening on port %d, reachable from the host at %s", e.CagePort, e.URL))
 }
 
 func (mon *monitor) record(ev store.Event) {
@@ -163,13 +183,24 @@ func (mon *monitor) finish(code *int) {
 }
 
 func (m *Monitors) startCommand(ctx context.Context, env Env, spec MonitorSpec, mon *monitor) error {
+	// Ports the command starts listening on are found in the cage and
+	// forwarded too: a dev server's port is often chosen by its tool.
+	started := make(chan struct{})
 	prep, err := m.cage.Prepare(ctx, sandbox.Spec{Workspace: env.Workspace, Policy: env.Sandbox, Dir: spec.Cwd,
-		Args: []string{"bash", "-c", spec.Command}, Egress: env.Egress, Expose: spec.Expose})
+		Args: []string{"bash", "-c", spec.Command}, Egress: env.Egress, Expose: spec.Expose,
+		DetectPorts: true, OnExpose: func(e sandbox.Exposed) {
+			select {
+			case <-started: // MonitorStarted first
+				mon.exposed(e, true)
+			case <-ctx.Done():
+			}
+		}})
 	if err != nil {
 		return err
 	}
 	mon.info.Confined = prep.Confined
 	mon.info.Exposed = exposedURLs(prep, spec.Expose)
+	mon.started = started
 	stdout, err := prep.Cmd.StdoutPipe()
 	if err != nil {
 		return err
@@ -251,6 +282,7 @@ func (mon *monitor) snapshot() MonitorInfo {
 	defer mon.mu.Unlock()
 	i := mon.info
 	i.Tail = append([]string(nil), mon.info.Tail...)
+	i.Exposed = append([]sandbox.Exposed(nil), mon.info.Exposed...)
 	return i
 }
 

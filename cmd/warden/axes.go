@@ -64,14 +64,14 @@ func (a *axisFlags) session() (policy.Session, error) {
 func (a *axisFlags) settleCaged(s *policy.Session, g *assemble.Graph) error {
 	switch a.caged {
 	case "auto":
-		s.Caged = g.Cage.Caged(s.Sandbox)
+		s.Caged, s.NetworkProxied = g.Cage.Caged(s.Sandbox), g.Cage.Proxied(s.Sandbox)
 	case "true", "yes", "1":
 		if !g.CageStatus.Available {
 			return fmt.Errorf("--caged=true, but the cage does not work here: %s", g.CageStatus.Reason)
 		}
-		s.Caged = g.Cage.Caged(s.Sandbox)
+		s.Caged, s.NetworkProxied = g.Cage.Caged(s.Sandbox), g.Cage.Proxied(s.Sandbox)
 	case "false", "no", "0":
-		s.Caged = false
+		s.Caged, s.NetworkProxied = false, false
 	default:
 		return fmt.Errorf("--caged: unknown value %q (valid: auto, true, false)", a.caged)
 	}

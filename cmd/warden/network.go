@@ -31,4 +31,3 @@ func (h *hostFlag) Set(v string) error {
 const allowHostUsage = "let caged commands reach `HOST[:PORT]` through Warden's proxy without asking (repeatable; *.example.com matches subdomains; loopback and private addresses only when named exactly)"
 
 func registerAllowHost(fs *flag.FlagSet, h *hostFlag) { fs.Var(h, "allow-host", allowHostUsage) }
-

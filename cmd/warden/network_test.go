@@ -138,6 +138,22 @@ func TestNPMInstallThroughTheProxy(t *testing.T) {
 		}
 	})
 
+	// Under the default On request, headless, the listed host is all it
+	// takes: the cage's proxy decides the destination, so the command is not
+	// asked for (and refused) as a whole first.
+	t.Run("on request, listed: installed without a command-level ask", func(t *testing.T) {
+		ws := toolWorkspace(t)
+		reg.accepted.Store(0)
+		r := runToolCLI(t, "shell.exec", "--workspace", ws, "--db", db, "--approval", "on-request", "--network", "--allow-host", reg.hostport,
+			"--args", string(mustJSONArgs(t, map[string]any{"command": install, "timeout_ms": 120000})))
+		if res := resultOf(r); r.code != 0 || !strings.Contains(res, "tiny-pkg served through warden's proxy") {
+			t.Fatalf("exit %d; stderr %s\n%s", r.code, r.stderr, res)
+		}
+		if reg.accepted.Load() == 0 {
+			t.Fatal("the registry saw no connection")
+		}
+	})
+
 	t.Run("listed with --allow-host: installed, connection audited", func(t *testing.T) {
 		ws := toolWorkspace(t)
 		r := runToolCLI(t, args(ws, "--allow-host", reg.hostport)...)

@@ -234,6 +234,7 @@ func (p *Proxy) dial(ctx context.Context, d policy.Destination, ev *Conn) (net.C
 		c, err := dl.DialContext(ctx, "tcp", addr)
 		if err == nil {
 			ev.Addr = addr
+			bigBuffers(c)
 			return c, nil
 		}
 		errs = append(errs, err)
@@ -241,6 +242,21 @@ func (p *Proxy) dial(ctx context.Context, d policy.Destination, ev *Conn) (net.C
 	err := errors.Join(errs...)
 	ev.Error = "dial: " + err.Error()
 	return nil, err
+}
+
+// socketBuffer is the send and receive buffer of an upstream connection.
+// The default (autotuned from ~128 KiB) makes a proxied 10 MB download wait
+// on window updates the direct one does not: bench/cmd/netbench at 100
+// rounds on an idle machine measured 1.27x direct before, 1.17x after.
+const socketBuffer = 4 << 20
+
+// bigBuffers asks the kernel for socketBuffer both ways; it caps the
+// request at net.core.{r,w}mem_max, and a refusal only costs speed.
+func bigBuffers(c net.Conn) {
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetReadBuffer(socketBuffer)
+		_ = tc.SetWriteBuffer(socketBuffer)
+	}
 }
 
 func (p *Proxy) observe(ev *Conn) {

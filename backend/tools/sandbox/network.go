@@ -97,13 +97,22 @@ func networkAdmitted(p policy.SandboxPolicy) bool {
 	return p.Kind == policy.WorkspaceWrite && p.NetworkAccess
 }
 
+// Proxied reports whether a caged command under this sandbox policy reaches
+// the network only through Warden's proxy, which decides each destination:
+// bwrap (its own network namespace; an outer container shares its network)
+// with network admitted. This is policy.Session.NetworkProxied: the engine
+// then does not ask for the command as a whole.
+func (c *Cage) Proxied(p policy.SandboxPolicy) bool {
+	return networkAdmitted(p) && c.Caged(p) && c.cfg.Mode == ModeBwrap
+}
+
 // egress holds what startEgress added to a Prepared.
 type egress struct {
 	args    []string   // bwrap arguments (the forwarder binary), after the private /run
 	flags   []string   // the forwarder's flags, without its control descriptor
 	files   []*os.File // the cage's end of the control socket, after bwrap's files
 	env     map[string]string
-	exposed []Exposed
+	exposer *exposer // nil: no port exposed or detected
 }
 
 // prefix is the forwarder's argv before the command, its control socket at
@@ -117,7 +126,13 @@ func (e egress) prefix(fd int) []string {
 
 // Exposed lists the cage ports the command's Spec exposed and the host
 // loopback addresses they are reached at (network_expose.go).
-func (p *Prepared) Exposed() []Exposed { return append([]Exposed(nil), p.egress.exposed...) }
+// Ports detected while the command runs are added as they are found.
+func (p *Prepared) Exposed() []Exposed {
+	if p.egress.exposer == nil {
+		return nil
+	}
+	return p.egress.exposer.list()
+}
 
 // startEgress starts the proxy of one caged command when network is
 // admitted, and the host side of its exposed ports. The cage reaches them
@@ -127,7 +142,7 @@ func (p *Prepared) Exposed() []Exposed { return append([]Exposed(nil), p.egress.
 // Everything lives until ctx ends (the command's context).
 func (c *Cage) startEgress(ctx context.Context, spec Spec, p *Prepared) (err error) {
 	proxied := networkAdmitted(spec.Policy)
-	if !proxied && len(spec.Expose) == 0 {
+	if !proxied && len(spec.Expose) == 0 && !spec.DetectPorts {
 		return nil
 	}
 	self, err := os.Executable()
@@ -174,15 +189,17 @@ func (c *Cage) startEgress(ctx context.Context, spec Spec, p *Prepared) (err err
 		p.egress.env = ProxyEnv(hostLoopback...)
 	}
 	var x *exposer
-	if len(spec.Expose) > 0 {
-		ex, xp, err := startExpose(ctx, spec.Expose)
-		if err != nil {
+	if len(spec.Expose) > 0 || spec.DetectPorts {
+		if x, err = startExpose(ctx, spec.Expose, spec.OnExpose); err != nil {
 			return err
 		}
-		for _, e := range ex {
+		for _, e := range x.list() {
 			flags = append(flags, "-expose", strconv.Itoa(e.CagePort))
 		}
-		p.egress.exposed, x = ex, xp
+		if spec.DetectPorts {
+			flags = append(flags, "-detect")
+		}
+		p.egress.exposer = x
 	}
 	go readControl(ctl, proxyLn, x)
 	p.egress.args = []string{"--ro-bind", self, cageForwarder}
@@ -191,8 +208,9 @@ func (c *Cage) startEgress(ctx context.Context, spec Spec, p *Prepared) (err err
 	return nil
 }
 
-// readControl takes the connections the forwarder hands over: a proxy
-// client ('p') or a waiting offer for an exposed port ('e' + port).
+// readControl takes what the forwarder sends: a proxy client ('p'), a
+// waiting offer for an exposed port ('e' + port), or a port a cage process
+// started listening on ('l' + port, no socket).
 func readControl(ctl *net.UnixConn, proxy *connListener, x *exposer) {
 	buf := make([]byte, 16)
 	oob := make([]byte, syscall.CmsgSpace(4*4))
@@ -200,6 +218,17 @@ func readControl(ctl *net.UnixConn, proxy *connListener, x *exposer) {
 		n, oobn, _, _, err := ctl.ReadMsgUnix(buf, oob)
 		if err != nil || n == 0 {
 			return
+		}
+		if buf[0] == netfwd.MsgListen {
+			if n >= 3 && x != nil {
+				x.detected(int(binary.BigEndian.Uint16(buf[1:3])))
+			}
+			if oobn > 0 {
+				if c := receivedConn(oob[:oobn]); c != nil {
+					c.Close() // a listen report carries no socket
+				}
+			}
+			continue
 		}
 		conn := receivedConn(oob[:oobn])
 		if conn == nil {

@@ -6,8 +6,11 @@ package sandbox
 // each client into the cage: the in-cage forwarder keeps a few connections
 // waiting on the host (handed over the control socket, see startEgress); a
 // client arriving on the host port takes one ("go"), and the forwarder
-// connects it to 127.0.0.1:PORT inside the cage. Only the exposed ports are reachable this way, and only
-// from the host's loopback.
+// connects it to 127.0.0.1:PORT inside the cage. With Spec.DetectPorts the
+// forwarder also reads the cage's /proc/net/tcp{,6} and reports each port a
+// process starts listening on (netfwd/listen.go), which is then exposed the
+// same way (Spec.OnExpose is told). Only these ports are reachable, at most
+// MaxExposed of them, and only from the host's loopback.
 
 import (
 	"context"
@@ -34,9 +37,15 @@ const MaxExposed = 8
 const exposeWait = 10 * time.Second
 
 type exposer struct {
+	ctx context.Context
+	// onExpose is told of each port exposed after the start (detected).
+	onExpose func(Exposed)
+
 	mu      sync.Mutex
 	waiting map[int]chan net.Conn
 	allowed map[int]bool
+	exposed []Exposed
+	lns     []net.Listener
 	closed  bool
 }
 
@@ -53,47 +62,76 @@ func (x *exposer) queue(p int) chan net.Conn {
 
 // startExpose listens for host clients on one loopback port per cage port,
 // until ctx ends; the cage's waiting connections arrive through offer.
-func startExpose(ctx context.Context, ports []int) ([]Exposed, *exposer, error) {
+// Ports detected later are added with add.
+func startExpose(ctx context.Context, ports []int, onExpose func(Exposed)) (*exposer, error) {
 	if len(ports) > MaxExposed {
-		return nil, nil, fmt.Errorf("sandbox: at most %d ports can be exposed, not %d", MaxExposed, len(ports))
+		return nil, fmt.Errorf("sandbox: at most %d ports can be exposed, not %d", MaxExposed, len(ports))
 	}
-	x := &exposer{waiting: map[int]chan net.Conn{}, allowed: map[int]bool{}}
-	var lns []net.Listener
-	closeAll := func() {
-		for _, l := range lns {
-			_ = l.Close()
-		}
-		x.mu.Lock()
-		x.closed = true
-		for _, q := range x.waiting {
-			for len(q) > 0 {
-				(<-q).Close()
-			}
-		}
-		x.mu.Unlock()
-	}
-	var out []Exposed
+	x := &exposer{ctx: ctx, onExpose: onExpose, waiting: map[int]chan net.Conn{}, allowed: map[int]bool{}}
 	for _, p := range ports {
 		if p < 1 || p > 65535 {
-			closeAll()
-			return nil, nil, fmt.Errorf("sandbox: port %d to expose is not from 1 to 65535", p)
+			x.close()
+			return nil, fmt.Errorf("sandbox: port %d to expose is not from 1 to 65535", p)
 		}
-		if x.allowed[p] {
-			continue
+		if _, _, err := x.add(p); err != nil {
+			x.close()
+			return nil, err
 		}
-		x.allowed[p] = true
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			closeAll()
-			return nil, nil, fmt.Errorf("sandbox: host port for cage port %d: %w", p, err)
-		}
-		lns = append(lns, l)
-		addr := l.Addr().String()
-		out = append(out, Exposed{CagePort: p, HostAddr: addr, URL: "http://" + addr + "/"})
-		go x.clients(ctx, l, p)
 	}
-	context.AfterFunc(ctx, closeAll)
-	return out, x, nil
+	context.AfterFunc(ctx, x.close)
+	return x, nil
+}
+
+// add gives cage port p a host loopback port; false when it already has
+// one, or when MaxExposed are taken (a command listening on many ports
+// does not get many doors into the cage).
+func (x *exposer) add(p int) (Exposed, bool, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed || x.allowed[p] || len(x.exposed) >= MaxExposed {
+		return Exposed{}, false, nil
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return Exposed{}, false, fmt.Errorf("sandbox: host port for cage port %d: %w", p, err)
+	}
+	x.allowed[p] = true
+	x.lns = append(x.lns, l)
+	addr := l.Addr().String()
+	e := Exposed{CagePort: p, HostAddr: addr, URL: "http://" + addr + "/"}
+	x.exposed = append(x.exposed, e)
+	go x.clients(x.ctx, l, p)
+	return e, true, nil
+}
+
+// detected is a port the forwarder saw a cage process start listening on.
+func (x *exposer) detected(p int) {
+	if p < 1 || p > 65535 {
+		return
+	}
+	if e, ok, err := x.add(p); err == nil && ok && x.onExpose != nil {
+		x.onExpose(e)
+	}
+}
+
+func (x *exposer) list() []Exposed {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return append([]Exposed(nil), x.exposed...)
+}
+
+func (x *exposer) close() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, l := range x.lns {
+		_ = l.Close()
+	}
+	x.closed = true
+	for _, q := range x.waiting {
+		for len(q) > 0 {
+			(<-q).Close()
+		}
+	}
 }
 
 // offer keeps a waiting cage connection for port p (from readControl).

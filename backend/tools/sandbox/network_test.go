@@ -345,3 +345,117 @@ func TestCageHostLoopbackListed(t *testing.T) {
 		t.Fatalf("NO_PROXY still keeps 127.0.0.1:\n%s", out)
 	}
 }
+
+// Proxied is the fact the engine stands on when it does not ask for a caged
+// command as a whole: only bwrap's own network namespace with network
+// admitted sends every connection through the proxy.
+func TestCageProxied(t *testing.T) {
+	bw := newCage(t, Config{})
+	ct := newCage(t, Config{Mode: ModeContainer})
+	on := policy.SandboxPolicy{Kind: policy.WorkspaceWrite, NetworkAccess: true}
+	for _, tc := range []struct {
+		name string
+		c    *Cage
+		pol  policy.SandboxPolicy
+		want bool
+	}{
+		{"bwrap, workspace-write with network", bw, on, true},
+		{"bwrap, network off", bw, policy.SandboxPolicy{Kind: policy.WorkspaceWrite}, false},
+		{"bwrap, read-only", bw, policy.SandboxPolicy{Kind: policy.ReadOnly, NetworkAccess: true}, false},
+		{"bwrap, danger-full-access is not caged", bw, policy.SandboxPolicy{Kind: policy.DangerFullAccess, NetworkAccess: true}, false},
+		{"an outer container shares its network", ct, on, false},
+		{"no cage on this machine", New(Config{Bwrap: "/nonexistent/bwrap"}), on, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.c.Proxied(tc.pol); got != tc.want {
+				t.Fatalf("Proxied = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// A dev server whose port nobody named: the forwarder sees the cage's new
+// listening socket and the host gets a loopback port for it, reported to
+// OnExpose. Only that port, only on the host's loopback.
+func TestCageDetectedPort(t *testing.T) {
+	c := newCage(t, Config{})
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "index.html"), []byte("caged-dev-server"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	found := make(chan Exposed, 4)
+	p, err := c.Prepare(ctx, Spec{Workspace: ws, Policy: policy.SandboxPolicy{Kind: policy.WorkspaceWrite}, DetectPorts: true,
+		OnExpose: func(e Exposed) { found <- e },
+		Args:     []string{"bash", "-c", "sleep 0.5; exec python3 -m http.server 5181 --bind 127.0.0.1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex := p.Exposed(); len(ex) != 0 {
+		t.Fatalf("exposed before anything listens: %+v", ex)
+	}
+	var out bytes.Buffer
+	p.Cmd.Stdout, p.Cmd.Stderr = &out, &out
+	if err := p.Cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = p.Cmd.Wait(); close(done) }()
+	var e Exposed
+	select {
+	case e = <-found:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the listening port was not detected:\n%s", out.String())
+	}
+	if e.CagePort != 5181 || !strings.HasPrefix(e.HostAddr, "127.0.0.1:") || e.URL != "http://"+e.HostAddr+"/" {
+		t.Fatalf("exposed %+v", e)
+	}
+	if ex := p.Exposed(); len(ex) != 1 || ex[0] != e {
+		t.Fatalf("Prepared.Exposed %+v", ex)
+	}
+	client := &http.Client{Timeout: 5 * time.Second}
+	resp, err := client.Get(e.URL + "index.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != "caged-dev-server" {
+		t.Fatalf("the detected port did not serve the cage's server: %q", b)
+	}
+	// The host's own port of that number is not the cage's, and the host
+	// port is not reachable on any other address of the host.
+	if resp, err := client.Get("http://127.0.0.1:5181/index.html"); err == nil {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if strings.Contains(string(b), "caged-dev-server") {
+			t.Fatal("the cage's port is the host's")
+		}
+	}
+	_, hostPort, _ := net.SplitHostPort(e.HostAddr)
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		ip, _, _ := net.ParseCIDR(a.String())
+		if ip == nil || ip.IsLoopback() {
+			continue
+		}
+		if conn, err := net.DialTimeout("tcp", net.JoinHostPort(ip.String(), hostPort), time.Second); err == nil {
+			conn.Close()
+			t.Fatalf("the exposed port answers on %s", ip)
+		}
+	}
+	select {
+	case more := <-found:
+		t.Fatalf("a second port was reported: %+v", more)
+	default:
+	}
+	cancel()
+	<-done
+	p.Finish()
+	time.Sleep(100 * time.Millisecond)
+	if conn, err := net.DialTimeout("tcp", e.HostAddr, time.Second); err == nil {
+		conn.Close()
+		t.Fatal("the host port outlived the command")
+	}
+}

@@ -279,6 +279,11 @@ type Spec struct {
 	// Expose lists cage ports the host's loopback may reach
 	// (network_expose.go); see Prepared.Exposed.
 	Expose []int
+	// DetectPorts exposes the ports a process of the cage starts listening
+	// on as well (a dev server whose port nobody named), each reported to
+	// OnExpose from another goroutine as it is found.
+	DetectPorts bool
+	OnExpose    func(Exposed)
 }
 
 // Prepared is a command ready to start and the clean-up to run after it ends.

@@ -65,6 +65,9 @@ export type Item =
   | { type: 'permission'; key: string; event: WardenEvent }
   | { type: 'note'; key: string; text: string; at: number }
   | { type: 'plan'; key: string; text: string; at: number }
+  // A monitor's listening port reachable from the host; stopped once the
+  // monitor ends (the URL then leads nowhere).
+  | { type: 'devserver'; key: string; monitorId: string; port: number; url: string; detected: boolean; stopped: boolean; at: number }
 
 export interface Agent {
   id: string
@@ -286,9 +289,26 @@ function fold(b: Builder, e: WardenEvent) {
     case 'monitor_event':
       b.agents = b.agents.map((a) => (a.id === str(d.monitor_id) ? { ...a, last: str(d.line) } : a))
       break
-    case 'monitor_stopped':
-      b.agents = b.agents.filter((a) => a.id !== str(d.monitor_id))
+    case 'monitor_port_exposed':
+      items.push({
+        type: 'devserver',
+        key,
+        monitorId: str(d.monitor_id),
+        port: Number(d.port ?? 0),
+        url: str(d.url),
+        detected: d.detected === true,
+        stopped: false,
+        at: e.at,
+      })
       break
+    case 'monitor_stopped': {
+      const id = str(d.monitor_id)
+      b.agents = b.agents.filter((a) => a.id !== id)
+      items.forEach((it, i) => {
+        if (it.type === 'devserver' && it.monitorId === id) items[i] = { ...it, stopped: true }
+      })
+      break
+    }
     case 'network_connection': {
       // One line per destination and outcome: npm's ten connections to
       // the registry read as one line with a count.

@@ -194,6 +194,7 @@ export const kindWords: Record<string, string> = {
   session_restored: 'Session restored',
   monitor_started: 'Monitor started',
   monitor_stopped: 'Monitor stopped',
+  monitor_port_exposed: 'Dev server reachable',
 }
 
 export function kindText(kind: string): string {

@@ -44,9 +44,10 @@ const (
 )
 
 // Main is `<binary> __warden-netfwd -ctl-fd FD [-proxy ADDR] [-expose
-// PORT]... -- ARGV...`: hand each connection to the cage's ADDR to the host
-// proxy, keep connections waiting for each exposed cage port
-// (sandbox/network_expose.go), run ARGV, and exit as it exits. Sockets reach
+// PORT]... [-detect] -- ARGV...`: hand each connection to the cage's ADDR to
+// the host proxy, keep connections waiting for each exposed cage port
+// (sandbox/network_expose.go) and, with -detect, for each port a process of
+// the cage starts listening on (listen.go), run ARGV, and exit as it exits. Sockets reach
 // the host as socketpair ends over the control socket FD: the cage's seccomp
 // filter refuses new unix sockets, not socketpairs.
 func Main(args []string, stderr io.Writer) int {
@@ -63,8 +64,9 @@ func Main(args []string, stderr io.Writer) int {
 		expose = append(expose, p)
 		return nil
 	})
+	detectPorts := fs.Bool("detect", false, "report ports the command starts listening on to the host (MsgListen)")
 	if err := fs.Parse(args); err != nil || fs.NArg() == 0 || *ctlFD < 3 {
-		fmt.Fprintln(stderr, "warden network forwarder: usage: -ctl-fd FD [-proxy ADDR] [-expose PORT]... -- COMMAND...")
+		fmt.Fprintln(stderr, "warden network forwarder: usage: -ctl-fd FD [-proxy ADDR] [-expose PORT]... [-detect] -- COMMAND...")
 		return 125
 	}
 	argv := fs.Args()
@@ -96,6 +98,15 @@ func Main(args []string, stderr io.Writer) int {
 		for range Waiters {
 			go offer(ctl, p)
 		}
+	}
+	if *detectPorts {
+		skip := append([]int(nil), expose...)
+		if _, ps, err := net.SplitHostPort(*proxy); err == nil {
+			if n, err := strconv.Atoi(ps); err == nil {
+				skip = append(skip, n)
+			}
+		}
+		go detect(ctl, skip)
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
@@ -203,8 +214,11 @@ func offer(ctl *net.UnixConn, p int) {
 		go func() {
 			c, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
 			if err != nil {
-				h.Close()
-				return
+				// A server may listen on the IPv6 loopback only.
+				if c, err = net.Dial("tcp", net.JoinHostPort("::1", strconv.Itoa(p))); err != nil {
+					h.Close()
+					return
+				}
 			}
 			Pipe(c, &bufferedConn{Conn: h, r: br})
 		}()
