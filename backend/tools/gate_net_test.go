@@ -243,7 +243,7 @@ func TestProxiedCageRedTeamReachesNothing(t *testing.T) {
 				t.Fatalf("the command itself is decided by the engine alone, not asked: %+v\n%s", out.Decision, res)
 			}
 			j.mu.Lock()
-			evs := append([]Event(nil), j.evs...)
+			evs := append([]rec(nil), j.evs...)
 			j.mu.Unlock()
 			for _, e := range evs {
 				if e.Type == EventPermissionRequested && !strings.HasPrefix(e.Tool, "net:") {
