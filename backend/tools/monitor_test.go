@@ -91,13 +91,22 @@ func TestMonitorsDieWithTheirSession(t *testing.T) {
 		return b
 	}
 	before := beats()
-	time.Sleep(time.Second) // many heartbeats of the live monitor, even on a loaded machine
+	// Wait until the live monitor has beaten at least twice (a loaded
+	// machine can hold one beat back for a second), then compare: the
+	// ended ones must not have moved in all that time.
 	after := beats()
+	for moved, deadline := 0, time.Now().Add(15*time.Second); moved < 2; {
+		if time.Now().After(deadline) {
+			t.Fatal("the other session's monitor was stopped too")
+		}
+		time.Sleep(200 * time.Millisecond)
+		if b := beats(); b[2] != after[2] {
+			moved++
+			after = b
+		}
+	}
 	if before[0] != after[0] || before[1] != after[1] {
 		t.Fatal("a monitor of the ended session is still running")
-	}
-	if before[2] == after[2] {
-		t.Fatal("the other session's monitor was stopped too")
 	}
 	if len(mons.List("other")) != 1 || len(mons.List(env.SessionID)) != 0 {
 		t.Fatal("List after StopSession")
