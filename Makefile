@@ -62,11 +62,12 @@ vitest: ## frontend unit and component tests
 smoke: desktop ## start the real window under Xvfb, screenshot it, quit it
 	WARDEN_VERSION="$(VERSION)" $(XVFB) go test -tags smoke -count=1 -v ./tests/smoke/
 
-e2e: frontend cli ## the chat, settings and MCP end to end: Chromium against warden serve (screenshots in artifacts/e2e)
+e2e: frontend cli ## the chat, settings and MCP end to end: Chromium against warden serve (screenshots in artifacts/e2e, every window state in artifacts/screens)
 	node e2e/chat.e2e.mjs
 	node e2e/settings.e2e.mjs
 	node e2e/checkpoint.e2e.mjs
 	node e2e/network.e2e.mjs
+	node e2e/screens.e2e.mjs
 	CGO_ENABLED=0 go build -o bin/mcp-testserver ./backend/tools/mcp/cmd/mcp-testserver
 	node e2e/mcp.e2e.mjs
 

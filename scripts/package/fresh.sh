@@ -95,11 +95,11 @@ in_root dpkg-query -W -f='${Package}\t${Version}\t${Status}\n' | awk -F'\t' '$3 
 in_root dpkg-query -W -f='${Status}' warden | grep -q 'install ok installed' || fail "warden is not installed"
 
 # Every package apt added, warden aside, is one Debian's sources offer in
-# exactly the installed version.
+# exactly the installed version (madison pads its columns with spaces).
 cut -f1 "$work/after" | comm -13 "$work/before" - | grep -vx warden >"$work/new"
 in_root apt-cache madison $(cat "$work/new") |
-	awk -F' [|] ' -v m="$MIRROR" -v s="$SECURITY" 'index($3, m) == 1 || index($3, s) == 1 {print $1 "\t" $2}' |
-	sed 's/^ *//' | sort -u >"$work/offered"
+	awk -F' [|] ' -v m="$MIRROR" -v s="$SECURITY" '{gsub(/ /, "", $1); gsub(/ /, "", $2)} index($3, m) == 1 || index($3, s) == 1 {print $1 "\t" $2}' |
+	sort -u >"$work/offered"
 foreign=$(join -t "$(printf '\t')" "$work/new" "$work/after" | comm -23 - "$work/offered")
 [ -z "$foreign" ] || fail "packages not from Debian's sources (name and version):
 $foreign"
