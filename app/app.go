@@ -11,6 +11,7 @@ import (
 
 	wruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
+	"github.com/warden-dev/warden/backend/api"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/settings"
 )
@@ -91,7 +92,7 @@ func (a *App) Info() (runtime.Info, error) {
 	if a.svc == nil {
 		return runtime.Info{Name: Name, Version: a.version}, nil
 	}
-	info, err := a.svc.Info(a.ctx())
+	info, err := api.Info.Call(a.ctx(), a.services(), api.None{})
 	if err != nil {
 		return runtime.Info{}, err
 	}

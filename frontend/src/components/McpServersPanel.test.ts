@@ -104,8 +104,8 @@ describe('McpServersPanel', () => {
   it('the tool expander lists tools with descriptions as text, never HTML', async () => {
     const s = testMcpServer({
       tools: [
-        { name: 'read_file', gate_name: 'mcp.fs.read_file', description: 'Read a file', trusted: true },
-        { name: 'write_file', gate_name: 'mcp.fs.write_file', description: evil, trusted: false, untrusted: 'description changed since trusted' },
+        { name: 'read_file', gate_name: 'mcp.fs.read_file', model_name: 'mcp__fs__read_file', description: 'Read a file', hash: 'h1', read_only_hint: false, trusted: true },
+        { name: 'write_file', gate_name: 'mcp.fs.write_file', model_name: 'mcp__fs__write_file', description: evil, hash: 'h2', read_only_hint: false, trusted: false, untrusted: 'description changed since trusted' },
       ],
     })
     const { w } = setup(() => [s])

@@ -16,6 +16,7 @@ const base: Approval = {
   effects: [],
   trace: [{ step: 'classify', saw: 'npm test', concluded: 'unknown' }],
   created_at: 1,
+  live: true,
 }
 
 const mounted: { unmount(): void }[] = []
