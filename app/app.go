@@ -1,7 +1,11 @@
 // Package app is the Go API the desktop window calls: a thin struct that
-// Wails binds, with typed DTOs in and out. Every exported method of App
-// becomes a JavaScript function in frontend/wailsjs, so App carries no
-// lifecycle hooks and no method that runs a caller-chosen binary.
+// Wails binds. Its methods are backend/api's window methods: api_gen.go is
+// generated from that definition (scripts/apigen), and the few the window
+// implements itself (native dialogs, the ready marker, Info with the build's
+// version, the cage probe) are here. Every exported method of App becomes a
+// JavaScript function in frontend/wailsjs, so App carries no lifecycle hooks
+// and no method that runs a caller-chosen binary; a test holds its method
+// set to the definition's.
 package app
 
 import (
