@@ -106,6 +106,6 @@ func (a *App) Info() (runtime.Info, error) {
 
 // SandboxStatus probes the OS sandbox now. The probe runs a fixed, harmless
 // command inside bubblewrap; it never runs anything the caller chooses.
-func (a *App) SandboxStatus() SandboxStatus {
-	return a.sandbox.Probe(context.Background())
+func (a *App) SandboxStatus() (SandboxStatus, error) {
+	return a.sandbox.Probe(context.Background()), nil
 }

@@ -33,8 +33,10 @@ type None struct{}
 // (the desktop window could not open its database, say).
 var ErrNotConnected = errors.New("the agent runtime is not connected")
 
-// ErrNoSettings is returned when the settings a method needs are not there.
-var ErrNoSettings = errors.New("settings are not available")
+// ErrNoSettings is returned when the settings a method needs are not there;
+// it is a kind of ErrNotConnected, so a window without a backend fails every
+// method alike.
+var ErrNoSettings = fmt.Errorf("settings are not available: %w", ErrNotConnected)
 
 // Services are what the methods call. A nil service fails the methods that
 // need it with ErrNotConnected or ErrNoSettings, wrapping Cause when set.
