@@ -1,14 +1,25 @@
 import { flushPromises, mount } from '@vue/test-utils'
+import { createPinia } from 'pinia'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { BridgeError, BridgeKey, type Bridge, type SavedFile, type WardenEvent } from '../bridge'
-import type { AuditPageArgs } from '../model/audit'
-import auditPage from '../model/testdata/audit-page.json'
-import { fakeBridge } from '../testing/fakeBridge'
-import { kindText } from '../model/words'
+import { BridgeError, BridgeKey, type Bridge, type SavedFile, type WardenEvent } from '../../bridge'
+import type { AuditPageArgs } from '../../model/audit'
+import auditPage from '../../model/testdata/audit-page.json'
+import { useAuditStore } from '../../stores/audit'
+import { fakeBridge } from '../../testing/fakeBridge'
+import { kindText } from '../../model/words'
 import AuditTrail from './AuditTrail.vue'
 
+// Mounts the trail with its stores; pushes reach it as in the app, through
+// the audit store App.vue feeds.
+function mountTrail(bridge: Bridge, sessionId: string, attach: boolean) {
+  const pinia = createPinia()
+  bridge.subscribe((p) => useAuditStore(pinia).onPush(p))
+  const global = { plugins: [pinia], provide: { [BridgeKey as symbol]: bridge } }
+  return attach ? mount(AuditTrail, { props: { sessionId }, global, attachTo: document.body }) : mount(AuditTrail, { props: { sessionId }, global })
+}
+
 function mountExport(bridge: Bridge) {
-  return mount(AuditTrail, { props: { sessionId: 's1' }, global: { provide: { [BridgeKey as symbol]: bridge } } })
+  return mountTrail(bridge, 's1', false)
 }
 
 afterEach(() => vi.restoreAllMocks())
@@ -144,7 +155,7 @@ function backend(n: number, fail: (call: number) => boolean = () => false) {
   return { bridge, calls, release }
 }
 
-const mountWith = (bridge: Bridge) => mount(AuditTrail, { props: { sessionId: 's' }, global: { provide: { [BridgeKey as symbol]: bridge } }, attachTo: document.body })
+const mountWith = (bridge: Bridge) => mountTrail(bridge, 's', true)
 const count = (w: ReturnType<typeof mountWith>) => w.get('[data-testid="audit-count"]').text()
 const firstSeq = (w: ReturnType<typeof mountWith>) => w.get('[role="listitem"] span').text()
 
@@ -240,7 +251,7 @@ function pageBackend() {
   })
   return { ...f, events }
 }
-const mountLive = (bridge: Bridge) => mount(AuditTrail, { props: { sessionId: 's' }, global: { provide: { [BridgeKey as symbol]: bridge } }, attachTo: document.body })
+const mountLive = (bridge: Bridge) => mountTrail(bridge, 's', true)
 const nextFrame = () => new Promise((r) => setTimeout(r, 40))
 const rowSeqs = (w: ReturnType<typeof mountLive>) => w.findAll('[role="listitem"] .r').map((r) => Number(r.attributes('data-seq')))
 

@@ -1,9 +1,9 @@
 import { flushPromises, mount } from '@vue/test-utils'
 import { createPinia } from 'pinia'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BridgeKey, type UndoResult, type WorkspaceChange } from '../bridge'
-import { confirmState } from '../model/confirm'
-import { fakeBridge } from '../testing/fakeBridge'
+import { BridgeKey, type UndoResult, type WorkspaceChange } from '../../bridge'
+import { confirmState } from '../../model/confirm'
+import { fakeBridge } from '../../testing/fakeBridge'
 import ChangeSet from './ChangeSet.vue'
 
 const change: WorkspaceChange = {

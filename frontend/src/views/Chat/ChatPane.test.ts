@@ -1,11 +1,11 @@
 import { flushPromises, mount } from '@vue/test-utils'
 import { createPinia } from 'pinia'
 import { describe, expect, it } from 'vitest'
-import { BridgeKey, type WardenEvent } from '../bridge'
-import { fakeBridge, testSession } from '../testing/fakeBridge'
-import { useSessionsStore } from '../stores/sessions'
-import { useTranscriptsStore } from '../stores/transcripts'
-import { pagedEvents, type PageArgs } from '../stores/testdata/pagedEvents'
+import { BridgeKey, type WardenEvent } from '../../bridge'
+import { fakeBridge, testSession } from '../../testing/fakeBridge'
+import { useSessionsStore } from '../../stores/sessions'
+import { useTranscriptsStore } from '../../stores/transcripts'
+import { pagedEvents, type PageArgs } from '../../stores/testdata/pagedEvents'
 import ChatPane from './ChatPane.vue'
 
 const msg = (seq: number): WardenEvent => ({ seq, session_id: 's1', version: seq, kind: 'message_appended', at: seq, data: { role: 'user', text: `m${seq}` } })
@@ -265,7 +265,7 @@ describe('ChatPane while working, on model errors and without a backend', () => 
     const { w, pinia } = await mountPane([])
     const ta = w.get('textarea[aria-label="Message"]')
     await ta.setValue('half a thought')
-    const { useAppStore } = await import('../stores/app')
+    const { useAppStore } = await import('../../stores/app')
     useAppStore(pinia).online = false
     await flushPromises()
     expect(w.get('[data-testid="offline"]').text()).toContain('Lost the connection')

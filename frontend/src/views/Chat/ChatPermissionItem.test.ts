@@ -1,7 +1,7 @@
 import { mount } from '@vue/test-utils'
 import { describe, expect, it } from 'vitest'
-import type { Sandbox, WardenEvent } from '../bridge'
-import type { Remedy } from '../model/words'
+import type { Sandbox, WardenEvent } from '../../bridge'
+import type { Remedy } from '../../model/words'
 import ChatPermissionItem from './ChatPermissionItem.vue'
 
 const ev = (kind: string, data: Record<string, unknown>): WardenEvent => ({

@@ -1,9 +1,9 @@
 import { flushPromises, mount } from '@vue/test-utils'
 import { createPinia } from 'pinia'
 import { describe, expect, it } from 'vitest'
-import { BridgeKey, type McpPendingServer } from '../bridge'
-import { fakeBridge, testSession } from '../testing/fakeBridge'
-import { useMcpTrustStore } from '../stores/mcpTrust'
+import { BridgeKey, type McpPendingServer } from '../../bridge'
+import { fakeBridge, testSession } from '../../testing/fakeBridge'
+import { useMcpTrustStore } from '../../stores/mcpTrust'
 import McpTrustCard from './McpTrustCard.vue'
 
 const everything: McpPendingServer = {

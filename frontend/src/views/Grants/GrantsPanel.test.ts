@@ -1,6 +1,6 @@
 import { mount } from '@vue/test-utils'
 import { describe, expect, it } from 'vitest'
-import type { GrantView } from '../bridge'
+import type { GrantView } from '../../bridge'
 import GrantsPanel from './GrantsPanel.vue'
 
 const grants: GrantView[] = [

@@ -1,8 +1,8 @@
 import { flushPromises, mount } from '@vue/test-utils'
 import { createPinia } from 'pinia'
 import { describe, expect, it } from 'vitest'
-import { BridgeError, BridgeKey, type McpLog } from '../bridge'
-import { fakeBridge } from '../testing/fakeBridge'
+import { BridgeError, BridgeKey, type McpLog } from '../../bridge'
+import { fakeBridge } from '../../testing/fakeBridge'
 import McpLogView from './McpLogView.vue'
 
 function setup(log: (a: { server: string; lines?: number }) => McpLog) {

@@ -1,8 +1,8 @@
 import { flushPromises, mount } from '@vue/test-utils'
 import { createPinia } from 'pinia'
 import { describe, expect, it } from 'vitest'
-import { BridgeError, BridgeKey, type McpServer } from '../bridge'
-import { fakeBridge, testMcpServer } from '../testing/fakeBridge'
+import { BridgeError, BridgeKey, type McpServer } from '../../bridge'
+import { fakeBridge, testMcpServer } from '../../testing/fakeBridge'
 import McpServersPanel from './McpServersPanel.vue'
 
 function setup(list: () => McpServer[] | null) {

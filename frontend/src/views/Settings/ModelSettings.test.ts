@@ -1,8 +1,8 @@
 import { flushPromises, mount } from '@vue/test-utils'
 import { createPinia } from 'pinia'
 import { describe, expect, it } from 'vitest'
-import { BridgeError, BridgeKey, type ConnectionResult, type ModelInfo, type ModelSettings as Model, type Settings } from '../bridge'
-import { fakeBridge, testSettings } from '../testing/fakeBridge'
+import { BridgeError, BridgeKey, type ConnectionResult, type ModelInfo, type ModelSettings as Model, type Settings } from '../../bridge'
+import { fakeBridge, testSettings } from '../../testing/fakeBridge'
 import ModelSettings from './ModelSettings.vue'
 
 type Opts = Parameters<typeof fakeBridge>[0]

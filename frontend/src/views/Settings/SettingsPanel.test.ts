@@ -1,9 +1,9 @@
 import { flushPromises, mount } from '@vue/test-utils'
 import { createPinia } from 'pinia'
 import { describe, expect, it } from 'vitest'
-import App from '../App.vue'
-import { BridgeError, BridgeKey, type CageView, type ModelArgs, type Settings } from '../bridge'
-import { fakeBridge, testInfo, testSettings } from '../testing/fakeBridge'
+import App from '../../App.vue'
+import { BridgeError, BridgeKey, type CageView, type ModelArgs, type Settings } from '../../bridge'
+import { fakeBridge, testInfo, testSettings } from '../../testing/fakeBridge'
 import SettingsPanel from './SettingsPanel.vue'
 
 type Opts = Parameters<typeof fakeBridge>[0]

@@ -1,7 +1,7 @@
 import { flushPromises, mount } from '@vue/test-utils'
 import { describe, expect, it } from 'vitest'
-import { BridgeError, BridgeKey, type Bridge, type Sandbox, type Transport } from '../bridge'
-import { fakeBridge } from '../testing/fakeBridge'
+import { BridgeError, BridgeKey, type Bridge, type Sandbox, type Transport } from '../../bridge'
+import { fakeBridge } from '../../testing/fakeBridge'
 import ChatSandboxSelector from './ChatSandboxSelector.vue'
 
 const ws: Sandbox = { kind: 'workspace-write', network_access: false, writable_roots: [] }

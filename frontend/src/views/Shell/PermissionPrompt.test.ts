@@ -1,7 +1,7 @@
 import { mount } from '@vue/test-utils'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import type { Approval, Session } from '../bridge'
-import { reasonWords } from '../model/words'
+import type { Approval, Session } from '../../bridge'
+import { reasonWords } from '../../model/words'
 import PermissionPrompt from './PermissionPrompt.vue'
 
 const base: Approval = {

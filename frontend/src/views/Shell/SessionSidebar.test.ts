@@ -1,7 +1,7 @@
 import { flushPromises, mount } from '@vue/test-utils'
 import { describe, expect, it } from 'vitest'
-import { BridgeError, BridgeKey, type Bridge, type Transport } from '../bridge'
-import { fakeBridge } from '../testing/fakeBridge'
+import { BridgeError, BridgeKey, type Bridge, type Transport } from '../../bridge'
+import { fakeBridge } from '../../testing/fakeBridge'
 import SessionSidebar from './SessionSidebar.vue'
 
 async function openNew(bridge: Bridge | null) {
@@ -87,8 +87,8 @@ describe('SessionSidebar new session errors', () => {
   }
 })
 
-import { confirmState } from '../model/confirm'
-import { testSession } from '../testing/fakeBridge'
+import { confirmState } from '../../model/confirm'
+import { testSession } from '../../testing/fakeBridge'
 
 describe('SessionSidebar delete archives; purge is explicit', () => {
   const live = testSession({ id: 's1', title: 'Fix the tests' })

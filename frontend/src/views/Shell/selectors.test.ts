@@ -1,7 +1,7 @@
 import { flushPromises, mount } from '@vue/test-utils'
 import { describe, expect, it } from 'vitest'
-import type { Sandbox } from '../bridge'
-import { confirmState } from '../model/confirm'
+import type { Sandbox } from '../../bridge'
+import { confirmState } from '../../model/confirm'
 import ChatApprovalSelector from './ChatApprovalSelector.vue'
 import ChatSandboxSelector from './ChatSandboxSelector.vue'
 
