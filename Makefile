@@ -40,10 +40,10 @@ desktop: frontend ## build the desktop app into build/bin/warden-desktop
 cli: ## build the headless CLI into bin/warden (pure Go)
 	CGO_ENABLED=0 go build -ldflags "$(LDFLAGS)" -o bin/warden ./cmd/warden
 
-bindings: ## regenerate frontend/wailsjs from the bound Go types
+bindings: ## regenerate app/api_gen.go, the bridge's api.gen.ts and frontend/wailsjs from backend/api
 	scripts/bindings.sh --write
 
-check-bindings: ## fail if frontend/wailsjs is stale
+check-bindings: ## fail if anything generated from backend/api is stale
 	scripts/bindings.sh --check
 
 vet: ## go vet, the smoke test's build tag included

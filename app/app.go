@@ -1,7 +1,11 @@
 // Package app is the Go API the desktop window calls: a thin struct that
-// Wails binds, with typed DTOs in and out. Every exported method of App
-// becomes a JavaScript function in frontend/wailsjs, so App carries no
-// lifecycle hooks and no method that runs a caller-chosen binary.
+// Wails binds. Its methods are backend/api's window methods: api_gen.go is
+// generated from that definition (scripts/apigen), and the few the window
+// implements itself (native dialogs, the ready marker, Info with the build's
+// version, the cage probe) are here. Every exported method of App becomes a
+// JavaScript function in frontend/wailsjs, so App carries no lifecycle hooks
+// and no method that runs a caller-chosen binary; a test holds its method
+// set to the definition's.
 package app
 
 import (
@@ -11,6 +15,7 @@ import (
 
 	wruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
+	"github.com/warden-dev/warden/backend/api"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/settings"
 )
@@ -91,7 +96,7 @@ func (a *App) Info() (runtime.Info, error) {
 	if a.svc == nil {
 		return runtime.Info{Name: Name, Version: a.version}, nil
 	}
-	info, err := a.svc.Info(a.ctx())
+	info, err := api.Info.Call(a.ctx(), a.services(), api.None{})
 	if err != nil {
 		return runtime.Info{}, err
 	}
@@ -101,6 +106,6 @@ func (a *App) Info() (runtime.Info, error) {
 
 // SandboxStatus probes the OS sandbox now. The probe runs a fixed, harmless
 // command inside bubblewrap; it never runs anything the caller chooses.
-func (a *App) SandboxStatus() SandboxStatus {
-	return a.sandbox.Probe(context.Background())
+func (a *App) SandboxStatus() (SandboxStatus, error) {
+	return a.sandbox.Probe(context.Background()), nil
 }

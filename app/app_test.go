@@ -36,7 +36,7 @@ func TestInfo(t *testing.T) {
 
 func TestSandboxStatusUsesProber(t *testing.T) {
 	want := SandboxStatus{Available: false, Mechanism: "bubblewrap", Detail: "denied"}
-	got := New(Options{Sandbox: fixedProbe(want)}).SandboxStatus()
+	got, _ := New(Options{Sandbox: fixedProbe(want)}).SandboxStatus()
 	if got != want {
 		t.Errorf("SandboxStatus() = %+v, want %+v", got, want)
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	wruntime "github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"github.com/warden-dev/warden/backend/api"
 )
 
 // ErrNoWindow is returned when a native dialog is asked for outside the
@@ -20,18 +22,11 @@ var ErrNoWindow = errors.New("no desktop window to open a dialog in")
 // could swap their answers.
 var ErrDialogOpen = errors.New("another dialog is already open")
 
-// SavedFile is where SaveAuditExport wrote. An empty Path means the human
-// cancelled the dialog and nothing was written.
-type SavedFile struct {
-	Path  string `json:"path"`
-	Bytes int64  `json:"bytes"`
-}
+// SavedFile is where SaveAuditExport wrote (api.SavedFile).
+type SavedFile = api.SavedFile
 
-// PickFolderArgs configures the folder picker.
-type PickFolderArgs struct {
-	Title            string `json:"title"`
-	DefaultDirectory string `json:"default_directory"`
-}
+// PickFolderArgs configures the folder picker (api.PickFolderArgs).
+type PickFolderArgs = api.PickFolderArgs
 
 // dialogs opens the window's native dialogs. New sets the Wails ones; tests
 // answer in their place, so the write path runs without a window.
@@ -73,12 +68,8 @@ var exportFilters = map[string]wruntime.FileFilter{
 // chooses in the native save dialog. The path comes only from that dialog,
 // never from the caller, so the page cannot make the app write anywhere.
 func (a *App) SaveAuditExport(args ExportAuditArgs) (SavedFile, error) {
-	svc, err := a.service()
-	if err != nil {
-		return SavedFile{}, err
-	}
 	// Render first: an unknown session or format fails without a dialog.
-	exp, err := svc.ExportAudit(a.ctx(), args.SessionID, args.Format)
+	exp, err := api.ExportAudit.Call(a.ctx(), a.services(), args)
 	if err != nil {
 		return SavedFile{}, err
 	}

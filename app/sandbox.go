@@ -3,20 +3,12 @@ package app
 import (
 	"context"
 
+	"github.com/warden-dev/warden/backend/api"
 	"github.com/warden-dev/warden/backend/tools/sandbox"
 )
 
-// SandboxStatus says whether the OS sandbox works here, and if not, why.
-type SandboxStatus struct {
-	// Available is true when a trial run inside the sandbox succeeded.
-	Available bool `json:"available"`
-	// Mechanism names the sandbox, e.g. "bubblewrap".
-	Mechanism string `json:"mechanism"`
-	// Version is what the sandbox binary reports about itself, if it ran.
-	Version string `json:"version"`
-	// Detail is the reason when unavailable, or what was checked when available.
-	Detail string `json:"detail"`
-}
+// SandboxStatus says whether the OS sandbox works here (api.CageStatus).
+type SandboxStatus = api.CageStatus
 
 // CageProbe shows the window the one probe of the OS cage
 // (sandbox.Cage.Detect, wired by backend/assemble), so the indicator says

@@ -21,7 +21,7 @@ func TestCageProbe(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cage := sandbox.New(tc.cfg)
 			t.Cleanup(func() { _ = cage.Close() })
-			got := New(Options{Sandbox: CageProbe(cage.Detect)}).SandboxStatus()
+			got, _ := New(Options{Sandbox: CageProbe(cage.Detect)}).SandboxStatus()
 			want := cage.Status()
 			if got.Available != tc.available || got.Available != want.Available || got.Detail != want.Reason ||
 				got.Mechanism != want.Mechanism || got.Version != want.Version {
@@ -32,7 +32,7 @@ func TestCageProbe(t *testing.T) {
 }
 
 func TestNoProbeSaysSo(t *testing.T) {
-	got := New(Options{}).SandboxStatus()
+	got, _ := New(Options{}).SandboxStatus()
 	if got.Available || got.Detail == "" {
 		t.Errorf("SandboxStatus() without a probe = %+v, want unavailable with a reason", got)
 	}

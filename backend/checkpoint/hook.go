@@ -29,15 +29,7 @@ func (t *Tracker) Wrap(tool tools.Tool) tools.Tool {
 }
 
 // WrapAll returns a registry holding every tool of r behind the hook.
-func (t *Tracker) WrapAll(r *tools.Registry) (*tools.Registry, error) {
-	out, _ := tools.NewRegistry()
-	for _, tool := range r.List() {
-		if err := out.Register(t.Wrap(tool)); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
+func (t *Tracker) WrapAll(r *tools.Registry) (*tools.Registry, error) { return r.Wrapped(t.Wrap) }
 
 type hooked struct {
 	tools.Tool

@@ -171,7 +171,7 @@ func (s *Service) ListGrants(ctx context.Context, sessionID string) ([]GrantView
 // "workspace:<server>") within the session's workspace.
 type RevokeGrantArgs struct {
 	ID        string `json:"id"`
-	Kind      string `json:"kind"` // grant | rule | mcp-server ("mcp-trust" is the old name)
+	Kind      string `json:"kind" ts:"'grant' | 'rule' | 'mcp-server' | 'mcp-trust'"` // "mcp-trust" is the old name
 	SessionID string `json:"session_id,omitempty"`
 }
 

@@ -39,11 +39,11 @@ const (
 // AnswerArgs is a human's answer to one ask.
 type AnswerArgs struct {
 	RequestID    string            `json:"request_id"`
-	Answer       string            `json:"answer"`
+	Answer       string            `json:"answer" ts:"'once' | 'always' | 'deny'"`
 	Scope        policy.GrantScope `json:"scope,omitempty"`
 	ExpiresInSec int64             `json:"expires_in_sec,omitempty"`
 	Note         string            `json:"note,omitempty"`
-	TrustServer  string            `json:"trust_server,omitempty"` // session | persistent
+	TrustServer  string            `json:"trust_server,omitempty" ts:"'session' | 'persistent'"` // session | persistent
 }
 
 // ask is a call parked until a human answers.

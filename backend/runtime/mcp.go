@@ -35,7 +35,7 @@ const GrantKindMcpServer = "mcp-server"
 type TrustMcpArgs struct {
 	SessionID string `json:"session_id"`
 	Server    string `json:"server"`
-	Scope     string `json:"scope"` // session | workspace
+	Scope     string `json:"scope" ts:"GrantScope"`
 }
 
 // McpPendingServer is one server of a session's workspace that the session
@@ -44,7 +44,7 @@ type TrustMcpArgs struct {
 type McpPendingServer struct {
 	Name      string   `json:"name"`
 	Source    string   `json:"source"`
-	Transport string   `json:"transport"`
+	Transport string   `json:"transport" ts:"McpTransport"`
 	Launch    string   `json:"launch"` // the full command line, or the URL
 	Command   string   `json:"command,omitempty"`
 	Args      []string `json:"args,omitempty"`

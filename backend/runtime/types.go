@@ -61,7 +61,7 @@ type Event struct {
 	Version   int64           `json:"version"`
 	Kind      store.Kind      `json:"kind"`
 	At        int64           `json:"at"`
-	Data      json.RawMessage `json:"data"`
+	Data      json.RawMessage `json:"data" ts:"Record<string, unknown>"`
 }
 
 func eventView(e store.StoredEvent) Event {
@@ -106,7 +106,7 @@ type McpInfo struct {
 	Tool   string `json:"tool,omitempty"`
 	// Change says why the tool is not trusted (mcp.ToolReview.Change):
 	// server | config | new | changed; "" when it is.
-	Change          string `json:"change,omitempty"`
+	Change          string `json:"change,omitempty" ts:"'server' | 'config' | 'new' | 'changed'"`
 	Description     string `json:"description,omitempty"`
 	OldDescription  string `json:"old_description,omitempty"` // as trusted, when Change is "changed"
 	Schema          string `json:"schema,omitempty"`          // the input schema, indented JSON
@@ -116,9 +116,9 @@ type McpInfo struct {
 // GrantView is a grant, workspace rule or MCP trust as a window lists it.
 type GrantView struct {
 	ID        string          `json:"id"`
-	Kind      string          `json:"kind"` // grant | rule | mcp-server
+	Kind      string          `json:"kind" ts:"'grant' | 'rule' | 'mcp-server' | 'mcp-trust'"`
 	Signature string          `json:"signature"`
-	Scope     string          `json:"scope"` // session | workspace
+	Scope     string          `json:"scope" ts:"'session' | 'workspace' | 'persistent'"`
 	Reasons   []policy.Reason `json:"reasons"`
 	CreatedAt int64           `json:"created_at"`
 	ExpiresAt int64           `json:"expires_at,omitempty"`

@@ -1,4 +1,5 @@
-// Package server serves runtime.Service over HTTP and a WebSocket for
+// Package server serves the API (backend/api's HTTP methods, over
+// runtime.Service and settings.Service) and a WebSocket of pushes for
 // `warden serve`, with the built frontend.
 //
 // It is a local server for one person's browser, so every request must

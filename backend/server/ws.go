@@ -1,17 +1,13 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"time"
 
 	"github.com/coder/websocket"
 )
-
-func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
 
 // ws streams every push as a JSON text frame. Host, Origin and token were
 // checked before; the library's own origin check is redundant with ours.

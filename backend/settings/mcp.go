@@ -31,7 +31,7 @@ type McpLogArgs struct {
 type McpLog struct {
 	Server    string   `json:"server"`
 	Path      string   `json:"path"`
-	Lines     []string `json:"lines"`
+	Lines     []string `json:"lines" ts:"string[] | null"`
 	Truncated bool     `json:"truncated"`
 }
 

@@ -30,7 +30,7 @@ const (
 // ProbeArgs name what to probe; APIKey "" uses the stored key (the file's,
 // when it is for the same provider, then the environment).
 type ProbeArgs struct {
-	Provider string `json:"provider"`
+	Provider string `json:"provider" ts:"ProviderId"`
 	BaseURL  string `json:"base_url"`
 	APIKey   string `json:"api_key,omitempty"`
 	Model    string `json:"model,omitempty"`

@@ -17,7 +17,7 @@ import (
 // ModelArgs choose the model. APIKey "" keeps the stored key (for the same
 // provider; a provider change forgets it); ClearAPIKey removes it.
 type ModelArgs struct {
-	Provider    string `json:"provider"`
+	Provider    string `json:"provider" ts:"ProviderId"`
 	Model       string `json:"model"`
 	BaseURL     string `json:"base_url"`
 	APIKey      string `json:"api_key,omitempty"`

@@ -82,7 +82,7 @@ type Settings struct {
 	ActiveModel string         `json:"active_model"`
 	Defaults    Defaults       `json:"defaults"`
 	Providers   []ProviderInfo `json:"providers"`
-	Warnings    []string       `json:"warnings"`
+	Warnings    []string       `json:"warnings" ts:"string[] | null"`
 	// Network is the [network] table (network.go).
 	Network NetworkSettings `json:"network"`
 	// Cage is what the OS cage hides and lets through; absent without one.
@@ -91,11 +91,11 @@ type Settings struct {
 
 // ModelSettings is the configured model; the key itself is never included.
 type ModelSettings struct {
-	Provider     string `json:"provider"`
+	Provider     string `json:"provider" ts:"ProviderId"`
 	Model        string `json:"model"`
 	BaseURL      string `json:"base_url"`
 	APIKeySet    bool   `json:"api_key_set"`
-	APIKeySource string `json:"api_key_source"`
+	APIKeySource string `json:"api_key_source" ts:"ApiKeySource"`
 	APIKeyHint   string `json:"api_key_hint"`
 }
 
@@ -107,7 +107,7 @@ type Defaults struct {
 
 // ProviderInfo describes a provider the screen offers.
 type ProviderInfo struct {
-	ID             string `json:"id"`
+	ID             string `json:"id" ts:"ProviderId"`
 	Label          string `json:"label"`
 	NeedsKey       bool   `json:"needs_key"`
 	DefaultBaseURL string `json:"default_base_url"`

@@ -21,7 +21,7 @@ const (
 // content; modes are git's (100644, 100755, 120000 for a symlink).
 type FileChange struct {
 	Path        string `json:"path"` // relative to the workspace, slash-separated
-	Change      string `json:"change"`
+	Change      string `json:"change" ts:"'created' | 'modified' | 'deleted'"`
 	Mode        string `json:"mode,omitempty"`
 	OldMode     string `json:"old_mode,omitempty"`
 	Size        int64  `json:"size"`
@@ -52,7 +52,7 @@ type WorkspaceChanged struct {
 	event
 	CallID    string       `json:"call_id"`
 	Tool      string       `json:"tool,omitempty"`
-	Cause     string       `json:"cause"`
+	Cause     string       `json:"cause" ts:"'call' | 'outside' | 'undo' | 'restore'"`
 	UndoOf    string       `json:"undo_of,omitempty"`    // undo: the call undone
 	RestoreTo string       `json:"restore_to,omitempty"` // restore: the message restored to
 	Workspace string       `json:"workspace"`

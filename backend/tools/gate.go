@@ -469,15 +469,7 @@ func reasonList(rs []policy.Reason) string {
 func (g *Gate) Wrap(t Tool) Tool { return &gated{Tool: t, g: g} }
 
 // WrapAll returns a registry holding every tool of r behind the gate.
-func (g *Gate) WrapAll(r *Registry) (*Registry, error) {
-	out, _ := NewRegistry()
-	for _, t := range r.List() {
-		if err := out.Register(g.Wrap(t)); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
+func (g *Gate) WrapAll(r *Registry) (*Registry, error) { return r.Wrapped(g.Wrap) }
 
 type gated struct {
 	Tool

@@ -23,6 +23,19 @@ func NewRegistry(ts ...Tool) (*Registry, error) {
 	return r, nil
 }
 
+// Wrapped returns a registry holding every tool of r as wrap returns it:
+// the gate's and the checkpoint hook's views of the one registry
+// tools.Builtins builds (backend/assemble), not a second set of tools.
+func (r *Registry) Wrapped(wrap func(Tool) Tool) (*Registry, error) {
+	out := &Registry{tools: map[string]Tool{}}
+	for _, t := range r.List() {
+		if err := out.Register(wrap(t)); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // Register adds a tool. A second tool with the same name is an error.
 func (r *Registry) Register(t Tool) error {
 	if t == nil || t.Name() == "" {

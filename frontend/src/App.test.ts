@@ -21,6 +21,7 @@ const approval: Approval = {
   effects: [],
   trace: [],
   created_at: 1,
+  live: true,
 }
 
 describe('App', () => {

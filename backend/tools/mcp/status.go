@@ -23,7 +23,7 @@ type ServerStatus struct {
 	LogPath    string       `json:"log_path"`
 	Restarts   int          `json:"restarts"`
 	Trust      *TrustStatus `json:"trust,omitempty"` // nil: never trusted
-	Tools      []ToolStatus `json:"tools"`
+	Tools      []ToolStatus `json:"tools" ts:"McpTool[] | null"`
 }
 
 // TrustStatus is the trust record of a server as it applies now.

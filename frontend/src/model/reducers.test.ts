@@ -7,7 +7,7 @@ import { applyEvent, applyEvents, emptyTranscript, foldHistory, reduceApprovals,
 
 const ev = (seq: number, kind: string, data: Record<string, unknown> = {}): WardenEvent => ({ seq, session_id: 's1', version: seq, kind, at: seq, data })
 const ap = (id: string): Approval => ({
-  request_id: id, session_id: 's1', call_id: 'c', tool: 't', args: {}, risk: 'low', reasons: [], signature: 'x', effects: [], trace: [], created_at: 0,
+  request_id: id, session_id: 's1', call_id: 'c', tool: 't', args: {}, risk: 'low', reasons: [], signature: 'x', effects: [], trace: [], created_at: 0, live: true,
 })
 
 describe('reduceSessions', () => {

@@ -47,6 +47,7 @@ export function testSettings(over: Partial<Settings> = {}): Settings {
       { id: 'script', label: 'Script file', needs_key: false, default_base_url: '' },
     ],
     warnings: [],
+    network: { presets: [], enabled: [], allow: [], deny: [], command_line: [] },
     ...over,
   }
 }

@@ -1,10 +1,10 @@
-export namespace app {
+export namespace api {
 	
 	export class AuditLogArgs {
 	    session_id: string;
-	    kinds: string[];
-	    limit: number;
-	    before_seq: number;
+	    kinds?: string[];
+	    limit?: number;
+	    before_seq?: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new AuditLogArgs(source);
@@ -16,6 +16,24 @@ export namespace app {
 	        this.kinds = source["kinds"];
 	        this.limit = source["limit"];
 	        this.before_seq = source["before_seq"];
+	    }
+	}
+	export class CageStatus {
+	    available: boolean;
+	    mechanism: string;
+	    version: string;
+	    detail: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new CageStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.available = source["available"];
+	        this.mechanism = source["mechanism"];
+	        this.version = source["version"];
+	        this.detail = source["detail"];
 	    }
 	}
 	export class ExportAuditArgs {
@@ -46,9 +64,21 @@ export namespace app {
 	        this.agent_id = source["agent_id"];
 	    }
 	}
+	export class PendingArgs {
+	    session_id?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PendingArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	    }
+	}
 	export class PickFolderArgs {
-	    title: string;
-	    default_directory: string;
+	    title?: string;
+	    default_directory?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new PickFolderArgs(source);
@@ -72,24 +102,6 @@ export namespace app {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.session_id = source["session_id"];
 	        this.title = source["title"];
-	    }
-	}
-	export class SandboxStatus {
-	    available: boolean;
-	    mechanism: string;
-	    version: string;
-	    detail: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new SandboxStatus(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.available = source["available"];
-	        this.mechanism = source["mechanism"];
-	        this.version = source["version"];
-	        this.detail = source["detail"];
 	    }
 	}
 	export class SavedFile {
@@ -134,10 +146,10 @@ export namespace app {
 	}
 	export class SessionEventsArgs {
 	    session_id: string;
-	    after_seq: number;
+	    after_seq?: number;
 	    before_seq?: number;
 	    tail?: boolean;
-	    limit: number;
+	    limit?: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new SessionEventsArgs(source);
