@@ -36,7 +36,8 @@ func TestPolicyCheckDecisions(t *testing.T) {
 		{"compound rm", `{"tool":"shell.exec","args":{"command":"ls && rm -rf build"}}`, nil, "ask", "destructive-effect", "shell=ls && rm -rf build"},
 		{"home rm is outside", `{"tool":"shell.exec","args":{"command":"ls && rm -rf ~"}}`, nil, "deny", "sandbox-rejected", ""},
 		{"network off", `{"tool":"shell.exec","args":{"command":"curl https://example.com"}}`, nil, "deny", "sandbox-rejected", ""},
-		{"network on", `{"tool":"shell.exec","args":{"command":"curl https://example.com"}}`, []string{"--network"}, "ask", "network-request", ""},
+		{"network on, proxied cage", `{"tool":"shell.exec","args":{"command":"curl https://example.com"}}`, []string{"--network", "--caged", "true"}, "allow", "", ""},
+		{"network on, no cage", `{"tool":"shell.exec","args":{"command":"curl https://example.com"}}`, []string{"--network", "--caged", "false"}, "ask", "network-request", ""},
 		{"read-only sandbox", `{"tool":"fs.write","args":{"path":"a.go","content":""}}`, []string{"--sandbox", "read-only"}, "deny", "sandbox-rejected", ""},
 		{"always", `{"tool":"fs.read","args":{"path":"a.go"}}`, []string{"--approval", "always"}, "ask", "policy-always", ""},
 		{"planning", `{"tool":"fs.write","args":{"path":"a.go","content":""}}`, []string{"--planning"}, "deny", "planning-freeze", ""},
@@ -124,7 +125,7 @@ func TestPolicyCheckFlagErrors(t *testing.T) {
 
 func TestPolicyCheckText(t *testing.T) {
 	code, out, _ := runCheck(t, `{"tool":"shell.exec","args":{"command":"git push --force"}}`+"\n",
-		"--workspace", t.TempDir(), "--format", "text", "--network", "--caged", "true")
+		"--workspace", t.TempDir(), "--format", "text", "--network", "--caged", "false")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { mount } from '@vue/test-utils'
 import DevServerItem from './DevServerItem.vue'
-import { applyEvents, emptyTranscript } from '../model/reducers'
-import type { WardenEvent } from '../bridge'
+import { applyEvents, emptyTranscript } from '../../model/reducers'
+import type { WardenEvent } from '../../bridge'
 
 const ev = (seq: number, kind: string, data: Record<string, unknown>): WardenEvent =>
   ({ seq, session_id: 's1', version: seq, kind, at: seq, data })
