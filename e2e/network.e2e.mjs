@@ -70,7 +70,7 @@ try {
   const before = hits
   await composer.fill(`!curl -sS --noproxy '' http://127.0.0.1:${registry.address().port}/`)
   await composer.press('Enter')
-  await page.getByText(/Network: 127\.0\.0\.1:\d+ refused \(private-address\)/).waitFor({ timeout: 30000 })
+  await page.getByText(/Network: 127\.0\.0\.1:\d+ refused \(Private address\)/).waitFor({ timeout: 30000 })
   assert.equal(hits, before, 'the refused destination was never connected')
 
   // On request, an unlisted destination is asked about in the prompt;
