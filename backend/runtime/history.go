@@ -8,6 +8,7 @@ import (
 
 	"github.com/warden-dev/warden/backend/runtime/model"
 	"github.com/warden-dev/warden/backend/store"
+	askm "github.com/warden-dev/warden/backend/tools/ask"
 )
 
 // bang runs a human's "!cmd" through the same gate, without a model.
@@ -49,6 +50,7 @@ func (s *Service) history(ctx context.Context, sessionID string) ([]model.Messag
 	var msgs []model.Message
 	var open []model.ToolCall
 	got := map[string]model.ToolResult{}
+	interrupted := map[string]string{} // call id → why a restart ended it
 	flush := func() {
 		if len(open) == 0 {
 			return
@@ -57,8 +59,11 @@ func (s *Service) history(ctx context.Context, sessionID string) ([]model.Messag
 		for i, c := range open {
 			r, ok := got[c.ID]
 			if !ok {
-				r = model.ToolResult{CallID: c.ID, Name: c.Name, IsError: true,
-					Content: []model.Part{model.TextPart("no result: the call was interrupted before it finished")}}
+				why := "no result: the call was interrupted before it finished"
+				if w := interrupted[c.ID]; w != "" {
+					why = "no result: " + w
+				}
+				r = model.ToolResult{CallID: c.ID, Name: c.Name, IsError: true, Content: []model.Part{model.TextPart(why)}}
 			}
 			rs[i] = r
 		}
@@ -80,6 +85,9 @@ func (s *Service) history(ctx context.Context, sessionID string) ([]model.Messag
 			failed[ev.CallID] = true
 		case store.ToolInvocationFailed:
 			failed[ev.CallID] = true
+			if ev.Via == string(askm.Interrupt) {
+				interrupted[ev.CallID] = ev.Error
+			}
 		}
 	}
 	// A background subagent's end is told to the model as a user message

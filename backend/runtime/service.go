@@ -151,6 +151,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		if err := s.resumePlanning(ctx); err != nil {
 			return nil, err
 		}
+		if err := s.interruptUnfinished(ctx); err != nil {
+			return nil, err
+		}
 	}
 	sub, err := s.st.Subscribe(s.ctx, store.SubscribeFilter{AfterSeq: -1})
 	if err != nil {

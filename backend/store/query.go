@@ -93,6 +93,20 @@ func (s *Store) PendingRequests(ctx context.Context, sessionID string) ([]Stored
 		WHERE ? = '' OR p.session_id = ? ORDER BY e.seq`, sessionID, sessionID)
 }
 
+// UnfinishedInvocations returns, oldest first, every ToolInvocationStarted
+// with no ToolInvocationCompleted or ToolInvocationFailed of the same call
+// after it: calls a process started and never saw end (it died). A call's
+// end is nearly always the first end recorded after its start, so the
+// check reads a few rows per call through the (session_id, kind, seq)
+// index, session by session.
+func (s *Store) UnfinishedInvocations(ctx context.Context) ([]StoredEvent, error) {
+	return s.queryEvents(ctx, `SELECT e.seq, e.session_id, e.version, e.kind, e.time_ms, e.payload, e.hash
+		FROM sessions ss JOIN events e ON e.session_id = ss.id AND e.kind = ?
+		WHERE NOT EXISTS (SELECT 1 FROM events d WHERE d.session_id = e.session_id AND d.kind IN (?, ?)
+			AND d.seq > e.seq AND json_extract(d.payload, '$.call_id') = json_extract(e.payload, '$.call_id'))
+		ORDER BY e.seq`, string(KindToolInvocationStarted), string(KindToolInvocationCompleted), string(KindToolInvocationFailed))
+}
+
 func (s *Store) queryEvents(ctx context.Context, query string, args ...any) ([]StoredEvent, error) {
 	rows, err := s.r.QueryContext(ctx, query, args...)
 	if err != nil {
