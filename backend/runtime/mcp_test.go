@@ -20,10 +20,14 @@ import (
 	"github.com/warden-dev/warden/backend/tools/mcp/mcptest"
 )
 
-// The test binary doubles as the test MCP server (mcptest).
+// The test binary doubles as the test MCP server (mcptest) and as the
+// service process the crash test kills (crash_test.go).
 func TestMain(m *testing.M) {
 	if mcptest.Serving() {
 		os.Exit(mcptest.Main(os.Args[1:]))
+	}
+	if os.Getenv(crashEnv) != "" {
+		os.Exit(crashMain())
 	}
 	os.Exit(m.Run())
 }
