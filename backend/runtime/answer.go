@@ -31,16 +31,12 @@ func (b *broker) answer(ctx context.Context, a AnswerArgs) error {
 	if a.ExpiresInSec < 0 {
 		return errors.New("expires_in_sec is negative")
 	}
+	if err := b.answeredAlready(a); err != nil || b.decided(a.RequestID) {
+		return err
+	}
 	b.mu.Lock()
-	given, done := b.answered[a.RequestID]
 	live, isLive := b.live[a.RequestID]
 	b.mu.Unlock()
-	if done {
-		if given == a.Answer {
-			return nil
-		}
-		return &RequestError{RequestID: a.RequestID, Why: "already answered " + given}
-	}
 	var view Approval
 	if isLive {
 		view = live.view
@@ -75,15 +71,51 @@ func (b *broker) answer(ctx context.Context, a AnswerArgs) error {
 		}
 	}
 	ans := tools.Approval{Approved: a.Answer != AnswerDeny, Always: a.Answer == AnswerAlways, Note: a.Note}
-	if isLive && b.resolve(a.RequestID, ans, a.Answer) {
-		return nil
-	}
 	if isLive {
-		// It stopped waiting in between (cancel, timeout): its own
-		// resolution is recorded; this answer came too late.
+		ok, err := b.resolve(ctx, a.RequestID, ans)
+		if ok || err != nil {
+			return err
+		}
+		// It stopped waiting in between: a racing answer (the same one
+		// is a no-op), or its own end (cancel, timeout) was recorded.
+		if err := b.answeredAlready(a); err != nil || b.decided(a.RequestID) {
+			return err
+		}
 		return &RequestError{RequestID: a.RequestID, Why: "the ask ended before the answer arrived"}
 	}
 	return b.answerRestored(ctx, view, a)
+}
+
+// answerOf is the ask transition a human's answer is.
+var answerOf = map[string]askm.Transition{AnswerOnce: askm.AnswerOnce, AnswerAlways: askm.AnswerAlways, AnswerDeny: askm.AnswerDeny}
+
+// answeredAlready asks the machine whether the request is decided: the
+// same answer again is a no-op (nil), anything else is refused.
+func (b *broker) answeredAlready(a AnswerArgs) error {
+	got, ok := b.s.asks.Find(a.RequestID)
+	if !ok || got.Answer() == "" {
+		return nil
+	}
+	if got.Answer() == answerOf[a.Answer] {
+		return nil
+	}
+	return &RequestError{RequestID: a.RequestID, Why: "already " + describe(got.Answer())}
+}
+
+// decided says whether the machine knows the request as decided.
+func (b *broker) decided(requestID string) bool {
+	got, ok := b.s.asks.Find(requestID)
+	return ok && got.Answer() != ""
+}
+
+// describe says how an ask left requested, for a refused answer.
+func describe(on askm.Transition) string {
+	for k, v := range answerOf {
+		if v == on {
+			return "answered " + k
+		}
+	}
+	return "ended (" + string(on) + ")"
 }
 
 // answerRestored records the answer to an ask whose turn ended with the
@@ -123,18 +155,13 @@ func (b *broker) answerRestored(ctx context.Context, v Approval, a AnswerArgs) e
 		if errors.Is(err, askm.ErrIllegal) {
 			// A racing answer was recorded first: the same one is a
 			// no-op, a different one is refused.
-			if got, ok := b.s.asks.Get(v.SessionID, v.RequestID); ok && len(got.Path) > 0 && got.Path[len(got.Path)-1] == on {
-				return nil
+			if err := b.answeredAlready(a); err != nil || b.decided(a.RequestID) {
+				return err
 			}
 			return &RequestError{RequestID: v.RequestID, Why: "already answered"}
 		}
 		return err
 	}
-	b.mu.Lock()
-	b.answered[v.RequestID] = a.Answer
-	b.mu.Unlock()
-	b.s.hub.publish(Push{Type: PushApprovalResolved, RequestID: v.RequestID, SessionID: v.SessionID})
-	b.s.touch(v.SessionID)
 	b.s.resumeRestored(ctx, v, a)
 	return nil
 }

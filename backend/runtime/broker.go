@@ -49,25 +49,31 @@ type AnswerArgs struct {
 // ask is a call parked until a human answers.
 type ask struct {
 	view    Approval
-	ch      chan tools.Approval // buffered 1: the first resolution wins
+	ch      chan tools.Approval // buffered 1: the one recorded resolution
 	direct  bool                // a tool's own ask (present_plan, Env.Ask): never re-decided
 	turnKey string              // the session whose turn owns it
+
+	// mu is held across recording a resolution and handing it over, so
+	// the waiter, once it stops waiting (closed), never misses one that
+	// was recorded.
+	mu     sync.Mutex
+	closed bool
 }
 
 // broker keeps the asks waiting for a human. Asks are persisted as
 // PermissionRequested events, so PendingRequests shows them after a
-// restart; the broker adds the live waiters of this process.
+// restart; the broker adds the live waiters of this process. Whether an
+// ask is answered is the ask machine's to say (Service.asks): the broker
+// records every resolution through it, so there is no second account.
 type broker struct {
 	s *Service
 
-	mu       sync.Mutex
-	live     map[string]*ask   // request id → waiter, registered by the journal
-	answered map[string]string // request id → answer given
-	asked    map[string]bool   // request ids the gate asked about, until answered
+	mu   sync.Mutex
+	live map[string]*ask // request id → waiter, registered by the journal
 }
 
 func newBroker(s *Service) *broker {
-	return &broker{s: s, live: map[string]*ask{}, answered: map[string]string{}, asked: map[string]bool{}}
+	return &broker{s: s, live: map[string]*ask{}}
 }
 
 // register makes an ask live before its PermissionRequested is stored, so
@@ -80,7 +86,6 @@ func (b *broker) register(sessionID string, ev store.PermissionRequested) {
 		Mcp: b.s.mcpInfo(sessionID, ev.Effects), CreatedAt: b.s.cfg.Now().UnixMilli(), Live: true}}
 	b.mu.Lock()
 	b.live[ev.RequestID] = a
-	b.asked[ev.RequestID] = true
 	b.mu.Unlock()
 }
 
@@ -88,17 +93,7 @@ func (b *broker) register(sessionID string, ev store.PermissionRequested) {
 func (b *broker) unregister(sessionID string, ev store.PermissionRequested) {
 	b.mu.Lock()
 	delete(b.live, ev.RequestID)
-	delete(b.asked, ev.RequestID)
 	b.mu.Unlock()
-}
-
-// wasAsked reports (once) whether an answered request had been asked.
-func (b *broker) wasAsked(id string) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	ok := b.asked[id]
-	delete(b.asked, id)
-	return ok
 }
 
 // Approve implements tools.Approver: it parks the call until Answer,
@@ -129,7 +124,11 @@ func (b *broker) wait(ctx context.Context, a *ask) (tools.Approval, error) {
 	case ans := <-a.ch:
 		return ans, nil
 	case <-ctx.Done():
-		// A cancel may have resolved it in the same instant; prefer that.
+		// No resolution is recorded once closed; one recorded before
+		// (a cancel in the same instant) is already in the channel.
+		a.mu.Lock()
+		a.closed = true
+		a.mu.Unlock()
 		select {
 		case ans := <-a.ch:
 			return ans, nil
@@ -139,26 +138,41 @@ func (b *broker) wait(ctx context.Context, a *ask) (tools.Approval, error) {
 	}
 }
 
-// resolve hands an answer to a live ask; false if it is not (or no
-// longer) live. The caller holds no lock.
-func (b *broker) resolve(id string, ans tools.Approval, given string) bool {
+// resolve records an answer to a live ask through the ask machine and
+// hands the outcome to its waiting gate; false (and nothing recorded) if
+// the ask is not, or no longer, waiting. The caller holds no lock.
+func (b *broker) resolve(ctx context.Context, id string, ans tools.Approval) (bool, error) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	a, ok := b.live[id]
+	b.mu.Unlock()
 	if !ok {
-		return false
+		return false, nil
 	}
-	if _, done := b.answered[id]; done {
-		return false
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return false, nil
 	}
-	select {
-	case a.ch <- ans:
-	default:
-		return false
+	v := a.view
+	d := policy.Decision{Verdict: policy.VerdictAsk, Reasons: v.Reasons, Signature: v.Signature, Trace: v.Trace,
+		AlwaysRefused: v.AlwaysRefused}
+	final, on, ev, err := tools.Resolve(d, ans)
+	if err != nil {
+		return false, err
 	}
-	b.answered[id] = given
+	id2 := askm.ID{SessionID: v.SessionID, RequestID: v.RequestID, CallID: v.CallID, Tool: v.Tool}
+	if _, err := b.s.asks.Step(context.WithoutCancel(ctx), id2, on, ev); err != nil {
+		if errors.Is(err, askm.ErrIllegal) {
+			return false, nil // decided another way first
+		}
+		return false, err
+	}
+	a.ch <- tools.Approval{Decided: &final, On: on, Recorded: true} // buffered; the only send
+	a.closed = true
+	b.mu.Lock()
 	delete(b.live, id)
-	return true
+	b.mu.Unlock()
+	return true, nil
 }
 
 // pending lists the asks waiting for a human: live ones with their preview,
@@ -174,9 +188,6 @@ func (b *broker) pending(ctx context.Context, sessionID string) ([]Approval, err
 	for _, e := range evs {
 		pr, ok := e.Event.(store.PermissionRequested)
 		if !ok {
-			continue
-		}
-		if _, done := b.answered[pr.RequestID]; done {
 			continue
 		}
 		if a, ok := b.live[pr.RequestID]; ok {
@@ -210,7 +221,7 @@ func (b *broker) denyAll(sessionID, detail string) {
 		d := policy.Decision{Verdict: policy.VerdictDeny, Reason: policy.ReasonUserDenied, Detail: detail,
 			Signature: a.view.Signature, Trace: append(append([]policy.Step(nil), a.view.Trace...),
 				policy.Step{Step: "approval", Saw: "asked: " + reasonList(a.view.Reasons), Concluded: "deny (" + detail + ")"})}
-		b.resolve(id, tools.Approval{Note: detail, Decided: &d, On: askm.Cancel}, AnswerDeny)
+		_, _ = b.resolve(context.Background(), id, tools.Approval{Note: detail, Decided: &d, On: askm.Cancel})
 	}
 }
 
@@ -243,9 +254,9 @@ func (b *broker) redecide(ctx context.Context, sessionID string) {
 		switch d.Verdict {
 		case policy.VerdictDeny:
 			d.Detail = "re-decided after a policy change while the call waited for a human: " + d.Detail
-			b.resolve(a.view.RequestID, tools.Approval{Note: d.Detail, Decided: &d, On: askm.SupersedeDeny}, AnswerDeny)
+			_, _ = b.resolve(ctx, a.view.RequestID, tools.Approval{Note: d.Detail, Decided: &d, On: askm.SupersedeDeny})
 		case policy.VerdictAllow:
-			b.resolve(a.view.RequestID, tools.Approval{Approved: true, Decided: &d, On: askm.SupersedeAllow}, AnswerOnce)
+			_, _ = b.resolve(ctx, a.view.RequestID, tools.Approval{Approved: true, Decided: &d, On: askm.SupersedeAllow})
 		}
 	}
 }

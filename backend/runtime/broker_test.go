@@ -3,9 +3,11 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -258,5 +260,70 @@ func TestApprovalTimeoutWithAHumanAttached(t *testing.T) {
 	evs := r.events(s.ID, store.KindPermissionDenied)
 	if len(evs) != 1 || evs[0].Event.(store.PermissionDenied).Reason != policy.ReasonNoApprover {
 		t.Fatalf("events: %+v", evs)
+	}
+}
+
+// TestRacingAnswersToALiveAsk: many answers of every kind race for one
+// waiting ask (with a cancel among them). The ask machine takes exactly
+// one; the same answer again is a no-op, any other is refused; one answer
+// is recorded and the windows are told once.
+func TestRacingAnswersToALiveAsk(t *testing.T) {
+	ctx := context.Background()
+	for round := range 5 {
+		t.Run(fmt.Sprintf("round-%d", round), func(t *testing.T) {
+			r := newRig(t, nil, nil)
+			s := r.session(nil)
+			pushes := r.svc.Subscribe(ctx)
+			must(t, r.svc.SendMessage(ctx, s.ID, "!rm -rf build"))
+			a := r.waitPending(s.ID, 1)[0]
+			kinds := []string{AnswerOnce, AnswerAlways, AnswerDeny}
+			var wg sync.WaitGroup
+			errs := make([]error, 21)
+			for i := range errs {
+				wg.Add(1)
+				go func(i int) {
+					defer wg.Done()
+					if i == 20 {
+						errs[i] = r.svc.Cancel(ctx, s.ID)
+						return
+					}
+					errs[i] = r.svc.Answer(ctx, AnswerArgs{RequestID: a.RequestID, Answer: kinds[i%3]})
+				}(i)
+			}
+			wg.Wait()
+			r.waitIdle(s.ID)
+			answers := r.events(s.ID, store.KindPermissionGranted, store.KindPermissionDenied)
+			if len(answers) != 1 {
+				t.Fatalf("%d answers recorded, want 1", len(answers))
+			}
+			got, ok := r.svc.asks.Find(a.RequestID)
+			if !ok {
+				t.Fatal("the machine does not know the ask")
+			}
+			for i, err := range errs[:20] {
+				same := answerOf[kinds[i%3]] == got.Answer()
+				var re *RequestError
+				if same && err != nil || !same && !errors.As(err, &re) {
+					t.Errorf("answer %s after %s won: %v", kinds[i%3], got.Answer(), err)
+				}
+			}
+			// The resolution is pushed once.
+			resolved := 0
+			deadline := time.After(time.Second)
+		drain:
+			for {
+				select {
+				case p := <-pushes:
+					if p.Type == PushApprovalResolved && p.RequestID == a.RequestID {
+						resolved++
+					}
+				case <-deadline:
+					break drain
+				}
+			}
+			if resolved != 1 {
+				t.Fatalf("resolved pushed %d times", resolved)
+			}
+		})
 	}
 }

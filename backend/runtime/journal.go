@@ -7,6 +7,7 @@ import (
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools"
+	askm "github.com/warden-dev/warden/backend/tools/ask"
 )
 
 // journal is the log the service's ask machine and gates record to (the
@@ -30,10 +31,14 @@ func (j journal) Append(ctx context.Context, sessionID string, ver int64, evs ..
 				// shows it again, as after a crash.
 				continue
 			}
-			answered = append(answered, x.RequestID)
+			if wasAsked(x.Via) {
+				answered = append(answered, x.RequestID)
+			}
 		case store.PermissionGranted:
 			j.countUse(ctx, sessionID, x.Source, x.Signature)
-			answered = append(answered, x.RequestID)
+			if wasAsked(x.Via) {
+				answered = append(answered, x.RequestID)
+			}
 		case store.PermissionRequested:
 			asked = append(asked, x)
 		}
@@ -55,12 +60,17 @@ func (j journal) Append(ctx context.Context, sessionID string, ver int64, evs ..
 		return v, err
 	}
 	for _, id := range answered {
-		if j.s.br.wasAsked(id) {
-			j.s.hub.publish(Push{Type: PushApprovalResolved, RequestID: id, SessionID: sessionID})
-			j.s.touch(sessionID)
-		}
+		j.s.hub.publish(Push{Type: PushApprovalResolved, RequestID: id, SessionID: sessionID})
+		j.s.touch(sessionID)
 	}
 	return v, nil
+}
+
+// wasAsked says whether a decision recorded via this transition ends an
+// ask a human was shown (it leaves requested), so the windows drop it.
+func wasAsked(via string) bool {
+	_, ok := askm.DefaultTable().Next(askm.Requested, askm.Transition(via))
+	return ok
 }
 
 // countUse bumps the use count of the grant that allowed a call.

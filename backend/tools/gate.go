@@ -72,6 +72,11 @@ type Approval struct {
 	// On is the ask's transition a Decided answer is (cancel,
 	// supersede-allow, supersede-deny); empty reads as a supersede.
 	On ask.Transition `json:"on,omitempty"`
+	// Recorded says the approver already moved the ask through the
+	// gate's machine (GateConfig.Asks, shared) and recorded this answer:
+	// Decided is the outcome and the gate records nothing more. Only an
+	// approver sharing the gate's machine may set it.
+	Recorded bool `json:"-"`
 }
 
 // Approver parks a call until a human answers. It returns an error when no
@@ -305,7 +310,38 @@ func (g *Gate) ask(ctx context.Context, t Tool, args json.RawMessage, env Env, e
 	// owed to the log.
 	wctx := context.WithoutCancel(ctx)
 	ans, why := g.await(ctx, req)
-	if why == "" && ans.Decided != nil {
+	if why == "" && ans.Recorded {
+		// The approver took the answer through the shared machine and
+		// recorded it: the ask is decided, there is nothing left to record.
+		if ans.Decided != nil {
+			return *ans.Decided, nil
+		}
+		why = "the approver recorded an answer without its decision"
+	}
+	if why == "" {
+		final, on, ev, err := Resolve(d, ans)
+		if err == nil {
+			_, err := g.asks.Step(wctx, id, on, ev)
+			return final, err
+		}
+		why = err.Error()
+	}
+	final := d
+	final.Reasons = nil
+	final.Verdict = policy.VerdictDeny
+	final.Reason, final.Detail = policy.ReasonNoApprover, why
+	final.Remedy = "attach a human (the desktop app or an approval timeout), or add a grant for " + d.Signature
+	final.Trace = append(append([]policy.Step(nil), d.Trace...), policy.Step{Step: "approval", Saw: "asked: " + reasonList(d.Reasons), Concluded: "deny (" + string(final.Reason) + ")"})
+	return final, g.deny(wctx, id, ask.TimeOut, final)
+}
+
+// Resolve is what an answer to an ask decided on d: the outcome, the ask's
+// transition and the event that records it. The gate records it; an
+// approver sharing the gate's machine may record it itself first and hand
+// the gate the outcome (Approval.Recorded). A Decided answer must allow or
+// deny.
+func Resolve(d policy.Decision, ans Approval) (policy.Decision, ask.Transition, store.Event, error) {
+	if ans.Decided != nil {
 		final := *ans.Decided
 		switch final.Verdict {
 		case policy.VerdictAllow:
@@ -316,43 +352,34 @@ func (g *Gate) ask(ctx context.Context, t Tool, args json.RawMessage, env Env, e
 			if on == "" {
 				on = ask.SupersedeAllow
 			}
-			_, err := g.asks.Step(wctx, id, on, granted(final))
-			return final, err
+			return final, on, granted(final), nil
 		case policy.VerdictDeny:
 			on := ans.On
 			if on == "" {
 				on = ask.SupersedeDeny
 			}
-			return final, g.deny(wctx, id, on, final)
+			return final, on, denied(final), nil
 		}
-		why = fmt.Sprintf("the answer decided %q, which is neither allow nor deny", final.Verdict)
+		return d, "", nil, fmt.Errorf("the answer decided %q, which is neither allow nor deny", final.Verdict)
 	}
 	final := d
 	final.Reasons = nil
-	if why == "" && ans.Approved {
+	if ans.Approved {
 		final.Verdict, final.Source = policy.VerdictAllow, "human:once"
 		on := ask.AnswerOnce
 		if ans.Always && d.AlwaysRefused == "" {
 			final.Source, on = "human:always", ask.AnswerAlways
 		}
 		final.Trace = append(append([]policy.Step(nil), d.Trace...), policy.Step{Step: "approval", Saw: "asked a human: " + reasonList(d.Reasons), Concluded: "allow (" + final.Source + ")"})
-		_, err := g.asks.Step(wctx, id, on, granted(final))
-		return final, err
+		return final, on, granted(final), nil
 	}
 	final.Verdict = policy.VerdictDeny
-	on := ask.AnswerDeny
-	if why != "" {
-		on = ask.TimeOut
-		final.Reason, final.Detail = policy.ReasonNoApprover, why
-		final.Remedy = "attach a human (the desktop app or an approval timeout), or add a grant for " + d.Signature
-	} else {
-		final.Reason, final.Detail = policy.ReasonUserDenied, "a human denied the call"
-		if ans.Note != "" {
-			final.Detail += ": " + ans.Note
-		}
+	final.Reason, final.Detail = policy.ReasonUserDenied, "a human denied the call"
+	if ans.Note != "" {
+		final.Detail += ": " + ans.Note
 	}
 	final.Trace = append(append([]policy.Step(nil), d.Trace...), policy.Step{Step: "approval", Saw: "asked: " + reasonList(d.Reasons), Concluded: "deny (" + string(final.Reason) + ")"})
-	return final, g.deny(wctx, id, on, final)
+	return final, ask.AnswerDeny, denied(final), nil
 }
 
 // await gets an answer, or the reason none came.
@@ -384,9 +411,14 @@ func granted(d policy.Decision) store.PermissionGranted {
 }
 
 func (g *Gate) deny(ctx context.Context, id ask.ID, on ask.Transition, d policy.Decision) error {
-	_, err := g.asks.Step(ctx, id, on, store.PermissionDenied{Signature: d.Signature, Reason: d.Reason, Detail: d.Detail,
-		Remedy: d.Remedy, By: deniedBy(d.Reason), Trace: d.Trace})
+	_, err := g.asks.Step(ctx, id, on, denied(d))
 	return err
+}
+
+// denied is the record of a deny.
+func denied(d policy.Decision) store.PermissionDenied {
+	return store.PermissionDenied{Signature: d.Signature, Reason: d.Reason, Detail: d.Detail,
+		Remedy: d.Remedy, By: deniedBy(d.Reason), Trace: d.Trace}
 }
 
 // deniedBy says who refused, from the reason: sandbox, freeze, user, or

@@ -100,6 +100,37 @@ func (m *Machine) Get(sessionID, requestID string) (Ask, bool) {
 	return e.a.clone(), e.a.State != New
 }
 
+// Find returns the ask of a request id in any session (request ids are
+// unique), if the machine knows it: for an answer that names only the
+// request.
+func (m *Machine) Find(requestID string) (Ask, bool) {
+	m.mu.Lock()
+	var e *entry
+	for k, x := range m.asks {
+		if k.request == requestID {
+			e = x
+			break
+		}
+	}
+	m.mu.Unlock()
+	if e == nil {
+		return Ask{}, false
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.a.clone(), e.a.State != New
+}
+
+// Answer is the transition that took the ask out of requested (an answer,
+// a time-out, a cancel, a supersede); "" while it waits, or when it was
+// decided without asking.
+func (a Ask) Answer() Transition {
+	if len(a.Path) < 2 || a.Path[0] != Request {
+		return ""
+	}
+	return a.Path[1]
+}
+
 // ByCall lists a session's asks of one call, oldest first is not
 // guaranteed; callers filter by state.
 func (m *Machine) ByCall(sessionID, callID string) []Ask {
