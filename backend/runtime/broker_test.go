@@ -13,6 +13,7 @@ import (
 
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
+	askm "github.com/warden-dev/warden/backend/tools/ask"
 )
 
 // lastAnswer returns the answer event recorded for a request.
@@ -323,6 +324,64 @@ func TestRacingAnswersToALiveAsk(t *testing.T) {
 			}
 			if resolved != 1 {
 				t.Fatalf("resolved pushed %d times", resolved)
+			}
+		})
+	}
+}
+
+// TestShutdownWithAPendingAsk: closing the service while an ask waits.
+// With a human attached the ask stays requested, in the log and in the
+// machine, and the next start shows it again; headless, nobody was ever
+// going to answer, so its time-out denial is recorded before the process
+// ends and the model's transcript reads it.
+func TestShutdownWithAPendingAsk(t *testing.T) {
+	cases := []struct {
+		name     string
+		headless bool
+	}{
+		{name: "a human attached: the ask stays pending"},
+		{name: "headless: the time-out is recorded", headless: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			r := newRig(t, nil, func(c *Config) { c.Headless, c.ApprovalTimeout = tc.headless, time.Hour })
+			s := r.session(nil)
+			must(t, r.svc.SendMessage(ctx, s.ID, "!rm -rf build"))
+			a := r.waitPending(s.ID, 1)[0]
+			old := r.svc
+			r.close()
+			if got, _ := old.asks.Get(s.ID, a.RequestID); got.State != askm.Requested && !tc.headless || got.State != askm.Denied && tc.headless {
+				t.Fatalf("the machine holds the ask %s", got.State)
+			}
+			r.open()
+			if _, err := os.Stat(filepath.Join(r.ws, "build")); err != nil {
+				t.Fatal("build was removed without an answer")
+			}
+			denials := r.events(s.ID, store.KindPermissionDenied)
+			ps, err := r.svc.PendingApprovals(ctx, s.ID)
+			must(t, err)
+			if !tc.headless {
+				if len(denials) != 0 || len(ps) != 1 || ps[0].RequestID != a.RequestID {
+					t.Fatalf("after the restart: %d denials, pending %+v", len(denials), ps)
+				}
+				return
+			}
+			if len(denials) != 1 || len(ps) != 0 {
+				t.Fatalf("after the restart: %d denials, %d pending", len(denials), len(ps))
+			}
+			d := denials[0].Event.(store.PermissionDenied)
+			if d.Via != string(askm.TimeOut) || d.By != store.DeniedByNoApprover || d.RequestID != a.RequestID || !strings.Contains(d.Detail, "shut down") {
+				t.Fatalf("denial %+v", d)
+			}
+			var result string
+			for _, e := range r.events(s.ID, store.KindMessageAppended) {
+				if m := e.Event.(store.MessageAppended); m.Role == "tool" && m.ToolCallID == a.CallID {
+					result = m.Text
+				}
+			}
+			if !strings.Contains(result, "denied (no-approver)") {
+				t.Fatalf("the call's result reads %q", result)
 			}
 		})
 	}

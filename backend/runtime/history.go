@@ -26,9 +26,9 @@ func (s *Service) bang(ctx context.Context, sessionID, line, cmd string) error {
 	if err != nil {
 		return err
 	}
-	if s.ctx.Err() != nil {
-		// Shutting down: no result, so its ask stays pending for the next
-		// start, which runs the command once it is answered.
+	if s.ctx.Err() != nil && out.Invoked {
+		// Shutting down while it ran: no result, so it reads as
+		// interrupted.
 		return s.ctx.Err()
 	}
 	_, err = s.st.Append(context.WithoutCancel(ctx), sessionID, store.AnyVersion, store.MessageAppended{

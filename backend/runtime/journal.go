@@ -2,9 +2,9 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"strings"
 
-	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools"
 	askm "github.com/warden-dev/warden/backend/tools/ask"
@@ -25,11 +25,20 @@ func (j journal) Append(ctx context.Context, sessionID string, ver int64, evs ..
 	for _, ev := range evs {
 		switch x := ev.(type) {
 		case store.PermissionDenied:
-			if x.Reason == policy.ReasonNoApprover && j.s.ctx.Err() != nil {
-				// The service is shutting down, not a human going away:
-				// the ask stays pending in the store and the next start
-				// shows it again, as after a crash.
-				continue
+			if x.Via == string(askm.TimeOut) && j.s.ctx.Err() != nil {
+				if !j.s.cfg.Headless {
+					// The service is shutting down, not a human going
+					// away: the ask stays requested (a pending approval
+					// survives a restart) and the next start shows it
+					// again. Refusing the record keeps the machine there
+					// too, so log and machine agree.
+					return 0, errLeftPending
+				}
+				// Nobody was attached to answer: the wait's end is the
+				// time-out it would have been, recorded before the
+				// process ends.
+				x.Detail += "; Warden shut down while the call waited"
+				ev = x
 			}
 			if wasAsked(x.Via) {
 				answered = append(answered, x.RequestID)
@@ -72,6 +81,10 @@ func wasAsked(via string) bool {
 	_, ok := askm.DefaultTable().Next(askm.Requested, askm.Transition(via))
 	return ok
 }
+
+// errLeftPending refuses to record a no-approver denial at shutdown while
+// a human is attached: the ask is left pending for the next start.
+var errLeftPending = errors.New("the service is shutting down: the ask stays pending for the next start")
 
 // countUse bumps the use count of the grant that allowed a call.
 func (j journal) countUse(ctx context.Context, sessionID, source, sig string) {

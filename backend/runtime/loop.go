@@ -308,9 +308,10 @@ func (s *Service) runCall(ctx context.Context, sessionID string, c model.ToolCal
 		if err != nil {
 			return err
 		}
-		if s.ctx.Err() != nil {
-			// Shutting down: record no result, so the call reads as
-			// interrupted and its ask stays pending for the next start.
+		if s.ctx.Err() != nil && out.Invoked {
+			// Shutting down while it ran: record no result, so the
+			// call reads as interrupted. (A denial, such as a
+			// headless ask's no-approver at shutdown, is its result.)
 			return s.ctx.Err()
 		}
 		res = out.Result

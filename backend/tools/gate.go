@@ -388,6 +388,7 @@ func (g *Gate) await(ctx context.Context, req ApprovalRequest) (Approval, string
 		if g.cfg.ApprovalTimeout > 0 {
 			select {
 			case <-ctx.Done():
+				return Approval{}, "no human attached to answer; the wait was cut short: " + ctx.Err().Error()
 			case <-time.After(g.cfg.ApprovalTimeout):
 			}
 		}
