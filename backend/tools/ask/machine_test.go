@@ -254,6 +254,8 @@ func TestParseTableRefuses(t *testing.T) {
 		"bad name":         "new Request requested permission_requested\n",
 		"trailing hyphen":  "new request- requested permission_requested\n",
 		"not a store kind": "new request requested nonsense\n",
+		"a loop":           "new request requested permission_requested\nrequested a allowed permission_granted\nallowed b requested permission_requested\n",
+		"a self loop":      "new request requested permission_requested\nrequested again requested permission_requested\n",
 	}
 	for name, text := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -135,7 +135,56 @@ func ParseTable(b []byte) (*Table, error) {
 	if len(t.rules) == 0 {
 		return nil, fmt.Errorf("no transitions")
 	}
+	if c := t.cycle(); c != nil {
+		// Every ask must end: a loop would let one live forever (and
+		// make its paths endless).
+		return nil, fmt.Errorf("the transitions loop: %v", c)
+	}
 	return t, nil
+}
+
+// cycle is a loop of states the rules allow, if any.
+func (t *Table) cycle() []State {
+	const (
+		unseen = iota
+		open
+		done
+	)
+	mark := map[State]int{}
+	var stack []State
+	var found []State
+	var visit func(s State) bool
+	visit = func(s State) bool {
+		mark[s] = open
+		stack = append(stack, s)
+		for _, r := range t.rules {
+			if r.From != s {
+				continue
+			}
+			switch mark[r.To] {
+			case open:
+				i := len(stack) - 1
+				for stack[i] != r.To {
+					i--
+				}
+				found = append(append([]State(nil), stack[i:]...), r.To)
+				return true
+			case unseen:
+				if visit(r.To) {
+					return true
+				}
+			}
+		}
+		stack = stack[:len(stack)-1]
+		mark[s] = done
+		return false
+	}
+	for _, r := range t.rules {
+		if mark[r.From] == unseen && visit(r.From) {
+			return found
+		}
+	}
+	return nil
 }
 
 func validName(s string) bool {
@@ -170,13 +219,12 @@ func (t *Table) Final(s State) bool {
 }
 
 // Paths lists every path from New to a final state, each a list of
-// transitions (the table has no cycles: nothing enters New, and a path
-// longer than the table is cut).
+// transitions (ParseTable refuses a table whose transitions loop).
 func (t *Table) Paths() [][]Transition {
 	var out [][]Transition
 	var walk func(s State, path []Transition)
 	walk = func(s State, path []Transition) {
-		if t.Final(s) || len(path) > len(t.rules) {
+		if t.Final(s) {
 			out = append(out, append([]Transition(nil), path...))
 			return
 		}
