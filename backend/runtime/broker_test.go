@@ -386,3 +386,42 @@ func TestShutdownWithAPendingAsk(t *testing.T) {
 		})
 	}
 }
+
+// TestRedecidedSandboxDenialReachesTheModel: a model's call waits for a
+// human, the human switches the sandbox to read-only, and the model's next
+// request (over both wire protocols) reads what decided — the sandbox —
+// with its remedy, never a human's denial.
+func TestRedecidedSandboxDenialReachesTheModel(t *testing.T) {
+	for _, protocol := range []string{"anthropic", "openai"} {
+		t.Run(protocol, func(t *testing.T) {
+			ctx := context.Background()
+			sc := wireScript(t, `[
+				{"tool_calls": [{"id": "call_rm", "name": "shell.exec", "args": {"command": "rm -rf build"}}]},
+				{"text": "I will not remove it."}]`)
+			prov, srv := wireProvider(t, protocol, "", sc)
+			r := newRig(t, prov, nil)
+			s := r.session(nil)
+			must(t, r.svc.SendMessage(ctx, s.ID, "clean the build"))
+			r.waitPending(s.ID, 1)
+			_, err := r.svc.SetSandboxPolicy(ctx, s.ID, Sandbox{Kind: policy.ReadOnly})
+			must(t, err)
+			r.waitIdle(s.ID)
+			bodies := srv.Bodies()
+			if len(bodies) != 2 {
+				t.Fatalf("%d model requests", len(bodies))
+			}
+			next := string(bodies[1])
+			for _, want := range []string{"denied (sandbox-rejected)", "re-decided after a policy change", "Remedy: switch the sandbox"} {
+				if !strings.Contains(next, want) {
+					t.Errorf("the model's next request does not read %q:\n%s", want, next)
+				}
+			}
+			if strings.Contains(next, "user-denied") {
+				t.Errorf("the model reads a human's denial:\n%s", next)
+			}
+			if _, err := os.Stat(filepath.Join(r.ws, "build")); err != nil {
+				t.Fatal("build was removed")
+			}
+		})
+	}
+}
