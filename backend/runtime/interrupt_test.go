@@ -29,6 +29,14 @@ func TestStartInterruptsRunningCalls(t *testing.T) {
 	); err != nil {
 		t.Fatal(err)
 	}
+	// A `warden tool` beside the window leaves the window's calls alone.
+	r.close()
+	r.cfg.LeaveSessions = true
+	r.open()
+	if got, _ := r.st.UnfinishedInvocations(ctx); len(got) != 1 {
+		t.Fatalf("a LeaveSessions start ended %d running calls", 1-len(got))
+	}
+	r.cfg.LeaveSessions = false
 	for range 2 { // a second start finds nothing left to interrupt
 		r.close()
 		r.open()

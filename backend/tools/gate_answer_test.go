@@ -175,3 +175,63 @@ func (p *priorAnswer) machine(j Journal, sessionID string, direct bool) *ask.Mac
 		Question: &store.PermissionRequested{RequestID: p.requestID, CallID: "c1", Tool: p.tool, Signature: p.signature, Direct: direct},
 	})
 }
+
+// recordingApprover answers through the gate's own machine, as the
+// runtime's broker does, and hands the gate the recorded outcome.
+type recordingApprover struct {
+	asks *ask.Machine
+	deny bool
+}
+
+func (r *recordingApprover) Approve(ctx context.Context, req ApprovalRequest) (Approval, error) {
+	d := policy.Decision{Verdict: policy.VerdictAsk, Reasons: req.Reasons, Signature: req.Signature, Trace: req.Trace}
+	final, on, ev, err := Resolve(d, Approval{Approved: !r.deny})
+	if err != nil {
+		return Approval{}, err
+	}
+	id := ask.ID{SessionID: req.SessionID, RequestID: req.RequestID, CallID: req.CallID, Tool: req.Tool}
+	if _, err := r.asks.Step(ctx, id, on, ev); err != nil {
+		return Approval{}, err
+	}
+	return Approval{Decided: &final, On: on, Recorded: true}, nil
+}
+
+// TestGateTakesARecordedAnswer: an answer the approver recorded through
+// the shared machine is recorded once; the gate runs (or refuses) on it.
+func TestGateTakesARecordedAnswer(t *testing.T) {
+	cases := []struct {
+		name    string
+		deny    bool
+		events  string
+		written bool
+	}{
+		{"a recorded yes runs the call", false, "PermissionRequested,PermissionGranted,ToolInvocationStarted,ToolInvocationCompleted", true},
+		{"a recorded no refuses it", true, "PermissionRequested,PermissionDenied", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			env := testEnv(t)
+			writeFile(t, filepath.Join(env.Workspace, "f.txt"), "old\n")
+			j := &journal{}
+			m := ask.NewMachine(j)
+			g, err := NewGate(GateConfig{Decider: &fixedDecider{d: policy.Decision{Verdict: policy.VerdictAsk,
+				Reasons: []policy.Reason{policy.ReasonProtectedPath}, Signature: "fs.write"}}, Journal: j, Asks: m,
+				Approver: &recordingApprover{asks: m, deny: tc.deny},
+				Session: func(context.Context, Env) (policy.Session, error) {
+					return policy.Session{Workspace: env.Workspace, Sandbox: env.Sandbox, Caged: true}, nil
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := g.Call(context.Background(), NewFsWrite(), json.RawMessage(`{"path":"f.txt","content":"new\n"}`), env); err != nil {
+				t.Fatal(err)
+			}
+			if got := j.types(); got != tc.events {
+				t.Fatalf("events %s, want %s", got, tc.events)
+			}
+			if written := readFile(t, filepath.Join(env.Workspace, "f.txt")) == "new\n"; written != tc.written {
+				t.Fatalf("written = %v", written)
+			}
+		})
+	}
+}

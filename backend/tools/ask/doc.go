@@ -36,5 +36,12 @@
 // racing answers one is recorded and the other is refused. Fold rebuilds the
 // asks from a session's log after a restart, so nothing is asked twice: an
 // ask answered before the restart is found allowed and runs; one found
-// running is interrupted, never run again.
+// running is interrupted, never run again (the runtime does this at
+// start-up for every call a dead process left running).
+//
+// The machine is the one account of whether an ask is answered: whoever
+// takes an answer (the gate, or an approver sharing the gate's machine)
+// records it through Step, and a repeated answer asks the machine (Find,
+// Ask.Answer) whether it is the one already taken. The table must not
+// loop: every ask ends.
 package ask

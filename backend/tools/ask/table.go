@@ -93,7 +93,8 @@ func DefaultTable() *Table { return defaultTable }
 // ParseTable reads a table: one rule per line, "from on to records";
 // blank lines and lines starting with # are skipped. Every state must be
 // one of this package's, a transition records the same kind wherever it
-// appears, nothing enters "new", and a (from, on) pair appears once.
+// appears, nothing enters "new", a (from, on) pair appears once, and the
+// transitions do not loop (every ask ends).
 func ParseTable(b []byte) (*Table, error) {
 	t := &Table{next: map[ruleKey]Rule{}, kinds: map[Transition]store.Kind{}}
 	sc := bufio.NewScanner(bytes.NewReader(b))
