@@ -1,9 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -95,16 +97,51 @@ func (s *Store) PendingRequests(ctx context.Context, sessionID string) ([]Stored
 
 // UnfinishedInvocations returns, oldest first, every ToolInvocationStarted
 // with no ToolInvocationCompleted or ToolInvocationFailed of the same call
-// after it: calls a process started and never saw end (it died). A call's
-// end is nearly always the first end recorded after its start, so the
-// check reads a few rows per call through the (session_id, kind, seq)
-// index, session by session.
+// after it: calls a process started and never saw end (it died).
+//
+// It runs at every start, so it first counts, per session, starts against
+// ends from the (session_id, kind, seq) index without reading the large
+// completed payloads (a stale failure, which ends a call that never
+// started, is not an end); only a session with more starts than ends is
+// searched call by call.
 func (s *Store) UnfinishedInvocations(ctx context.Context) ([]StoredEvent, error) {
-	return s.queryEvents(ctx, `SELECT e.seq, e.session_id, e.version, e.kind, e.time_ms, e.payload, e.hash
-		FROM sessions ss JOIN events e ON e.session_id = ss.id AND e.kind = ?
-		WHERE NOT EXISTS (SELECT 1 FROM events d WHERE d.session_id = e.session_id AND d.kind IN (?, ?)
-			AND d.seq > e.seq AND json_extract(d.payload, '$.call_id') = json_extract(e.payload, '$.call_id'))
-		ORDER BY e.seq`, string(KindToolInvocationStarted), string(KindToolInvocationCompleted), string(KindToolInvocationFailed))
+	started, completed, failed := string(KindToolInvocationStarted), string(KindToolInvocationCompleted), string(KindToolInvocationFailed)
+	rows, err := s.r.QueryContext(ctx, `SELECT ss.id FROM sessions ss
+		WHERE (SELECT count(*) FROM events e WHERE e.session_id = ss.id AND e.kind = ?)
+			> (SELECT count(*) FROM events e WHERE e.session_id = ss.id AND e.kind = ?)
+			+ (SELECT count(*) FROM events e WHERE e.session_id = ss.id AND e.kind = ?
+				AND coalesce(json_extract(e.payload, '$.via'), '') <> 'stale')`,
+		started, completed, failed)
+	if err != nil {
+		return nil, fmt.Errorf("store: unfinished calls: %w", err)
+	}
+	var open []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("store: unfinished calls: %w", err)
+		}
+		open = append(open, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: unfinished calls: %w", err)
+	}
+	var out []StoredEvent
+	for _, id := range open {
+		evs, err := s.queryEvents(ctx, `SELECT `+eventCols+` FROM events e
+			WHERE e.session_id = ? AND e.kind = ?
+			AND NOT EXISTS (SELECT 1 FROM events d WHERE d.session_id = e.session_id AND d.kind IN (?, ?)
+				AND d.seq > e.seq AND json_extract(d.payload, '$.call_id') = json_extract(e.payload, '$.call_id'))`,
+			id, started, completed, failed)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, evs...)
+	}
+	slices.SortFunc(out, func(a, b StoredEvent) int { return cmp.Compare(a.Seq, b.Seq) })
+	return out, nil
 }
 
 func (s *Store) queryEvents(ctx context.Context, query string, args ...any) ([]StoredEvent, error) {

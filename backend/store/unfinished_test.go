@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -31,8 +33,12 @@ func TestUnfinishedInvocations(t *testing.T) {
 		ToolInvocationStarted{CallID: "failed", Tool: "shell.exec"},
 		ToolInvocationFailed{CallID: "failed", Tool: "shell.exec", Error: "x"},
 	)
-	// The same call id in another session does not end it.
-	appendAll(b.ID, ToolInvocationStarted{CallID: "other", Tool: "fs.write"}, ToolInvocationCompleted{CallID: "running", Tool: "x"})
+	// The same call id ending in another session does not end it.
+	appendAll(b.ID, ToolInvocationStarted{CallID: "running", Tool: "x"}, ToolInvocationCompleted{CallID: "running", Tool: "x"})
+	// A stale failure ends a call that never started: it is no end of
+	// another one.
+	c, _ := s.CreateSession(ctx, NewSession{Workspace: "/c"})
+	appendAll(c.ID, ToolInvocationFailed{CallID: "stale", Tool: "fs.write", Via: "stale"}, ToolInvocationStarted{CallID: "other", Tool: "fs.write"})
 	got, err := s.UnfinishedInvocations(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -41,8 +47,45 @@ func TestUnfinishedInvocations(t *testing.T) {
 	for _, e := range got {
 		names = append(names, e.SessionID+"/"+e.Event.(ToolInvocationStarted).CallID)
 	}
-	want := []string{a.ID + "/running", b.ID + "/other"}
+	want := []string{a.ID + "/running", c.ID + "/other"}
 	if len(names) != len(want) || names[0] != want[0] || names[1] != want[1] {
 		t.Fatalf("unfinished = %v, want %v", names, want)
+	}
+}
+
+// BenchmarkUnfinishedInvocations is the start-up scan on a log of 20,000
+// finished calls (2 KB of output each) over 20 sessions, one left running.
+func BenchmarkUnfinishedInvocations(b *testing.B) {
+	ctx := context.Background()
+	s, first := benchStore(b)
+	out := strings.Repeat("x", 2048)
+	ids := []string{first}
+	for i := 1; i < 20; i++ {
+		ss, err := s.CreateSession(ctx, NewSession{Workspace: fmt.Sprintf("/bench/%d", i)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ids = append(ids, ss.ID)
+	}
+	for i, id := range ids {
+		var evs []Event
+		for c := range 1000 {
+			call := fmt.Sprintf("c%d-%d", i, c)
+			evs = append(evs, ToolInvocationStarted{CallID: call, Tool: "shell.exec", Args: []byte(`{"command":"make"}`)},
+				ToolInvocationCompleted{CallID: call, Tool: "shell.exec", Output: out})
+		}
+		if _, err := s.Append(ctx, id, AnyVersion, evs...); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := s.Append(ctx, first, AnyVersion, ToolInvocationStarted{CallID: "running", Tool: "shell.exec"}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		got, err := s.UnfinishedInvocations(ctx)
+		if err != nil || len(got) != 1 {
+			b.Fatalf("%d, %v", len(got), err)
+		}
 	}
 }
