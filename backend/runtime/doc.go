@@ -20,7 +20,13 @@
 // ask's life is one state machine (backend/tools/ask) the service shares
 // between its gates and the answers to asks restored from the log: a call
 // resumed after a restart finds its recorded answer there and carries that
-// very ask on, so the log keeps one ask and one answer.
+// very ask on, so the log keeps one ask and one answer. The broker records
+// each answer to a live ask through that machine before the gate wakes, and
+// a repeated answer asks the machine, so no second account of "answered"
+// exists. Across restarts (interrupt.go, journal.go): a call a dead process
+// left running is interrupted at the next start, never run again; at a
+// graceful shutdown a waiting ask stays pending (a pending approval survives
+// a restart) unless no human is attached, when its time-out is recorded.
 //
 // Every state change is an event in the store; the pushed stream a window
 // renders is the store's log plus transient deltas. Nothing a model can call
