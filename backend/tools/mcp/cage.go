@@ -68,6 +68,21 @@ func sandboxMode(cfg ServerConfig, cage *sandbox.Cage) (caged bool, why string, 
 	return true, "the default for stdio servers", nil
 }
 
+// sandboxStatus is the status's Sandbox and SandboxWhy.
+func sandboxStatus(cfg ServerConfig, cage *sandbox.Cage) (mode, why string) {
+	if cfg.Transport() != TransportStdio {
+		return "", ""
+	}
+	caged, why, err := sandboxMode(cfg, cage)
+	switch {
+	case err != nil:
+		return SandboxCage, "cannot start: " + err.Error()
+	case caged:
+		return SandboxCage, why
+	}
+	return SandboxNone, why
+}
+
 // cagePolicy is what a caged server runs under: the workspace writable,
 // network admitted through the proxy only (each host is still decided).
 func cagePolicy() policy.SandboxPolicy {
