@@ -229,7 +229,7 @@ func TestCagedServerReachesNothingOutside(t *testing.T) {
 		{name: "caged does not reach a host loopback listener", tool: "fetch", args: fmt.Sprintf(`{"url":"http://127.0.0.1:%d/"}`, w.port),
 			want: []string{"fetch failed", "connection refused"}, notWant: []string{reachedMsg}},
 		{name: "caged, an unlisted host is refused headless, naming it", tool: "fetch", args: fmt.Sprintf(`{"url":"http://other.test:%d/"}`, w.port),
-			want: []string{"status 403", "other.test", "network: other.test:" + fmt.Sprint(w.port) + " refused (no-approver)", "--allow-host other.test"},
+			want:    []string{"status 403", "other.test", "network: other.test:" + fmt.Sprint(w.port) + " refused (no-approver)", "--allow-host other.test"},
 			notWant: []string{reachedMsg}, conn: "refused:no-approver"},
 		{name: "caged, a listed host is reached through the proxy", tool: "fetch", args: fmt.Sprintf(`{"url":"http://%s/"}`, allowed), allow: []string{allowed},
 			want: []string{"status 200: " + reachedMsg}, reached: 1, conn: "allowed:network-allow:" + allowed},
