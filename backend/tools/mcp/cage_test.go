@@ -151,17 +151,18 @@ func (j *connJournal) snapshot() ([]store.NetworkConnection, int) {
 // gate is the real gate and policy engine, headless (an ask times out),
 // in a session with network admitted and the given [network] allow list.
 func (w *cageWorld) gate(t *testing.T, allow ...string) (*tools.Gate, *connJournal) {
-	return w.gateWith(t, nil, allow...)
+	return w.gateWith(t, nil, true, allow...)
 }
 
 // gateWith is gate with a human answering the asks (nil: headless).
-func (w *cageWorld) gateWith(t *testing.T, ap tools.Approver, allow ...string) (*tools.Gate, *connJournal) {
+// network is the session's network switch.
+func (w *cageWorld) gateWith(t *testing.T, ap tools.Approver, network bool, allow ...string) (*tools.Gate, *connJournal) {
 	t.Helper()
 	rules, err := policy.ParseHostRules(allow, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb := policy.SandboxPolicy{Kind: policy.WorkspaceWrite, NetworkAccess: true}
+	sb := policy.SandboxPolicy{Kind: policy.WorkspaceWrite, NetworkAccess: network}
 	s := policy.Session{Workspace: w.ws, Approval: policy.OnRequest, Sandbox: sb, Caged: true, NetworkProxied: true}
 	j := &connJournal{}
 	g, err := tools.NewGate(tools.GateConfig{Decider: policy.New(policy.Config{}), Journal: j, ApprovalTimeout: 50 * time.Millisecond, Approver: ap,
@@ -216,6 +217,7 @@ func TestCagedServerReachesNothingOutside(t *testing.T) {
 	cases := []struct {
 		name, sandbox, tool, args string
 		allow                     []string
+		networkOff                bool // the session's network switch is off
 		want, notWant             []string
 		reached                   int64
 		conn                      string // the connection event: allowed:<by> or refused:<reason>
@@ -233,6 +235,9 @@ func TestCagedServerReachesNothingOutside(t *testing.T) {
 			notWant: []string{reachedMsg}, conn: "refused:no-approver"},
 		{name: "caged, a listed host is reached through the proxy", tool: "fetch", args: fmt.Sprintf(`{"url":"http://%s/"}`, allowed), allow: []string{allowed},
 			want: []string{"status 200: " + reachedMsg}, reached: 1, conn: "allowed:network-allow:" + allowed},
+		{name: "caged, with the session's network off even a listed host is refused", tool: "fetch", args: fmt.Sprintf(`{"url":"http://%s/"}`, allowed),
+			allow: []string{allowed}, networkOff: true,
+			want: []string{"status 403", "network access is off"}, notWant: []string{reachedMsg}, conn: "refused:sandbox-rejected"},
 		{name: "uncaged reads the secret as before", sandbox: SandboxNone, tool: "read-file", args: `{"path":"` + w.secretFile + `"}`,
 			want: []string{"content: " + secretText}},
 		{name: "uncaged reaches the host loopback listener as before", sandbox: SandboxNone, tool: "fetch", args: fmt.Sprintf(`{"url":"http://127.0.0.1:%d/"}`, w.port),
@@ -242,7 +247,7 @@ func TestCagedServerReachesNothingOutside(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			w.accepted.Store(0)
 			m := w.manager(t, w.probeServer(t, "probe", tc.sandbox))
-			g, j := w.gate(t, tc.allow...)
+			g, j := w.gateWith(t, nil, !tc.networkOff, tc.allow...)
 			got := w.call(t, g, m, "mcp-tool:probe/"+tc.tool, tc.args)
 			for _, s := range tc.want {
 				if !strings.Contains(strings.ToLower(got), strings.ToLower(s)) {
@@ -294,7 +299,7 @@ func TestCagedServerAskNamesServer(t *testing.T) {
 	w := newCageWorld(t)
 	m := w.manager(t, w.probeServer(t, "probe", SandboxCage))
 	ap := &recordingApprover{}
-	g, _ := w.gateWith(t, ap)
+	g, _ := w.gateWith(t, ap, true)
 	got := w.call(t, g, m, "mcp-tool:probe/fetch", fmt.Sprintf(`{"url":"http://registry.test:%d/"}`, w.port))
 	if !strings.Contains(got, "status 200: "+reachedMsg) || w.accepted.Load() != 1 {
 		t.Fatalf("approved once, the host was not reached (%d connections):\n%s", w.accepted.Load(), got)
