@@ -24,6 +24,16 @@
 // config is trusted (Options.StartUntrustedWorkspaceServers opts out).
 // Stdio servers inherit only HOME, LOGNAME, PATH, SHELL, TERM and USER from
 // Warden's environment, plus the variables their config names.
+//
+// A stdio server runs in the OS cage of shell commands (Options.Cage) unless
+// its config says sandbox = "none" (cage.go): the workspace writable, the
+// secrets hidden, its own network namespace, the network only through
+// Warden's proxy. A server lives across calls, so each destination it
+// connects to is decided with the Egress of the tool call in flight (its
+// session, its approval policy, its [network] lists; the ask names the host
+// and the MCP tool; the connection event carries that call's id), the oldest
+// call when several overlap; with no call in flight, a connection is refused
+// and written to the server's log.
 package mcp
 
 import (
