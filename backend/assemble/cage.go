@@ -1,7 +1,10 @@
 package assemble
 
 import (
+	"context"
+
 	"github.com/warden-dev/warden/backend/config"
+	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/tools/sandbox"
 )
 
@@ -24,4 +27,29 @@ func CageConfig(cfg config.Config, protected []string) sandbox.Config {
 			FileBytes: cfg.Cage.FileBytes,
 		},
 	}
+}
+
+// OpenCage is Open's cage for a front end without a graph (`warden mcp`,
+// which starts MCP servers): the same configuration, Warden's own folders
+// hidden, detected once. The caller closes it.
+func OpenCage(ctx context.Context, o Options) (*sandbox.Cage, error) {
+	userPath := o.ConfigPath
+	if userPath == "" {
+		var err error
+		if userPath, err = config.UserPath(); err != nil {
+			return nil, err
+		}
+	}
+	cfg, err := config.Load(userPath, o.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	dbPath, explicit, err := ResolveDBPath(o.DBPath)
+	if err != nil {
+		return nil, err
+	}
+	engine := policy.New(policy.Config{ProtectedPaths: protectedData(dbPath, explicit, userPath)})
+	c := newCage(cfg, engine.ExtraProtected())
+	c.Detect(ctx)
+	return c, nil
 }

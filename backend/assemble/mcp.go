@@ -27,7 +27,9 @@ func (g *Graph) openMCP(ctx context.Context, o Options, userPath string) error {
 		}
 		return mcpstore.New(st, ws.ID, ""), nil
 	}
-	tmpl := mcp.Options{ClientVersion: o.Version, HashKey: key}
+	// Stdio servers run in the same cage as shell commands (sandbox =
+	// "none" in a server's config opts out).
+	tmpl := mcp.Options{ClientVersion: o.Version, HashKey: key, Cage: g.Cage}
 	// The service is made after the pool (Open stores it in mcpService); a
 	// reload comes from an fsnotify event for a workspace a session opened.
 	voided := func(workspace string, servers []string) {

@@ -44,6 +44,7 @@ type netCall struct {
 	g      *Gate
 	env    Env
 	callID string
+	tool   string // the call's tool, named in the ask
 
 	mu      sync.Mutex
 	decided map[string]*netDecision
@@ -56,8 +57,8 @@ type netDecision struct {
 }
 
 // egress is what the call's cage routes its connections through.
-func (g *Gate) egress(env Env, callID string) *sandbox.Egress {
-	nc := &netCall{g: g, env: env, callID: callID, decided: map[string]*netDecision{}}
+func (g *Gate) egress(env Env, callID, tool string) *sandbox.Egress {
+	nc := &netCall{g: g, env: env, callID: callID, tool: tool, decided: map[string]*netDecision{}}
 	return &sandbox.Egress{Decider: nc, Observe: nc.observe, Resolver: g.cfg.Network.Resolve,
 		HostLoopback: g.cfg.Network.Rules.ExplicitLoopback()}
 }
@@ -96,7 +97,7 @@ func (nc *netCall) decide(ctx context.Context, dest policy.Destination) netproxy
 	call := policy.NetworkCall(dest)
 	d := g.cfg.Network.Rules.Apply(dest, g.cfg.Decider.Decide(call, s))
 	if d.Verdict == policy.VerdictAsk {
-		t := netTool{dest: dest, sig: call.Tool}
+		t := netTool{dest: dest, sig: call.Tool, via: nc.tool}
 		args, _ := json.Marshal(map[string]any{"host": dest.Host, "port": dest.Port})
 		// Its own call id per destination (the broker keys asks by call), never
 		// one a resumed turn could mistake for a model or "!" call.
@@ -170,6 +171,7 @@ func RefusedConnections(eg *sandbox.Egress) []string {
 type netTool struct {
 	dest policy.Destination
 	sig  string
+	via  string // the tool whose call made the connection
 }
 
 func (t netTool) Name() string { return t.sig }
@@ -204,5 +206,11 @@ func (t netTool) Preview(json.RawMessage, Env) (string, error) {
 	default:
 		where = " (resolves to " + strings.Join(parts, "; ") + ")"
 	}
-	return fmt.Sprintf("Network: connect to %s%s through Warden's proxy.\n\"Always allow\" remembers %s.", t.dest, where, t.sig), nil
+	by := ""
+	if t.via != "" {
+		// A caged MCP server connects on behalf of its tool's call: the
+		// human sees which server wants the host.
+		by = " for " + t.via
+	}
+	return fmt.Sprintf("Network: connect to %s%s through Warden's proxy%s.\n\"Always allow\" remembers %s.", t.dest, where, by, t.sig), nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools/mcp"
 	"github.com/warden-dev/warden/backend/tools/mcp/mcpstore"
+	"github.com/warden-dev/warden/backend/tools/sandbox"
 )
 
 func mcpCommand() command {
@@ -122,10 +123,12 @@ type mcpEnv struct {
 	workspace string
 	manager   *mcp.Manager
 	db        *store.Store
+	cage      *sandbox.Cage
 }
 
 func (e *mcpEnv) close() {
 	_ = e.manager.Close()
+	_ = e.cage.Close()
 	_ = e.db.Close()
 }
 
@@ -156,7 +159,14 @@ func openMCPEnv(ctx context.Context, workspace, dbPath string, startUntrusted bo
 		_ = db.Close()
 		return nil, err
 	}
+	// The servers start in the same cage as in the app.
+	cage, err := assemble.OpenCage(ctx, assemble.Options{Workspace: abs, DBPath: dbPath})
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	m, err := mcp.NewManager(mcp.Options{
+		Cage:                           cage,
 		Config:                         mcp.LoadConfig(userPath, abs),
 		Persistent:                     mcpstore.New(db, ws.ID, ""),
 		StartUntrustedWorkspaceServers: startUntrusted,
@@ -165,10 +175,11 @@ func openMCPEnv(ctx context.Context, workspace, dbPath string, startUntrusted bo
 		WorkDir:                        abs,
 	})
 	if err != nil {
+		_ = cage.Close()
 		_ = db.Close()
 		return nil, err
 	}
-	return &mcpEnv{workspace: abs, manager: m, db: db}, nil
+	return &mcpEnv{workspace: abs, manager: m, db: db, cage: cage}, nil
 }
 
 func mcpList(ctx context.Context, env *mcpEnv, asJSON, noStart bool, io stdio) int {
@@ -211,6 +222,9 @@ func printStatuses(w io.Writer, statuses []mcp.ServerStatus) {
 		}
 		fmt.Fprintf(w, "%s  %s  %s  %s\n", s.Name, s.Transport, s.State, trust)
 		fmt.Fprintf(w, "  source:  %s\n", s.Source)
+		if s.Sandbox != "" {
+			fmt.Fprintf(w, "  sandbox: %s (%s)\n", s.Sandbox, s.SandboxWhy)
+		}
 		if s.Transport == mcp.TransportHTTP {
 			fmt.Fprintf(w, "  url:     %s\n", s.URL)
 		} else {

@@ -55,7 +55,7 @@ func TestMCPCommand(t *testing.T) {
 		{"unknown subcommand", []string{"mcp", "frob"}, 2, nil, `unknown subcommand "frob"`},
 		{"trust needs a name", []string{"mcp", "trust", "--workspace", ws}, 2, nil, "missing the server NAME"},
 		{"list before trust does not run the workspace server", []string{"mcp", "list", "--workspace", ws},
-			0, []string{"everything  stdio  awaiting-trust  untrusted", "not started until it is trusted"}, ""},
+			0, []string{"everything  stdio  awaiting-trust  untrusted", "sandbox: cage (the default for stdio servers)", "not started until it is trusted"}, ""},
 		{"list before trust, started on request", []string{"mcp", "list", "--start-untrusted", "--workspace", ws},
 			0, []string{"everything  stdio  running  untrusted", "- echo  mcp__everything__echo", "asks: server not trusted", "- get-sum"}, ""},
 		{"trust an unknown server", []string{"mcp", "trust", "nope", "--workspace", ws}, 1, nil, `no MCP server named "nope"`},

@@ -105,10 +105,15 @@ func TestPackageControl(t *testing.T) {
 		}
 	}
 	deps, recs := list(f["Depends"]), list(f["Recommends"])
-	for _, d := range []string{"libwebkit2gtk-4.1-0", "libgtk-3-0", "bubblewrap", "ripgrep", "nodejs"} {
+	for _, d := range []string{"libwebkit2gtk-4.1-0", "libgtk-3-0", "bubblewrap", "ripgrep"} {
 		if !deps[d] {
 			t.Errorf("Depends lacks %s: %s", d, f["Depends"])
 		}
+	}
+	// Debian 12's nodejs (18) is too old for playwright-core: the package
+	// carries its own Node, and must not pull in one it would not use.
+	if deps["nodejs"] || recs["nodejs"] {
+		t.Errorf("the package asks for Debian's nodejs: Depends %s, Recommends %s", f["Depends"], f["Recommends"])
 	}
 	for d := range deps {
 		if strings.HasSuffix(d, "-dev") {
@@ -162,6 +167,8 @@ func TestPackageContents(t *testing.T) {
 		"/usr/lib/warden/playwright-core/package.json":      "-rw-r--r--",
 		"/usr/lib/warden/playwright-core/cli.js":            "-rwxr-xr-x",
 		"/usr/lib/warden/playwright-core/LICENSE":           "-rw-r--r--",
+		"/usr/lib/warden/node/bin/node":                     "-rwxr-xr-x",
+		"/usr/lib/warden/node/LICENSE":                      "-rw-r--r--",
 		"/usr/share/warden/frontend/index.html":             "-rw-r--r--",
 	}
 	for p, mode := range want {
@@ -291,8 +298,8 @@ func TestInstalledCLI(t *testing.T) {
 }
 
 // The installed CLI's browser tool runs on the packaged playwright-core
-// (found beside the binary, no npm, no source tree) with the system's node
-// and chromium: a scripted turn navigates to a local page and reads its
+// and Node (found beside the binary, no npm, no source tree) with the
+// system's chromium: a scripted turn navigates to a local page and reads its
 // title back.
 func TestInstalledBrowserTool(t *testing.T) {
 	root := unpack(t)
@@ -335,8 +342,14 @@ func TestInstalledBrowserTool(t *testing.T) {
 		t.Fatalf("driver stamps in the user cache: %v", stamps)
 	}
 	stamp, _ := os.ReadFile(stamps[0])
-	if want := filepath.Join(root, "usr", "lib", "warden", "playwright-core"); strings.SplitN(string(stamp), "\n", 2)[0] != want {
+	lines := strings.Split(string(stamp), "\n")
+	if want := filepath.Join(root, "usr", "lib", "warden", "playwright-core"); lines[0] != want {
 		t.Errorf("the driver came from %q, want the package's %s", stamp, want)
+	}
+	// And it ran on the package's Node, not the machine's (this machine's
+	// own node could be new enough; a Debian 12's is not).
+	if want := filepath.Join(root, "usr", "lib", "warden", "playwright-core", "..", "node", "bin", "node"); len(lines) < 2 || filepath.Clean(lines[1]) != filepath.Clean(want) {
+		t.Errorf("the driver ran on node %q, want the package's %s", stamp, want)
 	}
 }
 

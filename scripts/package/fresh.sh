@@ -6,6 +6,8 @@
 # user would), and checks from inside it, as an unprivileged user:
 #   - every package apt pulled in is one Debian's sources offer (no foreign ones);
 #   - `warden version` and `warden policy check` answer;
+#   - the browser tool reads a page with the packaged Node and Debian's
+#     chromium (Debian's nodejs, 18, is not pulled in);
 #   - the menu entry's Exec line starts the window under Xvfb until it writes
 #     the smoke test's ready marker (WARDEN_READY_FILE);
 #   - `apt remove` and `dpkg --purge` take the programs away and leave the
@@ -129,6 +131,36 @@ allow|{"tool":"shell.exec","args":{"command":"ls"}}
 ask|{"tool":"shell.exec","args":{"command":"rm -rf build"}}
 deny|{"tool":"fs.write","args":{"path":"/etc/passwd","content":"x"}}
 EOF
+
+# 3b. The browser tool as installed: the packaged Node (Debian 12's nodejs is
+#     18, which playwright-core refuses, so the package does not pull it in)
+#     running the packaged playwright-core, driving Debian's chromium. A page
+#     served on this machine's loopback (the chroot shares its network) must
+#     come back as text.
+page=$work/page
+mkdir -p "$page"
+marker="fresh-root-page-$$-$RANDOM"
+printf '<html><head><title>fresh</title></head><body><h1>%s</h1></body></html>\n' "$marker" >"$page/index.html"
+python3 - "$page" "$work/port" <<'PY' >"$work/http.log" 2>&1 &
+import functools, http.server, sys
+handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
+srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+open(sys.argv[2], "w").write(str(srv.server_address[1]))
+srv.serve_forever()
+PY
+pids+=($!)
+for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
+[ -s "$work/port" ] || fail "the page server did not start: $(cat "$work/http.log")"
+if in_root dpkg-query -W -f='${Status}' nodejs 2>/dev/null | grep -q 'install ok installed'; then
+	fail "apt pulled in Debian's nodejs, which the package must not need"
+fi
+log "packaged Node $(in_root /usr/lib/warden/node/bin/node --version); $(in_root chromium --version 2>/dev/null | head -n1)"
+args=$(printf '{"actions":[{"action":"navigate","url":"http://127.0.0.1:%s/"},{"action":"get_text","selector":"h1"}]}' "$(cat "$work/port")")
+t0=$SECONDS
+out=$("${as_user[@]}" sh -c 'cd ~/work && warden tool browser.batch --approval never --args "$1"' sh "$args" 2>&1 || true)
+printf '%s\n' "$out" | grep -q "$marker" || fail "the browser tool did not read the page with the packaged Node and Debian's chromium:
+$(printf '%s\n' "$out" | tail -40)"
+log "browser tool: read the loopback page with the packaged Node and Debian's chromium ($((SECONDS - t0)) s)"
 
 # 4. The menu entry starts the window: its Exec line, run under an X server
 #    of this machine (Xvfb is not Warden's to install), until the frontend

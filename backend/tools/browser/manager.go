@@ -20,7 +20,7 @@ import (
 type Options struct {
 	Headed         bool   // show the browser window (needs DISPLAY)
 	ChromiumPath   string // default $WARDEN_CHROMIUM, then chromium on PATH
-	NodePath       string // default $PLAYWRIGHT_NODEJS_PATH, then node on PATH
+	NodePath       string // default $PLAYWRIGHT_NODEJS_PATH, then the Node pinned beside playwright-core, then node >= 20 on PATH
 	CorePackageDir string // playwright-core 1.64.1; default $WARDEN_PLAYWRIGHT_CORE, then the repo's driver folder
 	DriverDir      string // where the patched driver is laid out; default user cache dir
 

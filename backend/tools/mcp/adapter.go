@@ -144,11 +144,23 @@ func (m *Manager) trusted(ctx context.Context, sessionID, server, tool string) (
 // Invoke calls the tool. Every failure of the server (not running, exits,
 // garbles the protocol, times out) comes back as an error result the model
 // can read; only the caller's own cancellation is an error.
-func (a *ToolAdapter) Invoke(ctx context.Context, args json.RawMessage, _ tools.Env) (tools.Result, error) {
+func (a *ToolAdapter) Invoke(ctx context.Context, args json.RawMessage, env tools.Env) (tools.Result, error) {
 	s, err := a.m.server(a.server)
 	if err != nil {
 		return tools.ErrorResult(err.Error()), nil
 	}
+	// A caged server's connections during this call (and during a start
+	// it causes) are decided for this call (cage.go).
+	defer s.route.enter(env.Egress)()
+	res, err := a.call(ctx, s, args)
+	if lines := tools.RefusedConnections(env.Egress); len(lines) > 0 && err == nil {
+		res.Content = append(res.Content, tools.Content{Type: "text",
+			Text: fmt.Sprintf("\n[Warden refused connections of MCP server %q during this call]\n%s", a.server, strings.Join(lines, "\n"))})
+	}
+	return res, err
+}
+
+func (a *ToolAdapter) call(ctx context.Context, s *server, args json.RawMessage) (tools.Result, error) {
 	cs, err := s.session(ctx)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -24,6 +24,16 @@
 // config is trusted (Options.StartUntrustedWorkspaceServers opts out).
 // Stdio servers inherit only HOME, LOGNAME, PATH, SHELL, TERM and USER from
 // Warden's environment, plus the variables their config names.
+//
+// A stdio server runs in the OS cage of shell commands (Options.Cage) unless
+// its config says sandbox = "none" (cage.go): the workspace writable, the
+// secrets hidden, its own network namespace, the network only through
+// Warden's proxy. A server lives across calls, so each destination it
+// connects to is decided with the Egress of the tool call in flight (its
+// session, its approval policy, its [network] lists; the ask names the host
+// and the MCP tool; the connection event carries that call's id), the oldest
+// call when several overlap; with no call in flight, a connection is refused
+// and written to the server's log.
 package mcp
 
 import (
@@ -67,7 +77,18 @@ type ServerConfig struct {
 	// part of the launch hash, since the user's own command is the same
 	// code in every workspace.
 	RunDir string `json:"-"`
+	// Sandbox is the stdio server's "sandbox" setting as written: "cage",
+	// "none", or "" (the default, caged when the cage works; see
+	// sandboxMode). It is part of the launch hash: a repository that turns
+	// its server's cage off must be trusted again.
+	Sandbox string `json:"sandbox,omitempty"`
 }
+
+// Sandbox settings of a stdio server.
+const (
+	SandboxCage = "cage" // run in the OS cage, like a shell command
+	SandboxNone = "none" // run unconfined, with Warden's rights
+)
 
 // Transport says which transport the config selects.
 func (c ServerConfig) Transport() Transport {
@@ -104,7 +125,8 @@ func (c ServerConfig) LaunchHash(key []byte) string {
 		URL     string      `json:"url"`
 		Headers [][2]string `json:"headers,omitempty"`
 		Dir     string      `json:"dir,omitempty"`
-	}{c.Command, c.Args, pairs(c.Env), c.URL, pairs(c.Headers), c.Dir})
+		Sandbox string      `json:"sandbox,omitempty"`
+	}{c.Command, c.Args, pairs(c.Env), c.URL, pairs(c.Headers), c.Dir, c.Sandbox})
 	mac := hmac.New(sha256.New, key)
 	mac.Write(payload)
 	return hex.EncodeToString(mac.Sum(nil))
@@ -145,6 +167,7 @@ type rawServer struct {
 	Env     map[string]string
 	URL     string
 	Headers map[string]string
+	Sandbox string
 }
 
 // validate turns a decoded entry into a ServerConfig, or says which field is
@@ -188,7 +211,12 @@ func (r rawServer) validate(file, name string) (ServerConfig, error) {
 				return bad(fmt.Sprintf("args[%d]", i), "contains a NUL byte")
 			}
 		}
-		cfg.Command, cfg.Args, cfg.Env = r.Command, r.Args, r.Env
+		switch r.Sandbox {
+		case "", SandboxCage, SandboxNone:
+		default:
+			return bad("sandbox", "unknown value %q (want \"cage\" or \"none\")", r.Sandbox)
+		}
+		cfg.Command, cfg.Args, cfg.Env, cfg.Sandbox = r.Command, r.Args, r.Env, r.Sandbox
 	case r.URL != "":
 		if r.Type == "stdio" {
 			return bad("type", "\"stdio\" needs \"command\", but the server has \"url\"")
@@ -199,6 +227,9 @@ func (r rawServer) validate(file, name string) (ServerConfig, error) {
 		}
 		if len(r.Env) > 0 || len(r.Args) > 0 {
 			return bad("env", "\"args\" and \"env\" apply to stdio servers only")
+		}
+		if r.Sandbox != "" {
+			return bad("sandbox", "\"sandbox\" applies to stdio servers only: an HTTP server runs elsewhere")
 		}
 		for k := range r.Headers {
 			if k == "" || strings.ContainsAny(k, " :\r\n\x00") {

@@ -34,6 +34,11 @@ func TestParseConfigFiles(t *testing.T) {
 		{"unknown-field.toml", []string{"ok"}, []string{`server "git": field "trust": unknown field`}},
 		{"wrong-type.toml", nil, []string{`server "git": bad value`}},
 		{"not-toml.toml", nil, []string{"not valid TOML"}},
+		{"sandbox.mcp.json", []string{"caged", "default", "free"}, []string{
+			`server "number": field "sandbox": want a string`,
+			`server "remote": field "sandbox": "sandbox" applies to stdio servers only`,
+			`server "typo": field "sandbox": unknown value "off" (want "cage" or "none")`}},
+		{"sandbox.toml", []string{"caged", "free"}, []string{`server "typo": field "sandbox": unknown value "yes"`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {
@@ -92,6 +97,30 @@ func TestValidConfigFields(t *testing.T) {
 	r := servers["remote"]
 	if r.Transport() != TransportHTTP || r.Headers["Authorization"] != "Bearer abc" {
 		t.Fatalf("remote = %+v", r)
+	}
+}
+
+// TestSandboxSetting: the setting is read as written, and changing it is a
+// new launch config (a repository turning its server's cage off is trusted
+// again).
+func TestSandboxSetting(t *testing.T) {
+	path := filepath.Join("testdata", "config", "sandbox.mcp.json")
+	data, _ := os.ReadFile(path)
+	servers, _ := ParseMCPJSON(data, path)
+	for name, want := range map[string]string{"caged": SandboxCage, "free": SandboxNone, "default": ""} {
+		if got := servers[name].Sandbox; got != want {
+			t.Errorf("%s: sandbox %q, want %q", name, got, want)
+		}
+	}
+	key := []byte("k")
+	def, caged, free := servers["default"], servers["default"], servers["default"]
+	caged.Sandbox, free.Sandbox = SandboxCage, SandboxNone
+	if def.LaunchHash(key) == free.LaunchHash(key) || caged.LaunchHash(key) == free.LaunchHash(key) {
+		t.Fatal("the sandbox setting is not part of the launch hash")
+	}
+	old := ServerConfig{Command: "mcp-server-filesystem", Args: []string{"."}}
+	if old.LaunchHash(key) != def.LaunchHash(key) {
+		t.Fatal("a config without the setting hashes differently than before it existed (trust would be voided)")
 	}
 }
 

@@ -164,11 +164,12 @@ func decodeJSONServer(data json.RawMessage, file, name string) (rawServer, error
 	var r rawServer
 	targets := map[string]any{
 		"type": &r.Type, "command": &r.Command, "args": &r.Args, "env": &r.Env,
-		"url": &r.URL, "headers": &r.Headers,
+		"url": &r.URL, "headers": &r.Headers, "sandbox": &r.Sandbox,
 	}
 	want := map[string]string{
 		"type": "a string", "command": "a string", "args": "an array of strings",
 		"env": "an object of strings", "url": "a string", "headers": "an object of strings",
+		"sandbox": "a string",
 	}
 	for _, key := range sortedKeys(fields) {
 		target, ok := targets[key]
@@ -197,6 +198,7 @@ type tomlServer struct {
 	Env     map[string]string `toml:"env"`
 	URL     string            `toml:"url"`
 	Headers map[string]string `toml:"headers"`
+	Sandbox string            `toml:"sandbox"`
 }
 
 // ParseUserConfig reads the [mcp.servers.<name>] tables of config.toml,

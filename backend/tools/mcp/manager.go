@@ -10,6 +10,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/warden-dev/warden/backend/tools/sandbox"
 )
 
 // Options configure a Manager. Zero values get working defaults.
@@ -41,6 +43,11 @@ type Options struct {
 	// WorkDir is where user-config stdio servers run (workspace servers
 	// always run in their workspace); "" is Warden's working directory.
 	WorkDir string
+	// Cage confines stdio servers (cage.go): each runs caged unless its
+	// config says sandbox = "none", or the cage is unavailable and its
+	// config does not insist. Nil starts every server unconfined, and
+	// refuses one that insists on the cage.
+	Cage *sandbox.Cage
 }
 
 func (o *Options) defaults() error {

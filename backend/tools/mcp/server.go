@@ -103,12 +103,16 @@ type server struct {
 
 	life    context.Context // ends with close
 	endLife context.CancelFunc
+
+	// route decides a caged server's connections for its calls (cage.go).
+	route *callRoute
 }
 
 func newServer(cfg ServerConfig, logPath string, opts *Options) *server {
 	s := &server{
 		cfg: cfg, hash: cfg.LaunchHash(opts.HashKey), logPath: logPath, opts: opts,
 		state: StateIdle, tools: map[string]*toolInfo{}, appeared: map[string]time.Time{},
+		route: newCallRoute(cfg.Name, logPath),
 	}
 	s.life, s.endLife = context.WithCancel(context.Background())
 	return s
@@ -195,6 +199,14 @@ func (s *server) connect(ctx context.Context, gen int) (*sdk.ClientSession, func
 		}
 		return errors.New(msg)
 	}
+	caged, why, err := sandboxMode(s.cfg, s.opts.Cage)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var cg *caging
+	if caged {
+		cg = &caging{cage: s.opts.Cage, route: s.route}
+	}
 	log, err := openLog(s.logPath)
 	if err != nil {
 		return nil, nil, nil, err
@@ -202,8 +214,15 @@ func (s *server) connect(ctx context.Context, gen int) (*sdk.ClientSession, func
 	// The child keeps its own descriptor for stderr; ours is not needed
 	// once it has started.
 	defer log.Close()
-	fmt.Fprintf(log, "--- %s starting %s\n", s.opts.Now().UTC().Format(time.RFC3339), s.describe())
-	transport, stop, exit, err := newTransport(s.cfg, log, s.opts.MaxFrameBytes)
+	how := "unconfined"
+	if caged {
+		how = "caged"
+	}
+	if why != "" {
+		how += " (" + why + ")"
+	}
+	fmt.Fprintf(log, "--- %s starting %s, %s\n", s.opts.Now().UTC().Format(time.RFC3339), s.describe(), how)
+	transport, stop, exit, err := newTransport(s.cfg, log, s.opts.MaxFrameBytes, cg)
 	if err != nil {
 		return nil, nil, nil, fail("failed to start: %v", err)
 	}

@@ -12,11 +12,16 @@ type ServerStatus struct {
 	Source    string    `json:"source"`
 	// Workspace is set for a server from the workspace (.mcp.json,
 	// .warden/config.toml): its working directory.
-	Workspace  string       `json:"workspace,omitempty"`
-	Command    string       `json:"command,omitempty"`
-	Args       []string     `json:"args,omitempty"`
-	EnvNames   []string     `json:"env_names,omitempty"`
-	URL        string       `json:"url,omitempty"`
+	Workspace string   `json:"workspace,omitempty"`
+	Command   string   `json:"command,omitempty"`
+	Args      []string `json:"args,omitempty"`
+	EnvNames  []string `json:"env_names,omitempty"`
+	URL       string   `json:"url,omitempty"`
+	// Sandbox is how a stdio server runs: "cage" or "none" ("" for HTTP);
+	// SandboxWhy says why (its config, the default, the cage unavailable),
+	// or why it cannot start when its config insists on a missing cage.
+	Sandbox    string       `json:"sandbox,omitempty"`
+	SandboxWhy string       `json:"sandbox_why,omitempty"`
 	ConfigHash string       `json:"config_hash"`
 	State      ServerState  `json:"state"`
 	LastError  string       `json:"last_error,omitempty"`
@@ -66,6 +71,7 @@ func (m *Manager) StatusFor(ctx context.Context, sessionID string) []ServerStatu
 			State: s.state, LastError: s.lastErr, LogPath: s.logPath, Restarts: s.restarts,
 		}
 		s.mu.Unlock()
+		st.Sandbox, st.SandboxWhy = sandboxStatus(s.cfg, m.opts.Cage)
 		if rec, ok, err := m.record(ctx, sessionID, name); err != nil {
 			st.LastError = err.Error()
 		} else if ok {

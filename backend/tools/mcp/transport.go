@@ -3,6 +3,8 @@ package mcp
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +15,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/warden-dev/warden/backend/tools/sandbox"
 )
 
 // maxLogBytes is where a server log is rotated (once, to <name>.log.1) when
@@ -31,16 +35,22 @@ func openLog(path string) (*os.File, error) {
 	return f, nil
 }
 
+// caging is how a stdio server is caged: nil starts it unconfined.
+type caging struct {
+	cage  *sandbox.Cage
+	route *callRoute
+}
+
 // newTransport builds the SDK transport for cfg and, for stdio, starts the
-// process. stop kills what was started (safe to call twice); exit describes
-// how the process ended, or "" while it runs.
-func newTransport(cfg ServerConfig, log *os.File, maxFrame int) (t sdk.Transport, stop func(), exit func() string, err error) {
+// process (in the cage when cg is set). stop kills what was started (safe to
+// call twice); exit describes how the process ended, or "" while it runs.
+func newTransport(cfg ServerConfig, log *os.File, maxFrame int, cg *caging) (t sdk.Transport, stop func(), exit func() string, err error) {
 	if cfg.Transport() == TransportHTTP {
 		client := &http.Client{Transport: headerTransport{headers: cfg.Headers, base: http.DefaultTransport}}
 		return &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxRetries: 1},
 			func() {}, func() string { return "" }, nil
 	}
-	p, err := startProcess(cfg, log)
+	p, err := startProcess(cfg, log, cg)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -59,7 +69,11 @@ type process struct {
 	status string
 }
 
-func startProcess(cfg ServerConfig, log *os.File) (*process, error) {
+func startProcess(cfg ServerConfig, log *os.File, cg *caging) (*process, error) {
+	cmd, finish, err := serverCommand(cfg, cg)
+	if err != nil {
+		return nil, err
+	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -68,30 +82,23 @@ func startProcess(cfg ServerConfig, log *os.File) (*process, error) {
 	if err != nil {
 		inR.Close()
 		inW.Close()
+		finish()
 		return nil, err
 	}
-	cmd := exec.Command(cfg.Command, cfg.Args...)
-	cmd.Dir = cfg.Dir
-	if cmd.Dir == "" {
-		cmd.Dir = cfg.RunDir
-	}
-	cmd.Env = inheritedEnv()
-	for _, k := range cfg.EnvNames() {
-		cmd.Env = append(cmd.Env, k+"="+cfg.Env[k])
-	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, log
-	ownProcessGroup(cmd)
 	err = cmd.Start()
 	inR.Close()
 	outW.Close()
 	if err != nil {
 		inW.Close()
 		outR.Close()
+		finish()
 		return nil, err
 	}
 	p := &process{cmd: cmd, stdin: inW, stdout: outR, done: make(chan struct{})}
 	go func() {
 		err := cmd.Wait()
+		finish()
 		p.mu.Lock()
 		p.status = "the process exited"
 		if err != nil {
@@ -101,6 +108,51 @@ func startProcess(cfg ServerConfig, log *os.File) (*process, error) {
 		close(p.done)
 	}()
 	return p, nil
+}
+
+// serverCommand is the server's command line, unconfined or through the
+// cage; finish releases what the cage prepared once the process has ended.
+func serverCommand(cfg ServerConfig, cg *caging) (*exec.Cmd, func(), error) {
+	if cg == nil {
+		cmd := exec.Command(cfg.Command, cfg.Args...)
+		cmd.Dir = cfg.Dir
+		if cmd.Dir == "" {
+			cmd.Dir = cfg.RunDir
+		}
+		cmd.Env = inheritedEnv()
+		for _, k := range cfg.EnvNames() {
+			cmd.Env = append(cmd.Env, k+"="+cfg.Env[k])
+		}
+		ownProcessGroup(cmd)
+		return cmd, func() {}, nil
+	}
+	ws, err := cageWorkspace(cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the workspace of the cage: %w", err)
+	}
+	// The cage's proxy and forwarder live as long as the process.
+	ctx, cancel := context.WithCancel(context.Background())
+	prep, err := cg.cage.Prepare(ctx, sandbox.Spec{Workspace: ws, Policy: cagePolicy(), Dir: ws, Env: cfg.Env,
+		Args: append([]string{cfg.Command}, cfg.Args...), Egress: cg.route.egress()})
+	if err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	if !prep.Confined {
+		// The mode was decided on the cage's status; never run a server
+		// uncaged that was meant to be caged.
+		prep.Finish()
+		cancel()
+		return nil, nil, errors.New("the cage did not confine the server")
+	}
+	dieWithParent(prep.Cmd.SysProcAttr)
+	finish := func() {
+		for _, v := range prep.Finish() {
+			cg.route.log("cage: %s: %s", v.Path, v.Detail)
+		}
+		cancel()
+	}
+	return prep.Cmd, finish, nil
 }
 
 func (p *process) Write(b []byte) (int, error) { return p.stdin.Write(b) }

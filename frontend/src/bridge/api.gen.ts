@@ -223,6 +223,8 @@ export interface McpServer {
   args?: string[]
   env_names?: string[]
   url?: string
+  sandbox?: string
+  sandbox_why?: string
   config_hash: string
   state: McpServerState
   last_error?: string

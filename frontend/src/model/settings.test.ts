@@ -8,6 +8,7 @@ import {
   modelArgs,
   modelDirty,
   probeArgs,
+  sandboxText,
   toolCountText,
   trustText,
   type ModelForm,
@@ -116,6 +117,23 @@ describe('mcpStateText', () => {
     { name: 'a state this UI does not know', s: { state: 'paused' as McpServer['state'] }, label: 'paused', tone: 'muted' },
   ]
   for (const c of cases) it(c.name, () => expect(mcpStateText(c.s)).toEqual({ label: c.label, tone: c.tone }))
+})
+
+describe('sandboxText', () => {
+  type S = Pick<McpServer, 'transport' | 'sandbox' | 'sandbox_why'>
+  const cases: { name: string; s: S; want: { label: string; tone: Tone } | null }[] = [
+    { name: 'caged by default', s: { transport: 'stdio', sandbox: 'cage', sandbox_why: 'the default for stdio servers' }, want: { label: 'Caged', tone: 'ok' } },
+    { name: 'opted out', s: { transport: 'stdio', sandbox: 'none', sandbox_why: 'sandbox = "none" in its config' }, want: { label: 'Not caged', tone: 'warn' } },
+    { name: 'no cage on this machine', s: { transport: 'stdio', sandbox: 'none', sandbox_why: 'the cage is unavailable: bwrap not found' }, want: { label: 'Not caged', tone: 'warn' } },
+    {
+      name: 'insists on a missing cage',
+      s: { transport: 'stdio', sandbox: 'cage', sandbox_why: 'cannot start: the cage is unavailable' },
+      want: { label: 'Cage required, unavailable', tone: 'bad' },
+    },
+    { name: 'http has none', s: { transport: 'http' }, want: null },
+    { name: 'an older backend says nothing', s: { transport: 'stdio' }, want: null },
+  ]
+  for (const c of cases) it(c.name, () => expect(sandboxText(c.s)).toEqual(c.want))
 })
 
 describe('trustText', () => {

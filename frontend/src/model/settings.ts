@@ -126,6 +126,16 @@ export function trustText(t: McpTrust | undefined): { label: string; tone: Tone 
   return { label: scope, tone: 'ok' }
 }
 
+// How a stdio server runs (its "sandbox" setting as the backend applied
+// it): in the cage like a shell command, or with the user's own rights.
+// Null for an HTTP server, which runs elsewhere.
+export function sandboxText(s: Pick<McpServer, 'transport' | 'sandbox' | 'sandbox_why'>): { label: string; tone: Tone } | null {
+  if (s.transport !== 'stdio' || !s.sandbox) return null
+  if (s.sandbox_why?.startsWith('cannot start')) return { label: 'Cage required, unavailable', tone: 'bad' }
+  if (s.sandbox === 'cage') return { label: 'Caged', tone: 'ok' }
+  return { label: 'Not caged', tone: 'warn' }
+}
+
 // How the server is reached: its command line or its URL.
 export function endpointText(s: Pick<McpServer, 'transport' | 'command' | 'args' | 'url'>): string {
   if (s.transport === 'http') return s.url ?? ''

@@ -322,6 +322,8 @@ export namespace mcp {
 	    args?: string[];
 	    env_names?: string[];
 	    url?: string;
+	    sandbox?: string;
+	    sandbox_why?: string;
 	    config_hash: string;
 	    state: string;
 	    last_error?: string;
@@ -344,6 +346,8 @@ export namespace mcp {
 	        this.args = source["args"];
 	        this.env_names = source["env_names"];
 	        this.url = source["url"];
+	        this.sandbox = source["sandbox"];
+	        this.sandbox_why = source["sandbox_why"];
 	        this.config_hash = source["config_hash"];
 	        this.state = source["state"];
 	        this.last_error = source["last_error"];

@@ -101,6 +101,35 @@ describe('McpServersPanel', () => {
     })
   }
 
+  const sandboxes: { name: string; s: McpServer; label: string | null; tone?: string; why: string | null }[] = [
+    {
+      name: 'caged by default',
+      s: testMcpServer({ sandbox: 'cage', sandbox_why: 'the default for stdio servers' }),
+      label: 'Caged',
+      tone: 'ok',
+      why: 'Caged: the default for stdio servers. Set sandbox = "none" in its config to run it with your rights.',
+    },
+    {
+      name: 'not caged by its config',
+      s: testMcpServer({ sandbox: 'none', sandbox_why: 'sandbox = "none" in its config' }),
+      label: 'Not caged',
+      tone: 'warn',
+      why: 'Not caged: sandbox = "none" in its config. Set sandbox = "cage" in its config to confine it.',
+    },
+    { name: 'an HTTP server shows no sandbox', s: testMcpServer({ name: 'remote', transport: 'http', url: 'http://127.0.0.1:9000/mcp' }), label: null, why: null },
+  ]
+  for (const c of sandboxes) {
+    it(`sandbox: ${c.name}`, async () => {
+      const { w } = setup(() => [c.s])
+      await flushPromises()
+      const label = w.find('[data-testid="mcp-sandbox"]')
+      expect(label.exists() ? label.text() : null).toBe(c.label)
+      if (c.tone) expect(label.classes()).toContain(c.tone)
+      const why = w.find('[data-testid="mcp-sandbox-why"]')
+      expect(why.exists() ? why.text().replace(/\s+/g, ' ') : null).toBe(c.why)
+    })
+  }
+
   it('the tool expander lists tools with descriptions as text, never HTML', async () => {
     const s = testMcpServer({
       tools: [

@@ -42,6 +42,7 @@ func Main(args []string) int {
 	failStart := fs.Bool("fail-start", false, "write an error to stderr and exit 2")
 	hangStart := fs.Bool("hang-start", false, "never answer the handshake")
 	ghost := fs.Bool("ghost", false, "offer the 'ghost' tool from the start")
+	probe := fs.Bool("probe", false, "offer 'read-file' and 'fetch', which reach outside (cage tests)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -56,6 +57,9 @@ func Main(args []string) int {
 	}
 	fmt.Fprintln(os.Stderr, "testserver: ready")
 	s := New(*ghost, os.Stdout)
+	if *probe {
+		addProbes(s)
+	}
 	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "testserver:", err)
 		return 1
@@ -168,4 +172,39 @@ func unmarshal(req *sdk.CallToolRequest, v any) error {
 		return fmt.Errorf("bad arguments: %w", err)
 	}
 	return nil
+}
+
+// addProbes adds the tools a cage test points at the outside world: reading
+// a file and fetching a URL (through the proxy variables, as any HTTP client
+// does). Each reports what it got or the error, as text.
+func addProbes(s *sdk.Server) {
+	s.AddTool(&sdk.Tool{Name: "read-file", Description: "Reads a file.",
+		InputSchema: obj(map[string]*jsonschema.Schema{"path": {Type: "string"}}, "path")},
+		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			var a struct{ Path string }
+			if err := unmarshal(req, &a); err != nil {
+				return nil, err
+			}
+			data, err := os.ReadFile(a.Path)
+			if err != nil {
+				return text("read failed: " + err.Error()), nil
+			}
+			return text("content: " + string(data)), nil
+		})
+	s.AddTool(&sdk.Tool{Name: "fetch", Description: "Fetches a URL.",
+		InputSchema: obj(map[string]*jsonschema.Schema{"url": {Type: "string"}}, "url")},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			var a struct{ URL string }
+			if err := unmarshal(req, &a); err != nil {
+				return nil, err
+			}
+			client := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, DisableKeepAlives: true}}
+			resp, err := client.Get(a.URL)
+			if err != nil {
+				return text("fetch failed: " + err.Error()), nil
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+			return text(fmt.Sprintf("status %d: %s", resp.StatusCode, body)), nil
+		})
 }
