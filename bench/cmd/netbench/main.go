@@ -142,7 +142,9 @@ func measure(ctx context.Context, rounds int, work, fwd string) (Report, error) 
 	// cage, not this small program (whose start costs less).
 	if fwd == "" {
 		fwd = filepath.Join(ws, "..", "warden-forwarder")
-		if out, err := exec.CommandContext(ctx, "go", "build", "-o", fwd, "./cmd/warden").CombinedOutput(); err != nil {
+		build := exec.CommandContext(ctx, "go", "build", "-o", fwd, "./cmd/warden")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0") // as `make cli` builds it
+		if out, err := build.CombinedOutput(); err != nil {
 			return Report{}, fmt.Errorf("building the forwarder (run from the repository root, or pass -forwarder): %w: %s", err, out)
 		}
 	}
