@@ -43,6 +43,10 @@ func TestForwarderOutsideTheCage(t *testing.T) {
 		{"exec'd in place, absolute path", nil, []string{"/bin/bash", "-c", script}, path, 7, []string{"sockets: 0\n", "got pong"}, true},
 		{"early child of the forwarder (ports detected)", []string{"-detect"}, []string{"bash", "-c", script}, path, 7, []string{"sockets: 0\n", "got pong"}, false},
 		{"started by Main (relative PATH entry)", nil, []string{"bash", "-c", script}, "relative-dir:" + path, 7, []string{"sockets: 0\n", "got pong"}, false},
+		{"no signal blocked or ignored, exec'd in place", nil, []string{"grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status"}, path, 0,
+			[]string{"SigBlk:\t0000000000000000\n", "SigIgn:\t0000000000000000\n"}, true},
+		{"no signal blocked or ignored, early child", []string{"-detect"}, []string{"grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status"}, path, 0,
+			[]string{"SigBlk:\t0000000000000000\n", "SigIgn:\t0000000000000000\n"}, false},
 		{"missing program", nil, []string{"no-such-program-warden"}, path, 127, []string{"executable file not found"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -88,7 +92,7 @@ func TestForwarderOutsideTheCage(t *testing.T) {
 			if code != tc.wantCode {
 				t.Fatalf("exit %d, want %d: %s", code, tc.wantCode, out.String())
 			}
-			if len(tc.argv) > 1 {
+			if strings.HasSuffix(tc.argv[0], "bash") {
 				who := fmt.Sprintf("ppid %d\n", cmd.Process.Pid)
 				if tc.inPlace {
 					who = fmt.Sprintf("pid %d ppid", cmd.Process.Pid)
