@@ -3,7 +3,8 @@
 // loopback server direct vs through the proxy, and a small page fetched by
 // curl uncaged, in a cage sharing the host's network (what the cage did
 // before it always had its own namespace), and in Warden's cage through the
-// forwarder and the proxy. bench/run.sh runs it for `make bench`; it writes
+// proxy (the warden CLI re-executed in the cage binds the proxy socket, as in
+// use: -forwarder, else built here). bench/run.sh runs it for `make bench`; it writes
 // a section of docs/benchmarks.md and docs/benchmarks-network.json.
 package main
 
@@ -228,10 +229,10 @@ func measure(ctx context.Context, rounds int, work, fwd string) (Report, error) 
 		{"10 MB through the proxy (curl -x, host)", curl + "-x http://" + pln.Addr().String() + " " + bigURL,
 			host("curl", "-sSf", "-o", "/dev/null", "-x", "http://"+pln.Addr().String(), bigURL)},
 		{"10 MB in a cage sharing the host network (direct)", "cage with --unshare-net removed: " + curl + bigURL, sharedRun(curl + bigURL)},
-		{"10 MB in Warden's cage (forwarder + proxy)", "cage " + curl + named("10mb"), caged(curl + named("10mb"))},
+		{"10 MB in Warden's cage (through the proxy)", "cage " + curl + named("10mb"), caged(curl + named("10mb"))},
 		{"small page direct (curl, host)", curl + smallURL, host("curl", "-sSf", "-o", "/dev/null", smallURL)},
 		{"small page in a cage sharing the host network (direct)", "cage with --unshare-net removed: " + curl + smallURL, sharedRun(curl + smallURL)},
-		{"small page in Warden's cage (forwarder + proxy)", "cage " + curl + named("small"), caged(curl + named("small"))},
+		{"small page in Warden's cage (through the proxy)", "cage " + curl + named("small"), caged(curl + named("small"))},
 	}
 	times := make([][]float64, len(vs))
 	for _, v := range vs { // warm-up, and the check that each runs
@@ -261,8 +262,8 @@ func measure(ctx context.Context, rounds int, work, fwd string) (Report, error) 
 		rep.Ratios = append(rep.Ratios, Ratio{Name: name, Ratio: r, Target: target, Met: r <= target, Variant: rep.Rows[a].Name, Baseline: rep.Rows[b].Name})
 	}
 	ratio("proxied 10 MB fetch vs direct", 1, 0, 1.2)
-	// Reported only: the difference is the per-command cost (the forwarder's
-	// start, the proxy socket), not bandwidth; the small-page row bounds it.
+	// Reported only: the difference is the per-command cost (warden's start
+	// in the cage, the proxy hop), not bandwidth; the small-page row bounds it.
 	ratio("10 MB in Warden's cage vs a cage sharing the host network", 3, 2, 0)
 	ratio("caged curl of a small page vs a cage sharing the host network", 6, 5, 1.5)
 	ratio("caged curl of a small page vs uncaged curl (cage start included)", 6, 4, 0)
@@ -280,8 +281,9 @@ func markdown(rep Report) string {
 	fmt.Fprintf(&b, "%s\n\nMeasured %s by `go run ./bench/cmd/netbench` (rounds interleaved; median and p90 of wall time per run; load average at start %s).\n\n", sectionTitle, rep.Date, rep.Load)
 	b.WriteString("\"Direct\" for the caged rows is the same bwrap cage, prepared the same way, with `--unshare-net` removed so curl\n" +
 		"reaches the server itself (what the cage did before it always had its own namespace): the 1.5× target is\n" +
-		"what the forwarder and the proxy hop add to a caged call, the cage's own start being in both. The last ratio\n" +
-		"also counts the cage's start, against curl run on the host. The forwarder is the warden binary, as in use: " +
+		"what the proxy path adds to a caged call (warden re-executed in the cage to bind its proxy socket and hand it\n" +
+		"to the host, then the hop through the proxy), the cage's own start being in both. The last ratio also counts\n" +
+		"the cage's start, against curl run on the host. The binary re-executed in the cage is the warden CLI, as in use: " +
 		rep.Forwarder + ".\n\n")
 	b.WriteString("| variant | median ms | p90 ms | command |\n|---|---:|---:|---|\n")
 	for _, r := range rep.Rows {
