@@ -119,6 +119,9 @@ type egress struct {
 	files   []*os.File // the cage's end of the control socket, after bwrap's files
 	env     map[string]string
 	exposer *exposer // nil: no port exposed or detected
+	// stop ends the proxy, the exposed ports and the host's hold on the
+	// cage's proxy socket (Finish; else when the command's context ends).
+	stop context.CancelFunc
 }
 
 // prefix is the forwarder's argv before the command, its control socket at
@@ -211,6 +214,7 @@ func (c *Cage) startEgress(ctx context.Context, spec Spec, p *Prepared) (err err
 		p.egress.exposer = x
 	}
 	go readControl(ctx, ctl, proxyLn, x)
+	p.egress.stop = cancel
 	p.egress.args = []string{"--ro-bind", self, cageForwarder}
 	p.egress.flags = flags
 	p.egress.files = []*os.File{cageFile}

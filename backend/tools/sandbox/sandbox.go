@@ -373,6 +373,9 @@ func (p *Prepared) Finish() []Violation {
 		for _, f := range p.files {
 			_ = f.Close()
 		}
+		if p.egress.stop != nil {
+			p.egress.stop()
+		}
 		if p.watch != nil {
 			out = append(out, p.watch.stop()...)
 		}
