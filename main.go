@@ -47,7 +47,7 @@ func main() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	opts := app.Options{Version: version, ReadyFile: os.Getenv(readyFileEnv)}
-	graph, err := assemble.Open(ctx, assemble.Options{Version: version})
+	graph, err := assemble.Open(ctx, assemble.Options{Version: version, Forwarder: desktop.CageForwarder()})
 	if err != nil {
 		// The window still opens and says why nothing works, rather than
 		// vanishing with a message on a terminal the user may not have.

@@ -71,6 +71,10 @@ type Options struct {
 	Version       string
 	// AllowHosts are --allow-host entries, added to [network] allow.
 	AllowHosts []policy.HostPattern
+	// Forwarder is the binary the cage re-executes as its network
+	// forwarder (sandbox.Config.Forwarder); "" is the running binary. The
+	// desktop app names the CLI beside it (desktop.CageForwarder).
+	Forwarder string
 }
 
 // ModelError says the model could not be set up (a bad spec, a missing
@@ -146,7 +150,7 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 		return nil, err
 	}
 	g.Engine = policy.New(policy.Config{ProtectedPaths: protectedData(g.DBPath, explicit, userPath)})
-	g.Cage = newCage(g.Config, g.Engine.ExtraProtected())
+	g.Cage = newCage(g.Config, g.Engine.ExtraProtected(), o.Forwarder)
 	g.CageStatus = g.Cage.Detect(ctx)
 	status := g.CageStatus
 	g.Monitors = tools.NewMonitors(g.Cage)

@@ -128,9 +128,12 @@ func realDir(dir string) string {
 }
 
 // newCage is the one place the OS cage is built, from CageConfig (the
-// mode, Warden's own folders, the [sandbox] settings).
-func newCage(cfg config.Config, protected []string) *sandbox.Cage {
-	return sandbox.New(CageConfig(cfg, protected))
+// mode, Warden's own folders, the [sandbox] settings) and the front end's
+// network forwarder ("" for the running binary).
+func newCage(cfg config.Config, protected []string, forwarder string) *sandbox.Cage {
+	c := CageConfig(cfg, protected)
+	c.Forwarder = forwarder
+	return sandbox.New(c)
 }
 
 // ProbeCage runs the cage's probe for a front end that has no graph (the
@@ -148,7 +151,7 @@ func ProbeCage(ctx context.Context, o Options) sandbox.Status {
 			cfg = c
 		}
 	}
-	c := newCage(cfg, nil)
+	c := newCage(cfg, nil, "")
 	defer c.Close()
 	return c.Detect(ctx)
 }

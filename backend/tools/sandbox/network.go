@@ -7,11 +7,17 @@ package sandbox
 // (backend/tools/netproxy), with a forwarder inside the cage listening on the
 // cage's own 127.0.0.1:3128 and handing every connection to the host over a
 // control socket inherited from Warden (startEgress).
-// The forwarder is this very binary, re-executed with a hidden first argument
-// (package netfwd), so nothing needs installing and every front end
-// (warden, the desktop app, go test binaries) can serve as it. The proxy
-// variables point programs at it; a program that ignores them gets no
-// network at all, and names are resolved by the proxy, never in the cage.
+// The forwarder is this very binary (or Config.Forwarder), re-executed with a
+// hidden first argument (package netfwd), so nothing needs installing and
+// every front end (warden, the desktop app, go test binaries) can serve as
+// it. Its first act (package netfwd/early, before the rest of the binary
+// initialises) binds the cage's proxy address; for a command that only needs
+// the proxy it then hands that listening socket to the host (which accepts
+// the cage's clients itself) and execs the command in its place, so no
+// forwarder process stays; a command with exposed or detected ports keeps
+// the forwarder as its parent. The proxy variables point programs at it; a
+// program that ignores them gets no network at all, and names are resolved
+// by the proxy, never in the cage.
 
 import (
 	"context"
@@ -113,6 +119,9 @@ type egress struct {
 	files   []*os.File // the cage's end of the control socket, after bwrap's files
 	env     map[string]string
 	exposer *exposer // nil: no port exposed or detected
+	// stop ends the proxy, the exposed ports and the host's hold on the
+	// cage's proxy socket (Finish; else when the command's context ends).
+	stop context.CancelFunc
 }
 
 // prefix is the forwarder's argv before the command, its control socket at
@@ -145,7 +154,10 @@ func (c *Cage) startEgress(ctx context.Context, spec Spec, p *Prepared) (err err
 	if !proxied && len(spec.Expose) == 0 && !spec.DetectPorts {
 		return nil
 	}
-	self, err := os.Executable()
+	self, err := c.cfg.Forwarder, error(nil)
+	if self == "" {
+		self, err = os.Executable()
+	}
 	if err == nil {
 		self, err = filepath.EvalSymlinks(self)
 	}
@@ -201,17 +213,20 @@ func (c *Cage) startEgress(ctx context.Context, spec Spec, p *Prepared) (err err
 		}
 		p.egress.exposer = x
 	}
-	go readControl(ctl, proxyLn, x)
+	go readControl(ctx, ctl, proxyLn, x)
+	p.egress.stop = cancel
 	p.egress.args = []string{"--ro-bind", self, cageForwarder}
 	p.egress.flags = flags
 	p.egress.files = []*os.File{cageFile}
 	return nil
 }
 
-// readControl takes what the forwarder sends: a proxy client ('p'), a
-// waiting offer for an exposed port ('e' + port), or a port a cage process
-// started listening on ('l' + port, no socket).
-func readControl(ctl *net.UnixConn, proxy *connListener, x *exposer) {
+// readControl takes what the forwarder sends: a proxy client ('p'), the
+// cage's listening proxy socket itself ('P', when no forwarder process stays
+// in the cage: netfwd/early), a waiting offer for an exposed port ('e' +
+// port), or a port a cage process started listening on ('l' + port, no
+// socket).
+func readControl(ctx context.Context, ctl *net.UnixConn, proxy *connListener, x *exposer) {
 	buf := make([]byte, 16)
 	oob := make([]byte, syscall.CmsgSpace(4*4))
 	for {
@@ -219,40 +234,56 @@ func readControl(ctl *net.UnixConn, proxy *connListener, x *exposer) {
 		if err != nil || n == 0 {
 			return
 		}
-		if buf[0] == netfwd.MsgListen {
+		f := receivedFile(oob[:oobn])
+		switch {
+		case buf[0] == netfwd.MsgListen:
 			if n >= 3 && x != nil {
 				x.detected(int(binary.BigEndian.Uint16(buf[1:3])))
 			}
-			if oobn > 0 {
-				if c := receivedConn(oob[:oobn]); c != nil {
-					c.Close() // a listen report carries no socket
-				}
+		case f == nil:
+		case buf[0] == netfwd.MsgProxyListener && proxy != nil:
+			if ln, err := net.FileListener(f); err == nil {
+				go acceptInto(ctx, ln, proxy)
 			}
-			continue
-		}
-		conn := receivedConn(oob[:oobn])
-		if conn == nil {
-			continue
-		}
-		switch {
 		case buf[0] == netfwd.MsgProxy && proxy != nil:
-			proxy.push(conn)
+			if c, err := net.FileConn(f); err == nil {
+				proxy.push(c)
+			}
 		case buf[0] == netfwd.MsgOffer && n >= 3 && x != nil:
-			x.offer(int(binary.BigEndian.Uint16(buf[1:3])), conn)
-		default:
-			conn.Close()
+			if c, err := net.FileConn(f); err == nil {
+				x.offer(int(binary.BigEndian.Uint16(buf[1:3])), c)
+			}
+		}
+		if f != nil {
+			f.Close()
 		}
 	}
 }
 
-// receivedConn is the one descriptor a control message carries, as a
-// connection; extra descriptors are closed.
-func receivedConn(oob []byte) net.Conn {
+// acceptInto hands the clients of the cage's listening proxy socket to the
+// proxy until ctx ends. The socket lives in the cage's network namespace:
+// only the cage's processes can connect to it.
+func acceptInto(ctx context.Context, ln net.Listener, proxy *connListener) {
+	stop := context.AfterFunc(ctx, func() { _ = ln.Close() })
+	defer stop()
+	defer ln.Close()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		proxy.push(c)
+	}
+}
+
+// receivedFile is the one descriptor a control message carries; extra
+// descriptors are closed.
+func receivedFile(oob []byte) *os.File {
 	msgs, err := syscall.ParseSocketControlMessage(oob)
 	if err != nil {
 		return nil
 	}
-	var conn net.Conn
+	var first *os.File
 	for i := range msgs {
 		fds, err := syscall.ParseUnixRights(&msgs[i])
 		if err != nil {
@@ -260,15 +291,14 @@ func receivedConn(oob []byte) net.Conn {
 		}
 		for _, fd := range fds {
 			f := os.NewFile(uintptr(fd), "warden-net-conn")
-			if conn == nil {
-				if c, err := net.FileConn(f); err == nil {
-					conn = c
-				}
+			if first == nil {
+				first = f
+			} else {
+				f.Close()
 			}
-			f.Close()
 		}
 	}
-	return conn
+	return first
 }
 
 // connListener is a net.Listener fed with connections by readControl.

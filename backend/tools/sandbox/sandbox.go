@@ -105,6 +105,10 @@ type Config struct {
 	// Home is the folder DefaultDenyRead is relative to; empty means the
 	// user's home.
 	Home string
+	// Forwarder is the binary re-executed inside the cage as its network
+	// forwarder (network.go); empty means the running binary. Set by
+	// bench/cmd/netbench to measure the warden binary's forwarder.
+	Forwarder string
 }
 
 // Status says whether the cage works on this machine, and why not. It is
@@ -368,6 +372,9 @@ func (p *Prepared) Finish() []Violation {
 		}
 		for _, f := range p.files {
 			_ = f.Close()
+		}
+		if p.egress.stop != nil {
+			p.egress.stop()
 		}
 		if p.watch != nil {
 			out = append(out, p.watch.stop()...)

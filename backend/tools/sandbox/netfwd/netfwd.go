@@ -18,11 +18,13 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/warden-dev/warden/backend/tools/sandbox/netfwd/early"
 )
 
 // Arg is the hidden first argument that turns any binary linking this
 // package into the cage's network forwarder.
-const Arg = "__warden-netfwd"
+const Arg = early.Arg
 
 // The forwarder runs inside the cage as the command's parent: it must answer
 // before the program's own main (and before `go test` parses its flags, or a
@@ -30,6 +32,8 @@ const Arg = "__warden-netfwd"
 // start a cage links this package (through backend/tools/sandbox), so an
 // init here covers warden, the desktop app and test binaries alike, with
 // nothing to remember in their main or TestMain.
+// Package early has, before this, usually bound the proxy address and
+// started the command already (early/early.go says why).
 func init() {
 	if len(os.Args) > 1 && os.Args[1] == Arg {
 		os.Exit(Main(os.Args[2:], os.Stderr))
@@ -41,6 +45,9 @@ func init() {
 const (
 	MsgProxy = 'p' // a client of the proxy
 	MsgOffer = 'e' // then 2 bytes of port: a connection waiting for an exposed port
+	// MsgProxyListener carries the cage's listening proxy socket itself
+	// (package early, when no forwarder process stays in the cage).
+	MsgProxyListener = early.MsgProxyListener
 )
 
 // Main is `<binary> __warden-netfwd -ctl-fd FD [-proxy ADDR] [-expose
@@ -78,8 +85,9 @@ func Main(args []string, stderr io.Writer) int {
 		return 125
 	}
 	ctl := c.(*net.UnixConn)
+	pre := early.Take()
 	if *proxy != "" {
-		ln, err := net.Listen("tcp", *proxy)
+		ln, err := proxyListener(*proxy, pre.ProxyFD)
 		if err != nil {
 			fmt.Fprintf(stderr, "warden network forwarder: listen %s: %v\n", *proxy, err)
 			return 125
@@ -108,35 +116,55 @@ func Main(args []string, stderr io.Writer) int {
 		}
 		go detect(ctl, skip)
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
-	if err := cmd.Start(); err != nil {
+	proc, err := start(argv, pre.Pid)
+	if err != nil {
 		fmt.Fprintf(stderr, "warden network forwarder: %v\n", err)
 		return 127
 	}
 	go func() {
 		for s := range sigs {
-			_ = cmd.Process.Signal(s)
+			_ = proc.Signal(s)
 		}
 	}()
-	err = cmd.Wait()
+	st, err := proc.Wait()
 	signal.Stop(sigs)
-	if err == nil {
-		return 0
+	if err != nil {
+		fmt.Fprintf(stderr, "warden network forwarder: %v\n", err)
+		return 125
 	}
-	if ee, ok := err.(*exec.ExitError); ok {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			// Die the same way, so the caller sees the signal, not a code.
-			signal.Reset(ws.Signal())
-			_ = syscall.Kill(os.Getpid(), ws.Signal())
-			return 128 + int(ws.Signal())
-		}
-		return ee.ExitCode()
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		// Die the same way, so the caller sees the signal, not a code.
+		signal.Reset(ws.Signal())
+		_ = syscall.Kill(os.Getpid(), ws.Signal())
+		return 128 + int(ws.Signal())
 	}
-	fmt.Fprintf(stderr, "warden network forwarder: %v\n", err)
-	return 125
+	return st.ExitCode()
+}
+
+// proxyListener is the cage's proxy address: the socket package early bound
+// (fd >= 0), else a new one.
+func proxyListener(addr string, fd int) (net.Listener, error) {
+	if fd < 0 {
+		return net.Listen("tcp", addr)
+	}
+	f := os.NewFile(uintptr(fd), "warden-proxy-listener")
+	defer f.Close()
+	return net.FileListener(f)
+}
+
+// start is the command package early started (pid > 0), or starts it now.
+func start(argv []string, pid int) (*os.Process, error) {
+	if pid > 0 {
+		return os.FindProcess(pid)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return cmd.Process, nil
 }
 
 func forward(c net.Conn, ctl *net.UnixConn) {
