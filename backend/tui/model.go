@@ -26,14 +26,37 @@ const DefaultGrace = 400 * time.Millisecond
 // opens on.
 const tailEvents = 20000
 
-// Options configure a Model.
+// Options configure a Model: either a Service that is already open, or an
+// Open function the model runs in the background while its first frame —
+// drawn from Starting — is already on screen.
 type Options struct {
 	Service   *runtime.Service
 	SessionID string
+	// Open opens the service and picks the session (when Service is nil).
+	Open func(ctx context.Context) (Opened, error)
+	// Starting is what the first frame shows while Open runs.
+	Starting Starting
 	// Grace is the modal's input grace period (DefaultGrace when 0).
 	Grace time.Duration
 	// Now is the clock (time.Now when nil); tests move it.
 	Now func() time.Time
+}
+
+// Opened is what Open hands the model: the service, the session to show,
+// and what closes them once the model has quit.
+type Opened struct {
+	Service   *runtime.Service
+	SessionID string
+	Close     func()
+}
+
+// Starting is known before anything opens: the database being opened and
+// the axes a new session will get (the flags over the config).
+type Starting struct {
+	DBPath    string
+	Workspace string
+	Approval  policy.ApprovalPolicy
+	Sandbox   runtime.Sandbox
 }
 
 type focus int
@@ -92,6 +115,15 @@ type Model struct {
 	grants      []runtime.GrantView
 	sel         int
 
+	// Opening in the background (Options.Open): svc is nil until the
+	// openedMsg arrives; openErr is set when it failed.
+	starting Starting
+	openErr  error
+	openRes  chan tea.Msg
+	openDone chan struct{}
+	closer   func()
+	queued   string // a line sent before the session was open
+
 	cache struct {
 		width, n int
 		expanded bool
@@ -114,10 +146,12 @@ var expiries = []struct {
 }{{"never", 0}, {"1 hour", 3600}, {"1 day", 86400}, {"1 week", 7 * 86400}}
 
 // New opens a session on the service: its newest events, its pending asks
-// and the live push stream (closed when ctx ends or the model quits).
+// and the live push stream (closed when ctx ends or the model quits). With
+// Options.Open instead of a service, it returns at once and opens in the
+// background; the screen says so until the session is there.
 func New(ctx context.Context, o Options) (*Model, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	m := &Model{ctx: ctx, cancel: cancel, svc: o.Service, now: o.Now, grace: o.Grace, th: newTheme(),
+	m := &Model{ctx: ctx, cancel: cancel, now: o.Now, grace: o.Grace, th: newTheme(),
 		width: 80, height: 24, scope: policy.ScopeSession}
 	if m.now == nil {
 		m.now = time.Now
@@ -125,41 +159,121 @@ func New(ctx context.Context, o Options) (*Model, error) {
 	if m.grace == 0 {
 		m.grace = DefaultGrace
 	}
-	// Subscribe first, so nothing published while loading is lost (a push
-	// of an event already loaded is skipped by its seq).
-	m.push = m.svc.Subscribe(ctx)
-	var err error
-	if m.info, err = m.svc.Info(ctx); err != nil {
-		cancel()
-		return nil, fmt.Errorf("tui: %w", err)
+	if o.Service == nil {
+		if o.Open == nil {
+			cancel()
+			return nil, fmt.Errorf("tui: neither a service nor a way to open one")
+		}
+		m.starting = o.Starting
+		m.sess = runtime.Session{Workspace: o.Starting.Workspace, Approval: o.Starting.Approval, Sandbox: o.Starting.Sandbox}
+		// A goroutine of our own rather than a tea.Cmd: Close must be able
+		// to wait for it and close what it opened even when the program
+		// quits before it would have run the command.
+		m.openRes, m.openDone = make(chan tea.Msg, 1), make(chan struct{})
+		go func() {
+			defer close(m.openDone)
+			m.openRes <- m.openInBackground(o.Open)
+		}()
+		return m, nil
 	}
-	if m.sess, err = m.svc.GetSession(ctx, o.SessionID); err != nil {
-		cancel()
-		return nil, fmt.Errorf("tui: open session: %w", err)
-	}
-	m.busy = m.sess.Busy
-	evs, err := m.svc.SessionEventsBefore(ctx, o.SessionID, 0, tailEvents+1)
+	ld, err := load(ctx, o.Service, o.SessionID)
 	if err != nil {
 		cancel()
-		return nil, fmt.Errorf("tui: load events: %w", err)
+		return nil, err
 	}
-	if len(evs) > tailEvents {
-		m.more, evs = true, evs[1:]
-	}
-	m.events = evs
-	pending, err := m.svc.PendingApprovals(ctx, o.SessionID)
-	if err != nil {
-		cancel()
-		return nil, fmt.Errorf("tui: pending asks: %w", err)
-	}
-	for _, a := range pending {
-		m.enqueue(a)
-	}
+	m.apply(ld)
 	return m, nil
 }
 
-// Close stops the push stream.
-func (m *Model) Close() { m.cancel() }
+type (
+	openedMsg     loaded
+	openFailedMsg struct{ err error }
+)
+
+// openInBackground runs open and loads the session; it runs beside the
+// program, so it only touches closer (read after openDone).
+func (m *Model) openInBackground(open func(context.Context) (Opened, error)) tea.Msg {
+	o, err := open(m.ctx)
+	if err != nil {
+		return openFailedMsg{err}
+	}
+	m.closer = o.Close
+	ld, err := load(m.ctx, o.Service, o.SessionID)
+	if err != nil {
+		return openFailedMsg{err}
+	}
+	return openedMsg(ld)
+}
+
+func (m *Model) waitOpen() tea.Cmd {
+	ch := m.openRes
+	return func() tea.Msg { return <-ch }
+}
+
+// loaded is a session as the model opens on it.
+type loaded struct {
+	svc     *runtime.Service
+	push    <-chan runtime.Push
+	info    runtime.Info
+	sess    runtime.Session
+	events  []runtime.Event
+	more    bool
+	pending []runtime.Approval
+}
+
+func load(ctx context.Context, svc *runtime.Service, id string) (ld loaded, err error) {
+	ld.svc = svc
+	// Subscribe first, so nothing published while loading is lost (a push
+	// of an event already loaded is skipped by its seq).
+	ld.push = svc.Subscribe(ctx)
+	if ld.info, err = svc.Info(ctx); err != nil {
+		return ld, fmt.Errorf("tui: %w", err)
+	}
+	if ld.sess, err = svc.GetSession(ctx, id); err != nil {
+		return ld, fmt.Errorf("tui: open session: %w", err)
+	}
+	evs, err := svc.SessionEventsBefore(ctx, id, 0, tailEvents+1)
+	if err != nil {
+		return ld, fmt.Errorf("tui: load events: %w", err)
+	}
+	if len(evs) > tailEvents {
+		ld.more, evs = true, evs[1:]
+	}
+	ld.events = evs
+	if ld.pending, err = svc.PendingApprovals(ctx, id); err != nil {
+		return ld, fmt.Errorf("tui: pending asks: %w", err)
+	}
+	return ld, nil
+}
+
+// apply puts a loaded session on screen.
+func (m *Model) apply(ld loaded) {
+	m.svc, m.push, m.info, m.sess = ld.svc, ld.push, ld.info, ld.sess
+	m.busy, m.events, m.more = ld.sess.Busy, ld.events, ld.more
+	m.queue = nil
+	for _, a := range ld.pending {
+		m.enqueue(a)
+	}
+}
+
+// Close stops the push stream and, when the model opened the service
+// itself, waits for that to end and closes it.
+func (m *Model) Close() {
+	m.cancel()
+	if m.openDone != nil {
+		<-m.openDone
+		if m.closer != nil {
+			m.closer()
+			m.closer = nil
+		}
+	}
+}
+
+// Opening says the session is not open yet (or failed to open: Err).
+func (m *Model) Opening() bool { return m.svc == nil }
+
+// Err is why the session could not be opened, if it could not.
+func (m *Model) Err() error { return m.openErr }
 
 // Session is the session on screen, as last pushed.
 func (m *Model) Session() runtime.Session { return m.sess }
@@ -194,6 +308,15 @@ func (m *Model) waitPush() tea.Cmd {
 }
 
 func (m *Model) Init() tea.Cmd {
+	if m.svc == nil {
+		return m.waitOpen()
+	}
+	return m.started()
+}
+
+// started is what runs once the session is open: the push stream and the
+// modal's arming.
+func (m *Model) started() tea.Cmd {
 	cmds := []tea.Cmd{m.waitPush()}
 	if len(m.queue) > 0 {
 		cmds = append(cmds, m.armTick())
@@ -261,6 +384,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case pushMsg:
 		cmd := m.onPush(runtime.Push(msg))
 		return m, tea.Batch(cmd, m.waitPush())
+	case openedMsg:
+		m.apply(loaded(msg))
+		cmd := m.started()
+		if line := m.queued; line != "" {
+			m.queued = ""
+			_, sub := m.submit(line)
+			cmd = tea.Batch(cmd, sub)
+		}
+		return m, cmd
+	case openFailedMsg:
+		m.openErr = msg.err
+		return m, nil
 	case closedMsg:
 		return m, nil
 	case armMsg:
@@ -332,6 +467,9 @@ func (m *Model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		return m.quit()
 	}
+	if m.svc == nil {
+		return m.onOpeningKey(key, k)
+	}
 	if m.confirm != nil {
 		return m.onConfirmKey(key)
 	}
@@ -345,6 +483,37 @@ func (m *Model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	}
 	next, cmd := m.onOtherKey(key, k)
 	return next, tea.Batch(pre, cmd)
+}
+
+// onOpeningKey handles keys while the session opens: typing goes to the
+// composer and a line sent is held until the session is open; anything
+// else waits. After a failure any key quits.
+func (m *Model) onOpeningKey(key string, k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	if m.openErr != nil {
+		return m.quit()
+	}
+	switch key {
+	case "enter":
+		if line := strings.TrimSpace(string(m.input)); line != "" {
+			m.queued, m.input = line, nil
+			m.setNotice(false, "Sent once the session is open.")
+		}
+		return m, nil
+	case "backspace":
+		if len(m.input) > 0 {
+			m.input = m.input[:len(m.input)-1]
+		}
+		return m, nil
+	case "ctrl+u":
+		m.input = nil
+		return m, nil
+	}
+	if t := k.Key().Text; t != "" {
+		m.input = append(m.input, []rune(t)...)
+		return m, nil
+	}
+	m.setNotice(false, "Still opening: that key works once the session is open.")
+	return m, nil
 }
 
 // onOtherKey handles every key the modal and a confirmation leave alone.

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -370,5 +371,102 @@ func checkGolden(t *testing.T, name, got string, w, h int) {
 	}
 	if string(want) != got {
 		t.Errorf("%s differs (run with -update to accept):\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+// The first frame is up before the service opens: the axes a new session
+// gets and the database being opened. A line typed meanwhile is held and
+// sent once the session is there; Close closes what the model opened.
+func TestFirstFrameBeforeOpen(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ws := t.TempDir()
+	release := make(chan struct{})
+	closed := make(chan struct{})
+	open := func(ctx context.Context) (Opened, error) {
+		<-release
+		g, err := assemble.Open(ctx, assemble.Options{DBPath: filepath.Join(t.TempDir(), "w.db"),
+			ConfigPath: filepath.Join(t.TempDir(), "config.toml"), Workspace: ws, Model: "script:" + scriptTurns(t)})
+		if err != nil {
+			return Opened{}, err
+		}
+		s, err := g.Service.CreateSession(ctx, runtime.CreateSessionArgs{Workspace: ws, Title: "opened later"})
+		if err != nil {
+			g.Close()
+			return Opened{}, err
+		}
+		return Opened{Service: g.Service, SessionID: s.ID, Close: func() { g.Close(); close(closed) }}, nil
+	}
+	m, err := New(ctx, Options{Open: open, Starting: Starting{DBPath: "/data/warden.db", Workspace: ws,
+		Approval: policy.Never, Sandbox: runtime.Sandbox{Kind: policy.ReadOnly}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	s := ansi.Strip(m.Render())
+	for _, want := range []string{"Approval: Never ask · Sandbox: Read only", "opening…", "Opening /data/warden.db…"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("first frame lacks %q:\n%s", want, s)
+		}
+	}
+	if !m.Opening() {
+		t.Fatal("open before the service is")
+	}
+	for _, k := range "hello" {
+		m.Update(keyMsg(string(k)))
+	}
+	m.Update(keyMsg("enter"))
+	m.Update(keyMsg("shift+tab")) // waits: no session to change yet
+	if m.queued != "hello" || !strings.Contains(ansi.Strip(m.Render()), "Still opening") {
+		t.Fatalf("queued %q:\n%s", m.queued, ansi.Strip(m.Render()))
+	}
+	close(release)
+	m.Update(m.Init()())
+	if m.Opening() || m.Session().Title != "opened later" {
+		t.Fatalf("not open: %+v err %v", m.Session(), m.Err())
+	}
+	r := &rig{t: t, m: m}
+	r.pump("the held line", func(m *Model) bool {
+		for _, e := range m.events {
+			if e.Kind == store.KindMessageAppended && strings.Contains(string(e.Data), "hello") {
+				return true
+			}
+		}
+		return false
+	})
+	if s := ansi.Strip(m.Render()); !strings.Contains(s, "Cage: ") || strings.Contains(s, "opening…") {
+		t.Errorf("status bar after open:\n%s", s)
+	}
+	m.Close()
+	select {
+	case <-closed:
+	default:
+		t.Error("Close did not close the opened service")
+	}
+}
+
+// A failure to open is on the screen; any key quits, and Err (what Run
+// returns, so the command exits non-zero) says why.
+func TestOpenFailureShown(t *testing.T) {
+	boom := errors.New("database is locked")
+	m, err := New(context.Background(), Options{Open: func(context.Context) (Opened, error) { return Opened{}, boom },
+		Starting: Starting{DBPath: "/data/warden.db", Approval: policy.OnRequest, Sandbox: runtime.Sandbox{Kind: policy.WorkspaceWrite}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	m.Update(m.Init()())
+	s := ansi.Strip(m.Render())
+	for _, want := range []string{"Could not open /data/warden.db: database is locked", "Press any key to exit", "Approval: On request"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("screen lacks %q:\n%s", want, s)
+		}
+	}
+	if _, cmd := m.Update(keyMsg("x")); cmd == nil || !m.quitting {
+		t.Error("a key did not quit")
+	}
+	if !errors.Is(m.Err(), boom) {
+		t.Errorf("Err %v", m.Err())
 	}
 }

@@ -16,7 +16,10 @@ import (
 func (m *Model) View() tea.View {
 	v := tea.NewView(m.Render())
 	v.AltScreen = true
-	v.WindowTitle = "warden · " + m.sess.Title
+	v.WindowTitle = "warden"
+	if m.sess.Title != "" {
+		v.WindowTitle += " · " + m.sess.Title
+	}
 	return v
 }
 
@@ -42,6 +45,16 @@ func (m *Model) Render() string {
 	bodyH := max(h-len(status)-len(bottom), 1)
 	var body []string
 	switch {
+	case m.openErr != nil:
+		c := append(wrapSpans([]span{{text: RevealText("Could not open " + m.starting.DBPath + ": " + m.openErr.Error()), style: m.th.bad}}, w-4, "", "", m.th.plain),
+			"", m.th.bold.Render("Press any key to exit."))
+		body = m.box(w, min(len(c)+2, bodyH), "warden tui", c)
+		for len(body) < bodyH {
+			body = append([]string{""}, body...)
+		}
+	case m.svc == nil:
+		body = make([]string, bodyH-1, bodyH)
+		body = append(body, m.th.dim.Render(clipMiddle("Opening "+RevealText(m.starting.DBPath)+"…", w)))
 	case m.confirm != nil:
 		c := m.confirmLines(w - 4)
 		body = m.box(w, min(len(c)+2, bodyH), "Confirm", c)
@@ -113,6 +126,12 @@ func (m *Model) statusLines(w int) []string {
 		modelName = "Model: DEMO"
 	}
 	rest := []string{planning, cage, modelName}
+	switch {
+	case m.openErr != nil:
+		rest = []string{"not open"}
+	case m.svc == nil:
+		rest = []string{"opening…"}
+	}
 	if m.busy {
 		rest = append(rest, "working… (Ctrl+C stops)")
 	}
