@@ -16,6 +16,7 @@ const (
 	CmdPlan                       // /plan: toggles the planning freeze
 	CmdMode                       // /mode [approval|sandbox value]
 	CmdGrants                     // /grants: the grants modal
+	CmdSessions                   // /sessions: the session list
 	CmdAudit                      // /audit: the trace panel
 	CmdHelp                       // /help
 	CmdQuit                       // /quit
@@ -56,6 +57,8 @@ func ParseComposer(line string) Command {
 		return Command{Kind: CmdPlan, Text: t}
 	case "grants":
 		return Command{Kind: CmdGrants}
+	case "sessions", "session":
+		return Command{Kind: CmdSessions}
 	case "audit", "trace":
 		return Command{Kind: CmdAudit, Text: rest}
 	case "help", "?":

@@ -74,6 +74,7 @@ const (
 	panelAgents
 	panelGrants
 	panelHelp
+	panelSessions
 )
 
 // Model is the terminal UI's state; Update changes it, View draws it.
@@ -113,6 +114,7 @@ type Model struct {
 	traceFilter string // "" | asked | allowed | denied
 	traceText   []rune
 	grants      []runtime.GrantView
+	sessions    []runtime.Session
 	sel         int
 
 	// Opening in the background (Options.Open): svc is nil until the
@@ -123,6 +125,7 @@ type Model struct {
 	openDone chan struct{}
 	closer   func()
 	queued   string // a line sent before the session was open
+	pending  tea.Cmd // a command a panel key made (onPanelKey returns a bool)
 
 	cache struct {
 		width, n int
@@ -222,13 +225,23 @@ type loaded struct {
 }
 
 func load(ctx context.Context, svc *runtime.Service, id string) (ld loaded, err error) {
-	ld.svc = svc
 	// Subscribe first, so nothing published while loading is lost (a push
 	// of an event already loaded is skipped by its seq).
-	ld.push = svc.Subscribe(ctx)
+	push := svc.Subscribe(ctx)
+	if ld, err = loadSession(ctx, svc, id); err != nil {
+		return ld, err
+	}
+	ld.push = push
 	if ld.info, err = svc.Info(ctx); err != nil {
 		return ld, fmt.Errorf("tui: %w", err)
 	}
+	return ld, nil
+}
+
+// loadSession reads one session's newest events and pending asks (the
+// push stream, for every session, stays as it is).
+func loadSession(ctx context.Context, svc *runtime.Service, id string) (ld loaded, err error) {
+	ld.svc = svc
 	if ld.sess, err = svc.GetSession(ctx, id); err != nil {
 		return ld, fmt.Errorf("tui: open session: %w", err)
 	}
@@ -248,11 +261,67 @@ func load(ctx context.Context, svc *runtime.Service, id string) (ld loaded, err 
 
 // apply puts a loaded session on screen.
 func (m *Model) apply(ld loaded) {
-	m.svc, m.push, m.info, m.sess = ld.svc, ld.push, ld.info, ld.sess
-	m.busy, m.events, m.more = ld.sess.Busy, ld.events, ld.more
-	m.queue = nil
+	m.svc, m.push, m.info = ld.svc, ld.push, ld.info
+	m.show(ld)
+}
+
+// show puts a session's state on screen, leaving the service, the stream
+// and the panels as they are.
+func (m *Model) show(ld loaded) {
+	m.sess, m.busy, m.events, m.more = ld.sess, ld.sess.Busy, ld.events, ld.more
+	m.delta, m.scroll, m.queue, m.always = "", 0, nil, false
 	for _, a := range ld.pending {
 		m.enqueue(a)
+	}
+}
+
+// switchTo resumes another session of the service in this screen.
+func (m *Model) switchTo(id string) tea.Cmd {
+	ld, err := loadSession(m.ctx, m.svc, id)
+	if err != nil {
+		m.setNotice(true, "%v", err)
+		return nil
+	}
+	m.show(ld)
+	m.panel = panelNone
+	m.setNotice(false, "Session %s.", RevealText(orDefault(ld.sess.Title, shortID(ld.sess.ID))))
+	if len(m.queue) > 0 {
+		return m.armTick()
+	}
+	return nil
+}
+
+// newSession starts a session in the same workspace (the configured axes,
+// as the window's "New session") and shows it.
+func (m *Model) newSession() tea.Cmd {
+	s, err := m.svc.CreateSession(m.ctx, runtime.CreateSessionArgs{Workspace: m.sess.Workspace,
+		Title: "terminal " + m.now().Format("2006-01-02 15:04")})
+	if err != nil {
+		m.setNotice(true, "new session: %v", err)
+		return nil
+	}
+	return m.switchTo(s.ID)
+}
+
+// openSessions lists the workspace's sessions, newest first (subagents
+// and archived ones are left out, as in the window's list).
+func (m *Model) openSessions() {
+	all, err := m.svc.ListSessions(m.ctx)
+	if err != nil {
+		m.setNotice(true, "sessions: %v", err)
+		return
+	}
+	m.sessions = m.sessions[:0]
+	for _, s := range all {
+		if s.Workspace == m.sess.Workspace && !s.Archived && s.ParentID == "" {
+			m.sessions = append(m.sessions, s)
+		}
+	}
+	m.panel, m.sel = panelSessions, 0
+	for i, s := range m.sessions {
+		if s.ID == m.sess.ID {
+			m.sel = i
+		}
 	}
 }
 
@@ -474,7 +543,9 @@ func (m *Model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.onConfirmKey(key)
 	}
 	var pre tea.Cmd
-	if len(m.queue) > 0 {
+	// The modal answers only when it is on screen: with a panel over it,
+	// n or y are the panel's (or the composer's), never a hidden answer.
+	if len(m.queue) > 0 && m.panel == panelNone {
 		cmd, handled := m.onModalKey(key)
 		if handled {
 			return m, cmd
@@ -531,6 +602,13 @@ func (m *Model) onOtherKey(key string, k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case "ctrl+g":
 		m.openGrants()
 		return m, nil
+	case "ctrl+s":
+		if m.panel == panelSessions {
+			m.panel = panelNone
+		} else {
+			m.openSessions()
+		}
+		return m, nil
 	case "ctrl+e":
 		m.expanded = !m.expanded
 		return m, nil
@@ -543,7 +621,9 @@ func (m *Model) onOtherKey(key string, k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	}
 	if m.panel != panelNone {
 		if m.onPanelKey(key, k) {
-			return m, nil
+			cmd := m.pending
+			m.pending = nil
+			return m, cmd
 		}
 	}
 	if m.focus == focusKeys {
@@ -742,6 +822,8 @@ func (m *Model) submit(line string) (tea.Model, tea.Cmd) {
 		}
 	case CmdGrants:
 		m.openGrants()
+	case CmdSessions:
+		m.openSessions()
 	case CmdAudit:
 		m.panel, m.sel = panelTrace, 0
 		m.traceText = []rune(c.Text)
@@ -859,6 +941,23 @@ func (m *Model) onPanelKey(key string, k tea.KeyPressMsg) bool {
 			return true
 		}
 		return m.focus == focusKeys || len(m.input) == 0
+	case panelSessions:
+		switch key {
+		case "enter":
+			if m.focus == focusComposer && len(m.input) > 0 {
+				return false
+			}
+			if m.sel < len(m.sessions) {
+				m.pending = m.switchTo(m.sessions[m.sel].ID)
+			}
+			return true
+		case "n":
+			if m.focus == focusKeys || len(m.input) == 0 {
+				m.pending = m.newSession()
+				return true
+			}
+		}
+		return false
 	case panelAgents:
 		switch key {
 		case "x", "delete":

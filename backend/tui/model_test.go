@@ -470,3 +470,38 @@ func TestOpenFailureShown(t *testing.T) {
 		t.Errorf("Err %v", m.Err())
 	}
 }
+
+// Ctrl+S lists the workspace's sessions (title, age, state); n starts a
+// new one and shows it, Enter resumes the one chosen; /sessions opens the
+// same list. Golden at 80×24.
+func TestSessionList(t *testing.T) {
+	ws := filepath.Join(os.TempDir(), "warden-tui-golden-sessions")
+	os.RemoveAll(ws)
+	t.Cleanup(func() { os.RemoveAll(ws) })
+	r := newRigIn(t, ws)
+	first := r.m.Session().ID
+	r.typeText("hello")
+	r.key("enter")
+	r.pump("the reply", func(m *Model) bool { return !m.busy && len(m.events) > 1 })
+	r.key("ctrl+s")
+	s := r.screen()
+	if !strings.Contains(s, "Sessions in this workspace") || !strings.Contains(s, "tui test") || !strings.Contains(s, "on screen") {
+		t.Fatalf("session list:\n%s", s)
+	}
+	r.key("n")
+	second := r.m.Session().ID
+	if second == first || r.m.panel != panelNone || len(r.m.events) > 1 {
+		t.Fatalf("n did not show a new session: %s (%d events)", second, len(r.m.events))
+	}
+	r.typeText("/sessions")
+	r.key("enter")
+	if r.m.panel != panelSessions || len(r.m.sessions) != 2 {
+		t.Fatalf("/sessions: panel %d, %d sessions", r.m.panel, len(r.m.sessions))
+	}
+	checkGolden(t, filepath.Join("testdata", "golden", "sessions-80x24.txt"), r.screen(), 80, 24)
+	r.key("down")
+	r.key("enter")
+	if r.m.Session().ID != first || !strings.Contains(r.screen(), "hello") {
+		t.Fatalf("Enter did not resume the first session:\n%s", r.screen())
+	}
+}

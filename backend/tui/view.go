@@ -69,6 +69,8 @@ func (m *Model) Render() string {
 		body = m.box(w, bodyH, "Trace: permission events of this session", m.traceLines(w-4))
 	case m.panel == panelAgents:
 		body = m.box(w, bodyH, "Agents and monitors", m.agentLines(w-4))
+	case m.panel == panelSessions:
+		body = m.box(w, bodyH, "Sessions in this workspace", m.sessionLines(w-4))
 	case m.panel == panelGrants:
 		body = m.box(w, bodyH, "Grants, rules and MCP trust", m.grantLines(w-4))
 	default:
