@@ -108,6 +108,11 @@ type Model struct {
 	always  bool // choosing the scope and expiry of "always"
 	scope   policy.GrantScope
 	expiry  int // index into expiries
+	// noting: n or Esc opened the deny note; its keys are text until
+	// Enter (deny with the note) or Esc (deny without one).
+	noting     bool
+	note       []rune
+	modalTrace bool // t: the engine's decision trace in the modal
 	confirm *confirmation
 
 	panel       panel
@@ -269,7 +274,8 @@ func (m *Model) apply(ld loaded) {
 // and the panels as they are.
 func (m *Model) show(ld loaded) {
 	m.sess, m.busy, m.events, m.more = ld.sess, ld.sess.Busy, ld.events, ld.more
-	m.delta, m.scroll, m.queue, m.always = "", 0, nil, false
+	m.delta, m.scroll, m.queue = "", 0, nil
+	m.resetModal()
 	for _, a := range ld.pending {
 		m.enqueue(a)
 	}
@@ -426,9 +432,14 @@ func (m *Model) enqueue(a runtime.Approval) bool {
 	m.queue = append(m.queue, a)
 	if len(m.queue) == 1 {
 		m.armAt = m.now().Add(m.grace)
-		m.always = false
+		m.resetModal()
 	}
 	return true
+}
+
+// resetModal clears what the modal's keys chose for the ask it showed.
+func (m *Model) resetModal() {
+	m.always, m.noting, m.note, m.modalTrace = false, false, nil, false
 }
 
 func (m *Model) dequeue(id string) {
@@ -436,7 +447,7 @@ func (m *Model) dequeue(id string) {
 		if q.RequestID == id {
 			m.queue = append(m.queue[:i:i], m.queue[i+1:]...)
 			if i == 0 {
-				m.always = false
+				m.resetModal()
 				m.armAt = m.now().Add(m.grace)
 			}
 			return
@@ -470,6 +481,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case armMsg:
 		return m, nil
 	case tea.PasteMsg:
+		if m.noting && len(m.queue) > 0 {
+			m.note = append(m.note, []rune(strings.ReplaceAll(msg.Content, "\n", " "))...)
+			return m, nil
+		}
 		if m.focus == focusComposer && m.confirm == nil {
 			m.input = append(m.input, []rune(strings.ReplaceAll(msg.Content, "\n", " "))...)
 		}
@@ -546,7 +561,7 @@ func (m *Model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	// The modal answers only when it is on screen: with a panel over it,
 	// n or y are the panel's (or the composer's), never a hidden answer.
 	if len(m.queue) > 0 && m.panel == panelNone {
-		cmd, handled := m.onModalKey(key)
+		cmd, handled := m.onModalKey(key, k)
 		if handled {
 			return m, cmd
 		}
@@ -649,8 +664,27 @@ func (m *Model) toggle(p panel) {
 // onModalKey answers the first ask: y once, a always (then a scope and
 // expiry), n or Esc deny. Before the grace period has passed every key is
 // type-ahead: it goes on to the composer and moves the arming further out.
-func (m *Model) onModalKey(key string) (tea.Cmd, bool) {
+func (m *Model) onModalKey(key string, k tea.KeyPressMsg) (tea.Cmd, bool) {
 	a := m.queue[0]
+	if m.noting {
+		switch key {
+		case "enter":
+			m.answer(a, runtime.AnswerArgs{RequestID: a.RequestID, Answer: runtime.AnswerDeny, Note: strings.TrimSpace(string(m.note))})
+		case "esc":
+			m.answer(a, runtime.AnswerArgs{RequestID: a.RequestID, Answer: runtime.AnswerDeny})
+		case "backspace":
+			if len(m.note) > 0 {
+				m.note = m.note[:len(m.note)-1]
+			}
+		case "ctrl+u":
+			m.note = nil
+		default:
+			if t := k.Key().Text; t != "" {
+				m.note = append(m.note, []rune(t)...)
+			}
+		}
+		return nil, true
+	}
 	if !m.Armed() {
 		m.armAt = m.now().Add(m.grace)
 		return m.armTick(), false
@@ -683,7 +717,10 @@ func (m *Model) onModalKey(key string) (tea.Cmd, bool) {
 		}
 		m.always, m.scope, m.expiry = true, policy.ScopeSession, 0
 	case "n", "N", "esc":
-		m.answer(a, runtime.AnswerArgs{RequestID: a.RequestID, Answer: runtime.AnswerDeny})
+		// The note is optional: Enter or Esc on the empty line denies.
+		m.noting, m.note = true, nil
+	case "t", "T":
+		m.modalTrace = !m.modalTrace
 	default:
 		// Panels and axis keys still work with a modal open.
 		return nil, false
@@ -703,7 +740,11 @@ func (m *Model) answer(a runtime.Approval, args runtime.AnswerArgs) {
 	case runtime.AnswerAlways:
 		m.setNotice(false, "Always allowed %s (%s, %s).", a.Signature, args.Scope, expiries[m.expiry].label)
 	default:
-		m.setNotice(false, "Denied %s.", a.Tool)
+		if args.Note != "" {
+			m.setNotice(false, "Denied %s, with your note.", a.Tool)
+		} else {
+			m.setNotice(false, "Denied %s.", a.Tool)
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/runtime"
 )
 
 // View draws the whole screen.
@@ -326,6 +327,14 @@ func (m *Model) modal(w, h int) []string {
 	}
 	tail = append(tail, "")
 	switch {
+	case m.noting:
+		note := RevealText(string(m.note))
+		room := cw - len("Note to the model (optional): ") - 1
+		if textWidth(note) > room {
+			note = "…" + tailOf(note, room-1)
+		}
+		tail = append(tail, th.bold.Render("Note to the model (optional): ")+note+th.selected.Render(" "),
+			th.bold.Render(clipWidth("Enter deny with this note · Esc deny without a note", cw)))
 	case !m.Armed():
 		tail = append(tail, th.dim.Render(clipWidth("(keys wait a moment: type-ahead never answers)", cw)))
 	case m.always:
@@ -345,16 +354,39 @@ func (m *Model) modal(w, h int) []string {
 		tail = append(tail, "Always for: "+scope(policy.ScopeSession, "s session")+"  "+scope(policy.ScopeWorkspace, "w workspace"),
 			"Expires: "+exp(0)+"  "+exp(1)+"  "+exp(2)+"  "+exp(3)+" · Enter ok · Esc back")
 	default:
-		keys := "y allow once · a always allow… · n or Esc deny"
+		keys := "y allow once · a always allow… · n or Esc deny (a note next) · t trace"
 		if a.AlwaysRefused != "" {
-			keys = "y allow once · n or Esc deny"
+			keys = "y allow once · n or Esc deny (a note next) · t trace"
 		}
-		tail = append(tail, th.bold.Render(keys))
+		tail = append(tail, wrapSpans([]span{{text: keys, style: th.bold}}, cw, "", "", th.plain)...)
 	}
-	argRoom := max(h-2-len(head)-len(tail)-1, 2)
-	args := m.argLines(a.Tool, a.Args, a.Preview, a.Trace, cw, argRoom)
+	room := max(h-2-len(head)-len(tail)-1, 2)
+	// The middle shares what room is left: the arguments, the MCP review
+	// and, behind t, the decision trace. Each keeps its head and tail when
+	// folded; the arguments get their share first.
+	var mcp, trace []string
+	if a.Mcp != nil {
+		mcp = m.mcpLines(*a.Mcp, cw, 1<<20)
+	}
+	if m.modalTrace {
+		trace = m.modalTraceLines(a.Trace, cw)
+	}
+	// An MCP review outranks the call's JSON: a changed description is
+	// what the human must read.
+	argRoom := room - min(len(mcp), room*2/3) - min(len(trace), room/2)
+	args := m.argLines(a.Tool, a.Args, a.Preview, a.Trace, cw, max(argRoom, 2))
+	left := room - len(args)
+	if len(trace) > 0 {
+		trace = foldRows(trace, max(left-min(len(mcp), left*2/3), 2))
+		left -= len(trace)
+	}
+	if len(mcp) > 0 {
+		mcp = m.mcpLines(*a.Mcp, cw, max(left, 3))
+	}
 	content := append(head, "")
 	content = append(content, args...)
+	content = append(content, mcp...)
+	content = append(content, trace...)
 	content = append(content, tail...)
 	// The modal sits at the bottom of the body, above the composer.
 	box := m.box(w, min(len(content)+2, h), title, content)
@@ -417,6 +449,9 @@ func (m *Model) argLines(tool string, raw json.RawMessage, preview string, trace
 		b, _ := json.MarshalIndent(a, "", "  ")
 		if a == nil {
 			b = raw
+		} else if strings.Count(string(b), "\n") >= room-1 {
+			// Too tall indented: one line, wrapped, keeps more of it.
+			b, _ = json.Marshal(a)
 		}
 		for _, l := range strings.Split(string(b), "\n") {
 			for _, row := range hardWrap(RevealText(l), w) {
@@ -442,3 +477,105 @@ func foldRows(rows []string, n int) []string {
 }
 
 func truncateANSI(s string, w int) string { return ansi.Truncate(s, w, "") }
+
+// modalTraceLines are the engine's decision steps for the ask in words, as
+// the window's "Why?" lists them: step — saw … → concluded.
+func (m *Model) modalTraceLines(steps []policy.Step, w int) []string {
+	th := m.th
+	out := []string{th.bold.Render("Decision trace (t hides):")}
+	if len(steps) == 0 {
+		return append(out, th.dim.Render("  (the engine recorded no steps)"))
+	}
+	for i, s := range steps {
+		out = append(out, wrapSpans([]span{{text: s.Step, style: th.bold}, {text: " — saw ", style: th.plain},
+			{text: RevealText(s.Saw), style: th.code}, {text: " → ", style: th.plain}, {text: s.Concluded, style: th.italic}},
+			w, fmt.Sprintf("%d. ", i+1), "   ", th.dim)...)
+	}
+	return out
+}
+
+// mcpChangeText says why an MCP tool is asked for, in the window's words
+// (McpToolReview.vue).
+var mcpChangeText = map[string]string{
+	"server":  "This server is not trusted in this session.",
+	"config":  "The server's launch config changed since it was trusted.",
+	"new":     "This tool is new: it was not offered when the server was trusted.",
+	"changed": "This tool's description or schema changed since the server was trusted. The model has not been shown the new text.",
+}
+
+// mcpLines review an MCP tool in at most room rows: server and tool, why
+// it is asked for, and its description — as a diff against the trusted one
+// when it changed, unchanged lines folded first when room is short. Every
+// text here is the server's: shown revealed, never as markup.
+func (m *Model) mcpLines(mc runtime.McpInfo, w, room int) []string {
+	th := m.th
+	head := "MCP server " + RevealText(mc.Server)
+	if mc.Tool != "" {
+		head += ", tool " + RevealText(mc.Tool)
+	}
+	out := []string{th.bold.Render(clipWidth(head, w))}
+	if t := mcpChangeText[mc.Change]; t != "" {
+		st := th.warn
+		if mc.Change == "changed" {
+			st = th.bad
+		}
+		out = append(out, wrapSpans([]span{{text: t, style: st}}, w, "", "", th.plain)...)
+	}
+	switch {
+	case mc.Change == "changed":
+		// The runtime diffs the two (mcp.DescriptionDiff), as for the window.
+		out = append(out, th.bold.Render("Description, as trusted (-) and now (+):"))
+		type row struct {
+			text string
+			kept bool
+		}
+		var rows []row
+		for _, l := range strings.Split(strings.TrimRight(mc.DescriptionDiff, "\n"), "\n") {
+			st, mark, kept := th.plain, "  ", true
+			switch {
+			case strings.HasPrefix(l, "+"):
+				st, mark, kept = th.add, "+ ", false
+			case strings.HasPrefix(l, "-"):
+				st, mark, kept = th.del, "- ", false
+			}
+			body := l
+			if len(body) > 0 {
+				body = body[1:]
+			}
+			for i, r := range hardWrap(RevealText(expandTabs(body)), w-2) {
+				if i > 0 {
+					mark = "  "
+				}
+				rows = append(rows, row{st.Render(mark + r), kept})
+			}
+		}
+		// Fold runs of unchanged lines, longest first, until the rest fits.
+		over := len(out) + len(rows) - room
+		var diff []string
+		for i := 0; i < len(rows); {
+			j := i
+			for j < len(rows) && rows[j].kept {
+				j++
+			}
+			if n := j - i; n > 1 && over > 0 {
+				diff = append(diff, th.dim.Render(fmt.Sprintf("  ⟨… %d unchanged lines …⟩", n)))
+				over -= n - 1
+				i = j
+				continue
+			}
+			if j == i {
+				j++
+			}
+			for ; i < j; i++ {
+				diff = append(diff, rows[i].text)
+			}
+		}
+		out = append(out, diff...)
+	case mc.Description != "":
+		out = append(out, th.bold.Render("Description:"))
+		for _, row := range hardWrap(RevealText(expandTabs(mc.Description)), w) {
+			out = append(out, th.plain.Render(row))
+		}
+	}
+	return foldRows(out, room)
+}

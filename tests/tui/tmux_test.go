@@ -160,8 +160,16 @@ func TestTerminalAskDenyAllowAndSandboxKey(t *testing.T) {
 	s := tm.waitFor("the modal", "Permission request", "rm -rf build", "Always allow will cover:")
 	t.Logf("modal:\n%s", s)
 	time.Sleep(grace)
+	tm.keys("t")
+	s = tm.waitFor("the decision trace", "Decision trace (t hides):", "grants — saw signature shell=rm -rf build → ask")
+	t.Logf("modal with the trace:\n%s", s)
+	// n opens the deny note; Enter sends the denial with it.
 	tm.keys("n")
-	tm.waitFor("the denial", "Denied shell.exec.")
+	tm.waitFor("the note line", "Note to the model (optional)")
+	tm.keys("keep build")
+	tm.waitFor("the typed note", "Note to the model (optional): keep build")
+	tm.keys("Enter")
+	tm.waitFor("the denial", "Denied shell.exec, with your note.")
 	if _, err := os.Stat(filepath.Join(f.ws, "build")); err != nil {
 		t.Fatalf("build/ is gone after n: %v", err)
 	}
@@ -207,14 +215,21 @@ func TestTerminalAskDenyAllowAndSandboxKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var notes []string
 	for _, e := range evs {
 		count[e.Kind]++
+		if d, ok := e.Event.(store.PermissionDenied); ok {
+			notes = append(notes, d.Detail)
+		}
 		if g, ok := e.Event.(store.PermissionGranted); ok && g.Tool == "shell.exec" {
 			sources = append(sources, g.Source)
 		}
 	}
 	if count[store.KindPermissionRequested] != 2 || count[store.KindPermissionDenied] != 1 || count[store.KindSandboxPolicyChanged] != 1 {
 		t.Errorf("events: %v", count)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "keep build") {
+		t.Errorf("the denial's detail lacks the note: %q", notes)
 	}
 	if len(sources) != 1 || sources[0] != "human:once" {
 		t.Errorf("shell grants: %v", sources)
