@@ -10,17 +10,17 @@ import (
 type CommandKind int
 
 const (
-	CmdNone    CommandKind = iota // empty line
-	CmdPrompt                     // a message to the model
-	CmdShell                      // !cmd: runs shell.exec through the gate
-	CmdPlan                       // /plan: toggles the planning freeze
-	CmdMode                       // /mode [approval|sandbox value]
-	CmdGrants                     // /grants: the grants modal
-	CmdSessions                   // /sessions: the session list
-	CmdAudit                      // /audit: the trace panel
-	CmdHelp                       // /help
-	CmdQuit                       // /quit
-	CmdUnknown                    // /something else
+	CmdNone     CommandKind = iota // empty line
+	CmdPrompt                      // a message to the model
+	CmdShell                       // !cmd: runs shell.exec through the gate
+	CmdPlan                        // /plan: toggles the planning freeze
+	CmdMode                        // /mode [approval|sandbox value]
+	CmdGrants                      // /grants: the grants modal
+	CmdSessions                    // /sessions: the session list
+	CmdAudit                       // /audit: the trace panel
+	CmdHelp                        // /help
+	CmdQuit                        // /quit
+	CmdUnknown                     // /something else
 )
 
 // Command is one parsed composer line.

@@ -103,17 +103,17 @@ type Model struct {
 	scroll        int // lines scrolled up from the bottom
 	expanded      bool
 
-	queue   []runtime.Approval
-	armAt   time.Time
-	always  bool // choosing the scope and expiry of "always"
-	scope   policy.GrantScope
-	expiry  int // index into expiries
+	queue  []runtime.Approval
+	armAt  time.Time
+	always bool // choosing the scope and expiry of "always"
+	scope  policy.GrantScope
+	expiry int // index into expiries
 	// noting: n or Esc opened the deny note; its keys are text until
 	// Enter (deny with the note) or Esc (deny without one).
 	noting     bool
 	note       []rune
 	modalTrace bool // t: the engine's decision trace in the modal
-	confirm *confirmation
+	confirm    *confirmation
 
 	panel       panel
 	traceFilter string // "" | asked | allowed | denied
@@ -129,7 +129,7 @@ type Model struct {
 	openRes  chan tea.Msg
 	openDone chan struct{}
 	closer   func()
-	queued   string // a line sent before the session was open
+	queued   string  // a line sent before the session was open
 	pending  tea.Cmd // a command a panel key made (onPanelKey returns a bool)
 
 	cache struct {
