@@ -113,6 +113,11 @@ type Model struct {
 	noting     bool
 	note       []rune
 	modalTrace bool // t: the engine's decision trace in the modal
+	// The ambient strip, focused by Ctrl+K: ←→ choose a running subagent
+	// or monitor, x asks to stop it, y stops it.
+	strip        bool
+	stripSel     int
+	stripConfirm bool
 	confirm    *confirmation
 
 	panel       panel
@@ -557,6 +562,9 @@ func (m *Model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if m.confirm != nil {
 		return m.onConfirmKey(key)
 	}
+	if key == "ctrl+k" || m.strip {
+		return m.onStripKey(key, k)
+	}
 	var pre tea.Cmd
 	// The modal answers only when it is on screen: with a panel over it,
 	// n or y are the panel's (or the composer's), never a hidden answer.
@@ -599,6 +607,55 @@ func (m *Model) onOpeningKey(key string, k tea.KeyPressMsg) (tea.Model, tea.Cmd)
 		return m, nil
 	}
 	m.setNotice(false, "Still opening: that key works once the session is open.")
+	return m, nil
+}
+
+// onStripKey works the ambient strip: Ctrl+K focuses it (or leaves it),
+// ←→ or Tab choose, x asks "Stop …?" on the strip itself, y stops,
+// n or Esc steps back. Other keys leave the strip and act as usual.
+func (m *Model) onStripKey(key string, k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	run := m.runningAgents()
+	if len(run) == 0 {
+		m.strip, m.stripConfirm = false, false
+		if key == "ctrl+k" {
+			m.setNotice(false, "No subagent or monitor is running.")
+		}
+		return m, nil
+	}
+	m.stripSel = min(m.stripSel, len(run)-1)
+	if m.stripConfirm {
+		switch key {
+		case "y", "Y", "enter":
+			a := run[m.stripSel]
+			m.strip, m.stripConfirm = false, false
+			if err := m.svc.KillAgent(m.ctx, m.sess.ID, a.id); err != nil {
+				m.setNotice(true, "stop: %v", err)
+			} else {
+				m.setNotice(false, "Stopped %s %s.", a.kind(), shortID(a.id))
+			}
+		case "n", "N", "esc":
+			m.stripConfirm = false
+		}
+		return m, nil
+	}
+	switch key {
+	case "ctrl+k":
+		m.strip = !m.strip
+		if m.strip {
+			m.stripSel = 0
+		}
+	case "left", "shift+tab":
+		m.stripSel = (m.stripSel + len(run) - 1) % len(run)
+	case "right", "tab":
+		m.stripSel = (m.stripSel + 1) % len(run)
+	case "x", "X", "delete", "enter":
+		m.stripConfirm = true
+	case "esc":
+		m.strip = false
+	default:
+		m.strip = false
+		return m.onKey(k)
+	}
 	return m, nil
 }
 

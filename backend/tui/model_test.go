@@ -58,13 +58,19 @@ func newRig(t testing.TB, cmds ...string) *rig { return newRigIn(t, t.TempDir(),
 // path that is the same on every run).
 func newRigIn(t testing.TB, ws string, cmds ...string) *rig {
 	t.Helper()
+	return newRigScript(t, ws, scriptTurns(t, cmds...))
+}
+
+// newRigScript runs the rig on a script model file of the test's own.
+func newRigScript(t testing.TB, ws, script string) *rig {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	if err := os.MkdirAll(filepath.Join(ws, "build"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	g, err := assemble.Open(ctx, assemble.Options{DBPath: filepath.Join(t.TempDir(), "w.db"), ConfigPath: filepath.Join(t.TempDir(), "config.toml"),
-		Workspace: ws, Model: "script:" + scriptTurns(t, cmds...)})
+		Workspace: ws, Model: "script:" + script})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -527,7 +533,9 @@ func TestSessionList(t *testing.T) {
 	if r.m.panel != panelSessions || len(r.m.sessions) != 2 {
 		t.Fatalf("/sessions: panel %d, %d sessions", r.m.panel, len(r.m.sessions))
 	}
-	checkGolden(t, filepath.Join("testdata", "golden", "sessions-80x24.txt"), r.screen(), 80, 24)
+	// Session ids are random: the golden has them masked.
+	masked := strings.NewReplacer(shortID(first), "id-first", shortID(second), "id-secnd").Replace(r.screen())
+	checkGolden(t, filepath.Join("testdata", "golden", "sessions-80x24.txt"), masked, 80, 24)
 	r.key("down")
 	r.key("enter")
 	if r.m.Session().ID != first || !strings.Contains(r.screen(), "hello") {
@@ -568,4 +576,55 @@ func TestModalMcpDescriptionDiff(t *testing.T) {
 		}
 	}
 	checkGolden(t, filepath.Join("testdata", "golden", "mcp-250x60.txt"), s, 250, 60)
+}
+
+// Ctrl+K focuses the ambient strip; x asks on the strip itself, n keeps
+// the monitor, y stops it (a real monitor process in the cage; the store
+// has MonitorStopped).
+func TestStripKillKey(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "mon.json")
+	b, _ := json.Marshal(map[string]any{"version": 1, "name": "tui-mon", "on_end": "Done.", "turns": []any{
+		map[string]any{"text": "Watching.", "tool_calls": []any{map[string]any{"id": "m1", "name": "monitor.start",
+			"args": map[string]any{"command": "echo up; sleep 300", "name": "sleeper"}}}},
+		map[string]any{"text": "Started."}}})
+	if err := os.WriteFile(script, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := newRigScript(t, t.TempDir(), script)
+	r.m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	r.key("ctrl+k")
+	if !strings.Contains(r.screen(), "No subagent or monitor is running.") {
+		t.Fatalf("Ctrl+K with nothing running:\n%s", r.screen())
+	}
+	r.typeText("watch")
+	r.key("enter")
+	r.pump("the monitor", func(m *Model) bool {
+		if len(m.Queue()) > 0 && m.Armed() {
+			m.Update(keyMsg("y"))
+		} else if len(m.Queue()) > 0 {
+			r.arm()
+		}
+		return len(m.runningAgents()) == 1 && !m.busy
+	})
+	if s := r.screen(); !strings.Contains(s, "⚙ 1 running: monitor") || !strings.Contains(s, "Ctrl+K stops one") {
+		t.Fatalf("strip:\n%s", s)
+	}
+	r.key("ctrl+k")
+	r.key("x")
+	if s := r.screen(); !strings.Contains(s, "? y stops it · n keeps it") {
+		t.Fatalf("no confirmation on the strip:\n%s", s)
+	}
+	r.key("n")
+	if len(r.m.runningAgents()) != 1 || !r.m.strip {
+		t.Fatal("n stopped the monitor or left the strip")
+	}
+	r.key("x")
+	r.key("y")
+	r.pump("the monitor to stop", func(m *Model) bool { return len(m.runningAgents()) == 0 })
+	if n := len(r.events(store.KindMonitorStopped)); n != 1 {
+		t.Errorf("%d MonitorStopped events", n)
+	}
+	if !strings.Contains(r.screen(), "Stopped monitor") {
+		t.Errorf("no notice:\n%s", r.screen())
+	}
 }

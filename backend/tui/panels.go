@@ -158,7 +158,8 @@ func (m *Model) sessionLines(w int) []string {
 			state += " · on screen"
 		}
 		title := RevealText(orDefault(s.Title, "(untitled)"))
-		meta := ageText(m.now(), s.UpdatedAt) + " · " + state
+		// The id tells apart titles made in the same minute.
+		meta := shortID(s.ID) + " · " + ageText(m.now(), s.UpdatedAt) + " · " + state
 		room := max(w-2-textWidth(meta)-2, 8)
 		title = clipWidth(title, room)
 		line := title + strings.Repeat(" ", room-textWidth(title)+2) + meta

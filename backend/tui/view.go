@@ -197,16 +197,25 @@ func (m *Model) composerLine(w int) string {
 	return m.th.user.Render(prompt) + text + m.th.selected.Render(" ")
 }
 
+// ambientLine is the strip of running subagents and monitors above the
+// composer; focused (Ctrl+K) it picks one and asks before stopping it.
 func (m *Model) ambientLine(run []agent, w int) string {
+	th := m.th
+	if m.strip {
+		sel := min(m.stripSel, len(run)-1)
+		a := run[sel]
+		what := a.kind() + " " + shortID(a.id) + " " + RevealText(firstLine(a.what))
+		if m.stripConfirm {
+			return th.bad.Render(clipWidth("⚙ Stop "+what+"? y stops it · n keeps it", w))
+		}
+		return th.warn.Render("⚙ ") + th.selected.Render(clipWidth(what, max(w/2, 10))) +
+			th.warn.Render(clipWidth(fmt.Sprintf(" (%d of %d) ←→ choose · x stop · Esc", sel+1, len(run)), max(w-2-min(textWidth(what), max(w/2, 10)), 0)))
+	}
 	var parts []string
 	for _, a := range run {
-		kind := "monitor"
-		if a.subagent {
-			kind = "subagent"
-		}
-		parts = append(parts, kind+" "+shortID(a.id)+" "+firstLine(a.what))
+		parts = append(parts, a.kind()+" "+shortID(a.id)+" "+RevealText(firstLine(a.what)))
 	}
-	return m.th.warn.Render(clipWidth(fmt.Sprintf("⚙ %d running: %s (Ctrl+O, x stops)", len(run), strings.Join(parts, " · ")), w))
+	return th.warn.Render(clipWidth(fmt.Sprintf("⚙ %d running: %s (Ctrl+K stops one)", len(run), strings.Join(parts, " · ")), w))
 }
 
 func shortID(id string) string {
@@ -258,12 +267,15 @@ func helpLines() []string {
 		"  Enter            send; !cmd runs a shell command through the gate",
 		"  /plan            planning freeze on/off      /mode never|on-request|always",
 		"  /grants          grants, rules, MCP trust     /mode read-only|workspace-write|full-access",
-		"  /audit [text]    trace panel                  /mode network on|off     /quit",
+		"  /audit [text]    trace panel                  /mode network on|off",
+		"  /sessions        session list                 /quit",
 		"  Esc              leave the composer for single keys (i or Enter: back)",
 		"Everywhere",
 		"  Shift+Tab        cycle approval: On request → Always ask → Never ask",
+		"  Ctrl+S           sessions of this workspace (↑↓, Enter resumes, n new)",
 		"  Ctrl+T           trace: every ask, allow and deny (1 all 2 asked 3 allowed 4 denied, type to filter)",
 		"  Ctrl+O           agents and monitors (↑↓, x stops one)",
+		"  Ctrl+K           the running strip: ←→ choose, x stop (asks y/n on the strip)",
 		"  Ctrl+G           grants (↑↓, r revokes)",
 		"  Ctrl+E           expand or collapse tool calls     PgUp/PgDn scroll",
 		"  Ctrl+C           stop the turn; quit when idle",
@@ -271,7 +283,8 @@ func helpLines() []string {
 		"  B                cycle sandbox: Read only → Workspace write → Full access (asks first)",
 		"  ?  q  j/k  g/G   this help, quit, scroll, top/bottom",
 		"Permission request",
-		"  y once · a always (s/w scope, 1-4 expiry, Enter) · n or Esc deny",
+		"  y once · a always (s/w scope, 1-4 expiry, Enter) · t decision trace",
+		"  n or Esc deny: type an optional note to the model, Enter sends it, Esc denies without",
 		"  keys answer only after a short pause (type-ahead never answers)",
 	}
 }
