@@ -118,7 +118,7 @@ type Model struct {
 	strip        bool
 	stripSel     int
 	stripConfirm bool
-	confirm    *confirmation
+	confirm      *confirmation
 
 	panel       panel
 	traceFilter string // "" | asked | allowed | denied
