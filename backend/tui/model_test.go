@@ -493,7 +493,7 @@ func TestOpenFailureShown(t *testing.T) {
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	m.Update(m.Init()())
 	s := ansi.Strip(m.Render())
-	for _, want := range []string{"Could not open /data/warden.db: database is locked", "Press any key to exit", "Approval: On request"} {
+	for _, want := range []string{"Could not open the session", "database is locked", "Database: /data/warden.db", "Press any key to exit", "Approval: On request"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("screen lacks %q:\n%s", want, s)
 		}

@@ -47,9 +47,9 @@ func (m *Model) Render() string {
 	var body []string
 	switch {
 	case m.openErr != nil:
-		c := append(wrapSpans([]span{{text: RevealText("Could not open " + m.starting.DBPath + ": " + m.openErr.Error()), style: m.th.bad}}, w-4, "", "", m.th.plain),
-			"", m.th.bold.Render("Press any key to exit."))
-		body = m.box(w, min(len(c)+2, bodyH), "warden tui", c)
+		c := wrapSpans([]span{{text: RevealText(m.openErr.Error()), style: m.th.bad}}, w-4, "", "", m.th.plain)
+		c = append(c, m.th.dim.Render(clipMiddle("Database: "+RevealText(m.starting.DBPath), w-4)), "", m.th.bold.Render("Press any key to exit."))
+		body = m.box(w, min(len(c)+2, bodyH), "Could not open the session", c)
 		for len(body) < bodyH {
 			body = append([]string{""}, body...)
 		}
@@ -131,9 +131,9 @@ func (m *Model) statusLines(w int) []string {
 	rest := []string{planning, cage, modelName}
 	switch {
 	case m.openErr != nil:
-		rest = []string{"not open"}
+		rest = []string{"not open · any key exits"}
 	case m.svc == nil:
-		rest = []string{"opening…"}
+		rest = []string{"opening… · Ctrl+C quits"}
 	}
 	if m.busy {
 		rest = append(rest, "working… (Ctrl+C stops)")
@@ -141,11 +141,13 @@ func (m *Model) statusLines(w int) []string {
 	if n := len(m.queue); n > 0 {
 		rest = append(rest, fmt.Sprintf("%d waiting for you", n))
 	}
-	hint := "? help"
-	if m.focus == focusComposer {
-		hint = "Esc: keys · ? help"
+	if m.svc != nil {
+		hint := "? help"
+		if m.focus == focusComposer {
+			hint = "Esc: keys · ? help"
+		}
+		rest = append(rest, hint)
 	}
-	rest = append(rest, hint)
 	pad := func(s string) string {
 		if d := w - lipgloss.Width(s); d > 0 {
 			s += m.th.status.Render(strings.Repeat(" ", d))

@@ -310,3 +310,22 @@ func childOf(t testing.TB, pid int) int {
 	}
 	return c
 }
+
+// A session that cannot open (here: the script model's file is missing)
+// is said on the screen; a key quits with status 2 (a usage error, as
+// `warden run` gives) and the error again on the restored terminal.
+func TestTerminalOpenFailure(t *testing.T) {
+	f := newFixture(t)
+	argv := []string{wardenBin(f.root), "tui", "--db", f.db, "--workspace", f.ws, "--model", "script:" + filepath.Join(f.dir, "missing.json")}
+	tm := startTerm(t, 100, 30, f.env, argv...)
+	s := tm.waitFor("the error", "Could not open the session", "missing.json", "Press any key to exit.", "Approval: On request")
+	t.Logf("failure:\n%s", s)
+	tm.keys("x")
+	waitExit(t, tm)
+	if st := strings.TrimSpace(tm.tmux("list-panes", "-F", "#{pane_dead_status}")); st != "2" {
+		t.Errorf("exit status %q, want 2", st)
+	}
+	if s := tm.capture(); !strings.Contains(s, "no such file or directory") || strings.Contains(s, "Press any key") {
+		t.Errorf("after exit the screen is not the main one with the error:\n%s", s)
+	}
+}
