@@ -539,7 +539,7 @@ func (m *Model) mcpLines(mc runtime.McpInfo, w, room int) []string {
 	switch {
 	case mc.Change == "changed":
 		// The runtime diffs the two (mcp.DescriptionDiff), as for the window.
-		out = append(out, th.bold.Render("Description, as trusted (-) and now (+):"))
+		out = append(out, wrapSpans([]span{{text: "Description, as trusted (-) and now (+):", style: th.bold}}, w, "", "", th.plain)...)
 		type row struct {
 			text string
 			kept bool
@@ -573,7 +573,7 @@ func (m *Model) mcpLines(mc runtime.McpInfo, w, room int) []string {
 				j++
 			}
 			if n := j - i; n > 1 && over > 0 {
-				diff = append(diff, th.dim.Render(fmt.Sprintf("  ⟨… %d unchanged lines …⟩", n)))
+				diff = append(diff, th.dim.Render(clipWidth(fmt.Sprintf("  ⟨… %d unchanged lines …⟩", n), w)))
 				over -= n - 1
 				i = j
 				continue
@@ -592,5 +592,9 @@ func (m *Model) mcpLines(mc runtime.McpInfo, w, room int) []string {
 			out = append(out, th.plain.Render(row))
 		}
 	}
-	return foldRows(out, room)
+	out = foldRows(out, room)
+	for i, l := range out {
+		out[i] = clipANSI(l, w) // the fold's count line on a narrow screen
+	}
+	return out
 }
