@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -133,9 +134,13 @@ type Model struct {
 	openErr  error
 	openRes  chan tea.Msg
 	openDone chan struct{}
-	closer   func()
-	queued   string  // a line sent before the session was open
-	pending  tea.Cmd // a command a panel key made (onPanelKey returns a bool)
+	// startOpen starts the opening once the first frame is drawn (on 2
+	// cores it would otherwise slow that frame down); Close starts it too,
+	// so openDone always closes.
+	startOpen func()
+	closer    func()
+	queued    string  // a line sent before the session was open
+	pending   tea.Cmd // a command a panel key made (onPanelKey returns a bool)
 
 	cache struct {
 		width, n int
@@ -183,10 +188,12 @@ func New(ctx context.Context, o Options) (*Model, error) {
 		// to wait for it and close what it opened even when the program
 		// quits before it would have run the command.
 		m.openRes, m.openDone = make(chan tea.Msg, 1), make(chan struct{})
-		go func() {
-			defer close(m.openDone)
-			m.openRes <- m.openInBackground(o.Open)
-		}()
+		m.startOpen = sync.OnceFunc(func() {
+			go func() {
+				defer close(m.openDone)
+				m.openRes <- m.openInBackground(o.Open)
+			}()
+		})
 		return m, nil
 	}
 	ld, err := load(ctx, o.Service, o.SessionID)
@@ -220,7 +227,12 @@ func (m *Model) openInBackground(open func(context.Context) (Opened, error)) tea
 
 func (m *Model) waitOpen() tea.Cmd {
 	ch := m.openRes
-	return func() tea.Msg { return <-ch }
+	return func() tea.Msg {
+		// The first View starts the opening; without a screen (tests) it
+		// starts here after a moment.
+		time.AfterFunc(50*time.Millisecond, m.startOpen)
+		return <-ch
+	}
 }
 
 // loaded is a session as the model opens on it.
@@ -341,6 +353,7 @@ func (m *Model) openSessions() {
 func (m *Model) Close() {
 	m.cancel()
 	if m.openDone != nil {
+		m.startOpen()
 		<-m.openDone
 		if m.closer != nil {
 			m.closer()

@@ -15,6 +15,9 @@ import (
 
 // View draws the whole screen.
 func (m *Model) View() tea.View {
+	if m.startOpen != nil {
+		defer m.startOpen() // the first frame first
+	}
 	v := tea.NewView(m.Render())
 	v.AltScreen = true
 	v.WindowTitle = "warden"
