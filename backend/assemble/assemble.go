@@ -203,12 +203,7 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	cfg.Checkpoints = g.Checkpoints
 	cfg.Images = runtime.ImageConfig{Limits: imagecap.Limits{MaxEdge: g.Config.Images.MaxEdge, MaxBytes: g.Config.Images.MaxBytes},
 		Keep: g.Config.Images.Keep}
-	if o.Approval != nil {
-		cfg.Approval = *o.Approval
-	}
-	if o.Sandbox != nil {
-		cfg.Sandbox = *o.Sandbox
-	}
+	cfg.Approval, cfg.Sandbox = sessionDefaults(g.Config, o)
 	if o.ApprovalTimeout != nil {
 		cfg.ApprovalTimeout = *o.ApprovalTimeout
 	}
@@ -237,6 +232,51 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 		return nil, err
 	}
 	return g, nil
+}
+
+// sessionDefaults are the axes of a new session: the flags over the
+// config.
+func sessionDefaults(c config.Config, o Options) (policy.ApprovalPolicy, policy.SandboxPolicy) {
+	ap, sb := c.Approval, c.Sandbox
+	if o.Approval != nil {
+		ap = *o.Approval
+	}
+	if o.Sandbox != nil {
+		sb = *o.Sandbox
+	}
+	return ap, sb
+}
+
+// Preview is what Open will open, known before it opens anything: a front
+// end draws it while the store and the engine start (`warden tui` shows its
+// first frame from it).
+type Preview struct {
+	DBPath   string
+	Approval policy.ApprovalPolicy
+	Sandbox  policy.SandboxPolicy
+}
+
+// PreviewOf reads the config and resolves the database path as Open will,
+// without opening the store, the cage or any tool.
+func PreviewOf(o Options) (Preview, error) {
+	userPath := o.ConfigPath
+	if userPath == "" {
+		var err error
+		if userPath, err = config.UserPath(); err != nil {
+			return Preview{}, err
+		}
+	}
+	c, err := config.Load(userPath, o.Workspace)
+	if err != nil {
+		return Preview{}, err
+	}
+	db, _, err := ResolveDBPath(o.DBPath)
+	if err != nil {
+		return Preview{}, err
+	}
+	p := Preview{DBPath: db}
+	p.Approval, p.Sandbox = sessionDefaults(c, o)
+	return p, nil
 }
 
 // Provider turns a model spec into a provider; demo reports whether it is

@@ -10,16 +10,17 @@ import (
 type CommandKind int
 
 const (
-	CmdNone    CommandKind = iota // empty line
-	CmdPrompt                     // a message to the model
-	CmdShell                      // !cmd: runs shell.exec through the gate
-	CmdPlan                       // /plan: toggles the planning freeze
-	CmdMode                       // /mode [approval|sandbox value]
-	CmdGrants                     // /grants: the grants modal
-	CmdAudit                      // /audit: the trace panel
-	CmdHelp                       // /help
-	CmdQuit                       // /quit
-	CmdUnknown                    // /something else
+	CmdNone     CommandKind = iota // empty line
+	CmdPrompt                      // a message to the model
+	CmdShell                       // !cmd: runs shell.exec through the gate
+	CmdPlan                        // /plan: toggles the planning freeze
+	CmdMode                        // /mode [approval|sandbox value]
+	CmdGrants                      // /grants: the grants modal
+	CmdSessions                    // /sessions: the session list
+	CmdAudit                       // /audit: the trace panel
+	CmdHelp                        // /help
+	CmdQuit                        // /quit
+	CmdUnknown                     // /something else
 )
 
 // Command is one parsed composer line.
@@ -56,6 +57,8 @@ func ParseComposer(line string) Command {
 		return Command{Kind: CmdPlan, Text: t}
 	case "grants":
 		return Command{Kind: CmdGrants}
+	case "sessions", "session":
+		return Command{Kind: CmdSessions}
 	case "audit", "trace":
 		return Command{Kind: CmdAudit, Text: rest}
 	case "help", "?":

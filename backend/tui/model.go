@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -26,14 +27,37 @@ const DefaultGrace = 400 * time.Millisecond
 // opens on.
 const tailEvents = 20000
 
-// Options configure a Model.
+// Options configure a Model: either a Service that is already open, or an
+// Open function the model runs in the background while its first frame —
+// drawn from Starting — is already on screen.
 type Options struct {
 	Service   *runtime.Service
 	SessionID string
+	// Open opens the service and picks the session (when Service is nil).
+	Open func(ctx context.Context) (Opened, error)
+	// Starting is what the first frame shows while Open runs.
+	Starting Starting
 	// Grace is the modal's input grace period (DefaultGrace when 0).
 	Grace time.Duration
 	// Now is the clock (time.Now when nil); tests move it.
 	Now func() time.Time
+}
+
+// Opened is what Open hands the model: the service, the session to show,
+// and what closes them once the model has quit.
+type Opened struct {
+	Service   *runtime.Service
+	SessionID string
+	Close     func()
+}
+
+// Starting is known before anything opens: the database being opened and
+// the axes a new session will get (the flags over the config).
+type Starting struct {
+	DBPath    string
+	Workspace string
+	Approval  policy.ApprovalPolicy
+	Sandbox   runtime.Sandbox
 }
 
 type focus int
@@ -51,6 +75,7 @@ const (
 	panelAgents
 	panelGrants
 	panelHelp
+	panelSessions
 )
 
 // Model is the terminal UI's state; Update changes it, View draws it.
@@ -79,18 +104,43 @@ type Model struct {
 	scroll        int // lines scrolled up from the bottom
 	expanded      bool
 
-	queue   []runtime.Approval
-	armAt   time.Time
-	always  bool // choosing the scope and expiry of "always"
-	scope   policy.GrantScope
-	expiry  int // index into expiries
-	confirm *confirmation
+	queue  []runtime.Approval
+	armAt  time.Time
+	always bool // choosing the scope and expiry of "always"
+	scope  policy.GrantScope
+	expiry int // index into expiries
+	// noting: n or Esc opened the deny note; its keys are text until
+	// Enter (deny with the note) or Esc (deny without one).
+	noting     bool
+	note       []rune
+	modalTrace bool // t: the engine's decision trace in the modal
+	// The ambient strip, focused by Ctrl+K: ←→ choose a running subagent
+	// or monitor, x asks to stop it, y stops it.
+	strip        bool
+	stripSel     int
+	stripConfirm bool
+	confirm      *confirmation
 
 	panel       panel
 	traceFilter string // "" | asked | allowed | denied
 	traceText   []rune
 	grants      []runtime.GrantView
+	sessions    []runtime.Session
 	sel         int
+
+	// Opening in the background (Options.Open): svc is nil until the
+	// openedMsg arrives; openErr is set when it failed.
+	starting Starting
+	openErr  error
+	openRes  chan tea.Msg
+	openDone chan struct{}
+	// startOpen starts the opening once the first frame is drawn (on 2
+	// cores it would otherwise slow that frame down); Close starts it too,
+	// so openDone always closes.
+	startOpen func()
+	closer    func()
+	queued    string  // a line sent before the session was open
+	pending   tea.Cmd // a command a panel key made (onPanelKey returns a bool)
 
 	cache struct {
 		width, n int
@@ -114,10 +164,12 @@ var expiries = []struct {
 }{{"never", 0}, {"1 hour", 3600}, {"1 day", 86400}, {"1 week", 7 * 86400}}
 
 // New opens a session on the service: its newest events, its pending asks
-// and the live push stream (closed when ctx ends or the model quits).
+// and the live push stream (closed when ctx ends or the model quits). With
+// Options.Open instead of a service, it returns at once and opens in the
+// background; the screen says so until the session is there.
 func New(ctx context.Context, o Options) (*Model, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	m := &Model{ctx: ctx, cancel: cancel, svc: o.Service, now: o.Now, grace: o.Grace, th: newTheme(),
+	m := &Model{ctx: ctx, cancel: cancel, now: o.Now, grace: o.Grace, th: newTheme(),
 		width: 80, height: 24, scope: policy.ScopeSession}
 	if m.now == nil {
 		m.now = time.Now
@@ -125,41 +177,196 @@ func New(ctx context.Context, o Options) (*Model, error) {
 	if m.grace == 0 {
 		m.grace = DefaultGrace
 	}
-	// Subscribe first, so nothing published while loading is lost (a push
-	// of an event already loaded is skipped by its seq).
-	m.push = m.svc.Subscribe(ctx)
-	var err error
-	if m.info, err = m.svc.Info(ctx); err != nil {
-		cancel()
-		return nil, fmt.Errorf("tui: %w", err)
+	if o.Service == nil {
+		if o.Open == nil {
+			cancel()
+			return nil, fmt.Errorf("tui: neither a service nor a way to open one")
+		}
+		m.starting = o.Starting
+		m.sess = runtime.Session{Workspace: o.Starting.Workspace, Approval: o.Starting.Approval, Sandbox: o.Starting.Sandbox}
+		// A goroutine of our own rather than a tea.Cmd: Close must be able
+		// to wait for it and close what it opened even when the program
+		// quits before it would have run the command.
+		m.openRes, m.openDone = make(chan tea.Msg, 1), make(chan struct{})
+		m.startOpen = sync.OnceFunc(func() {
+			go func() {
+				defer close(m.openDone)
+				m.openRes <- m.openInBackground(o.Open)
+			}()
+		})
+		return m, nil
 	}
-	if m.sess, err = m.svc.GetSession(ctx, o.SessionID); err != nil {
-		cancel()
-		return nil, fmt.Errorf("tui: open session: %w", err)
-	}
-	m.busy = m.sess.Busy
-	evs, err := m.svc.SessionEventsBefore(ctx, o.SessionID, 0, tailEvents+1)
+	ld, err := load(ctx, o.Service, o.SessionID)
 	if err != nil {
 		cancel()
-		return nil, fmt.Errorf("tui: load events: %w", err)
+		return nil, err
 	}
-	if len(evs) > tailEvents {
-		m.more, evs = true, evs[1:]
-	}
-	m.events = evs
-	pending, err := m.svc.PendingApprovals(ctx, o.SessionID)
-	if err != nil {
-		cancel()
-		return nil, fmt.Errorf("tui: pending asks: %w", err)
-	}
-	for _, a := range pending {
-		m.enqueue(a)
-	}
+	m.apply(ld)
 	return m, nil
 }
 
-// Close stops the push stream.
-func (m *Model) Close() { m.cancel() }
+type (
+	openedMsg     loaded
+	openFailedMsg struct{ err error }
+)
+
+// openInBackground runs open and loads the session; it runs beside the
+// program, so it only touches closer (read after openDone).
+func (m *Model) openInBackground(open func(context.Context) (Opened, error)) tea.Msg {
+	o, err := open(m.ctx)
+	if err != nil {
+		return openFailedMsg{err}
+	}
+	m.closer = o.Close
+	ld, err := load(m.ctx, o.Service, o.SessionID)
+	if err != nil {
+		return openFailedMsg{err}
+	}
+	return openedMsg(ld)
+}
+
+func (m *Model) waitOpen() tea.Cmd {
+	ch := m.openRes
+	return func() tea.Msg {
+		// The first View starts the opening; without a screen (tests) it
+		// starts here after a moment.
+		time.AfterFunc(50*time.Millisecond, m.startOpen)
+		return <-ch
+	}
+}
+
+// loaded is a session as the model opens on it.
+type loaded struct {
+	svc     *runtime.Service
+	push    <-chan runtime.Push
+	info    runtime.Info
+	sess    runtime.Session
+	events  []runtime.Event
+	more    bool
+	pending []runtime.Approval
+}
+
+func load(ctx context.Context, svc *runtime.Service, id string) (ld loaded, err error) {
+	// Subscribe first, so nothing published while loading is lost (a push
+	// of an event already loaded is skipped by its seq).
+	push := svc.Subscribe(ctx)
+	if ld, err = loadSession(ctx, svc, id); err != nil {
+		return ld, err
+	}
+	ld.push = push
+	if ld.info, err = svc.Info(ctx); err != nil {
+		return ld, fmt.Errorf("tui: %w", err)
+	}
+	return ld, nil
+}
+
+// loadSession reads one session's newest events and pending asks (the
+// push stream, for every session, stays as it is).
+func loadSession(ctx context.Context, svc *runtime.Service, id string) (ld loaded, err error) {
+	ld.svc = svc
+	if ld.sess, err = svc.GetSession(ctx, id); err != nil {
+		return ld, fmt.Errorf("tui: open session: %w", err)
+	}
+	evs, err := svc.SessionEventsBefore(ctx, id, 0, tailEvents+1)
+	if err != nil {
+		return ld, fmt.Errorf("tui: load events: %w", err)
+	}
+	if len(evs) > tailEvents {
+		ld.more, evs = true, evs[1:]
+	}
+	ld.events = evs
+	if ld.pending, err = svc.PendingApprovals(ctx, id); err != nil {
+		return ld, fmt.Errorf("tui: pending asks: %w", err)
+	}
+	return ld, nil
+}
+
+// apply puts a loaded session on screen.
+func (m *Model) apply(ld loaded) {
+	m.svc, m.push, m.info = ld.svc, ld.push, ld.info
+	m.show(ld)
+}
+
+// show puts a session's state on screen, leaving the service, the stream
+// and the panels as they are.
+func (m *Model) show(ld loaded) {
+	m.sess, m.busy, m.events, m.more = ld.sess, ld.sess.Busy, ld.events, ld.more
+	m.delta, m.scroll, m.queue = "", 0, nil
+	m.resetModal()
+	for _, a := range ld.pending {
+		m.enqueue(a)
+	}
+}
+
+// switchTo resumes another session of the service in this screen.
+func (m *Model) switchTo(id string) tea.Cmd {
+	ld, err := loadSession(m.ctx, m.svc, id)
+	if err != nil {
+		m.setNotice(true, "%v", err)
+		return nil
+	}
+	m.show(ld)
+	m.panel = panelNone
+	m.setNotice(false, "Session %s.", RevealText(orDefault(ld.sess.Title, shortID(ld.sess.ID))))
+	if len(m.queue) > 0 {
+		return m.armTick()
+	}
+	return nil
+}
+
+// newSession starts a session in the same workspace (the configured axes,
+// as the window's "New session") and shows it.
+func (m *Model) newSession() tea.Cmd {
+	s, err := m.svc.CreateSession(m.ctx, runtime.CreateSessionArgs{Workspace: m.sess.Workspace,
+		Title: "terminal " + m.now().Format("2006-01-02 15:04")})
+	if err != nil {
+		m.setNotice(true, "new session: %v", err)
+		return nil
+	}
+	return m.switchTo(s.ID)
+}
+
+// openSessions lists the workspace's sessions, newest first (subagents
+// and archived ones are left out, as in the window's list).
+func (m *Model) openSessions() {
+	all, err := m.svc.ListSessions(m.ctx)
+	if err != nil {
+		m.setNotice(true, "sessions: %v", err)
+		return
+	}
+	m.sessions = m.sessions[:0]
+	for _, s := range all {
+		if s.Workspace == m.sess.Workspace && !s.Archived && s.ParentID == "" {
+			m.sessions = append(m.sessions, s)
+		}
+	}
+	m.panel, m.sel = panelSessions, 0
+	for i, s := range m.sessions {
+		if s.ID == m.sess.ID {
+			m.sel = i
+		}
+	}
+}
+
+// Close stops the push stream and, when the model opened the service
+// itself, waits for that to end and closes it.
+func (m *Model) Close() {
+	m.cancel()
+	if m.openDone != nil {
+		m.startOpen()
+		<-m.openDone
+		if m.closer != nil {
+			m.closer()
+			m.closer = nil
+		}
+	}
+}
+
+// Opening says the session is not open yet (or failed to open: Err).
+func (m *Model) Opening() bool { return m.svc == nil }
+
+// Err is why the session could not be opened, if it could not.
+func (m *Model) Err() error { return m.openErr }
 
 // Session is the session on screen, as last pushed.
 func (m *Model) Session() runtime.Session { return m.sess }
@@ -194,6 +401,15 @@ func (m *Model) waitPush() tea.Cmd {
 }
 
 func (m *Model) Init() tea.Cmd {
+	if m.svc == nil {
+		return m.waitOpen()
+	}
+	return m.started()
+}
+
+// started is what runs once the session is open: the push stream and the
+// modal's arming.
+func (m *Model) started() tea.Cmd {
 	cmds := []tea.Cmd{m.waitPush()}
 	if len(m.queue) > 0 {
 		cmds = append(cmds, m.armTick())
@@ -234,9 +450,14 @@ func (m *Model) enqueue(a runtime.Approval) bool {
 	m.queue = append(m.queue, a)
 	if len(m.queue) == 1 {
 		m.armAt = m.now().Add(m.grace)
-		m.always = false
+		m.resetModal()
 	}
 	return true
+}
+
+// resetModal clears what the modal's keys chose for the ask it showed.
+func (m *Model) resetModal() {
+	m.always, m.noting, m.note, m.modalTrace = false, false, nil, false
 }
 
 func (m *Model) dequeue(id string) {
@@ -244,7 +465,7 @@ func (m *Model) dequeue(id string) {
 		if q.RequestID == id {
 			m.queue = append(m.queue[:i:i], m.queue[i+1:]...)
 			if i == 0 {
-				m.always = false
+				m.resetModal()
 				m.armAt = m.now().Add(m.grace)
 			}
 			return
@@ -261,11 +482,27 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case pushMsg:
 		cmd := m.onPush(runtime.Push(msg))
 		return m, tea.Batch(cmd, m.waitPush())
+	case openedMsg:
+		m.apply(loaded(msg))
+		cmd := m.started()
+		if line := m.queued; line != "" {
+			m.queued = ""
+			_, sub := m.submit(line)
+			cmd = tea.Batch(cmd, sub)
+		}
+		return m, cmd
+	case openFailedMsg:
+		m.openErr = msg.err
+		return m, nil
 	case closedMsg:
 		return m, nil
 	case armMsg:
 		return m, nil
 	case tea.PasteMsg:
+		if m.noting && len(m.queue) > 0 {
+			m.note = append(m.note, []rune(strings.ReplaceAll(msg.Content, "\n", " "))...)
+			return m, nil
+		}
 		if m.focus == focusComposer && m.confirm == nil {
 			m.input = append(m.input, []rune(strings.ReplaceAll(msg.Content, "\n", " "))...)
 		}
@@ -332,12 +569,20 @@ func (m *Model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		return m.quit()
 	}
+	if m.svc == nil {
+		return m.onOpeningKey(key, k)
+	}
 	if m.confirm != nil {
 		return m.onConfirmKey(key)
 	}
+	if key == "ctrl+k" || m.strip {
+		return m.onStripKey(key, k)
+	}
 	var pre tea.Cmd
-	if len(m.queue) > 0 {
-		cmd, handled := m.onModalKey(key)
+	// The modal answers only when it is on screen: with a panel over it,
+	// n or y are the panel's (or the composer's), never a hidden answer.
+	if len(m.queue) > 0 && m.panel == panelNone {
+		cmd, handled := m.onModalKey(key, k)
 		if handled {
 			return m, cmd
 		}
@@ -345,6 +590,86 @@ func (m *Model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	}
 	next, cmd := m.onOtherKey(key, k)
 	return next, tea.Batch(pre, cmd)
+}
+
+// onOpeningKey handles keys while the session opens: typing goes to the
+// composer and a line sent is held until the session is open; anything
+// else waits. After a failure any key quits.
+func (m *Model) onOpeningKey(key string, k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	if m.openErr != nil {
+		return m.quit()
+	}
+	switch key {
+	case "enter":
+		if line := strings.TrimSpace(string(m.input)); line != "" {
+			m.queued, m.input = line, nil
+			m.setNotice(false, "Sent once the session is open.")
+		}
+		return m, nil
+	case "backspace":
+		if len(m.input) > 0 {
+			m.input = m.input[:len(m.input)-1]
+		}
+		return m, nil
+	case "ctrl+u":
+		m.input = nil
+		return m, nil
+	}
+	if t := k.Key().Text; t != "" {
+		m.input = append(m.input, []rune(t)...)
+		return m, nil
+	}
+	m.setNotice(false, "Still opening: that key works once the session is open.")
+	return m, nil
+}
+
+// onStripKey works the ambient strip: Ctrl+K focuses it (or leaves it),
+// ←→ or Tab choose, x asks "Stop …?" on the strip itself, y stops,
+// n or Esc steps back. Other keys leave the strip and act as usual.
+func (m *Model) onStripKey(key string, k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	run := m.runningAgents()
+	if len(run) == 0 {
+		m.strip, m.stripConfirm = false, false
+		if key == "ctrl+k" {
+			m.setNotice(false, "No subagent or monitor is running.")
+		}
+		return m, nil
+	}
+	m.stripSel = min(m.stripSel, len(run)-1)
+	if m.stripConfirm {
+		switch key {
+		case "y", "Y", "enter":
+			a := run[m.stripSel]
+			m.strip, m.stripConfirm = false, false
+			if err := m.svc.KillAgent(m.ctx, m.sess.ID, a.id); err != nil {
+				m.setNotice(true, "stop: %v", err)
+			} else {
+				m.setNotice(false, "Stopped %s %s.", a.kind(), shortID(a.id))
+			}
+		case "n", "N", "esc":
+			m.stripConfirm = false
+		}
+		return m, nil
+	}
+	switch key {
+	case "ctrl+k":
+		m.strip = !m.strip
+		if m.strip {
+			m.stripSel = 0
+		}
+	case "left", "shift+tab":
+		m.stripSel = (m.stripSel + len(run) - 1) % len(run)
+	case "right", "tab":
+		m.stripSel = (m.stripSel + 1) % len(run)
+	case "x", "X", "delete", "enter":
+		m.stripConfirm = true
+	case "esc":
+		m.strip = false
+	default:
+		m.strip = false
+		return m.onKey(k)
+	}
+	return m, nil
 }
 
 // onOtherKey handles every key the modal and a confirmation leave alone.
@@ -362,6 +687,13 @@ func (m *Model) onOtherKey(key string, k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case "ctrl+g":
 		m.openGrants()
 		return m, nil
+	case "ctrl+s":
+		if m.panel == panelSessions {
+			m.panel = panelNone
+		} else {
+			m.openSessions()
+		}
+		return m, nil
 	case "ctrl+e":
 		m.expanded = !m.expanded
 		return m, nil
@@ -374,7 +706,9 @@ func (m *Model) onOtherKey(key string, k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	}
 	if m.panel != panelNone {
 		if m.onPanelKey(key, k) {
-			return m, nil
+			cmd := m.pending
+			m.pending = nil
+			return m, cmd
 		}
 	}
 	if m.focus == focusKeys {
@@ -400,8 +734,27 @@ func (m *Model) toggle(p panel) {
 // onModalKey answers the first ask: y once, a always (then a scope and
 // expiry), n or Esc deny. Before the grace period has passed every key is
 // type-ahead: it goes on to the composer and moves the arming further out.
-func (m *Model) onModalKey(key string) (tea.Cmd, bool) {
+func (m *Model) onModalKey(key string, k tea.KeyPressMsg) (tea.Cmd, bool) {
 	a := m.queue[0]
+	if m.noting {
+		switch key {
+		case "enter":
+			m.answer(a, runtime.AnswerArgs{RequestID: a.RequestID, Answer: runtime.AnswerDeny, Note: strings.TrimSpace(string(m.note))})
+		case "esc":
+			m.answer(a, runtime.AnswerArgs{RequestID: a.RequestID, Answer: runtime.AnswerDeny})
+		case "backspace":
+			if len(m.note) > 0 {
+				m.note = m.note[:len(m.note)-1]
+			}
+		case "ctrl+u":
+			m.note = nil
+		default:
+			if t := k.Key().Text; t != "" {
+				m.note = append(m.note, []rune(t)...)
+			}
+		}
+		return nil, true
+	}
 	if !m.Armed() {
 		m.armAt = m.now().Add(m.grace)
 		return m.armTick(), false
@@ -434,7 +787,10 @@ func (m *Model) onModalKey(key string) (tea.Cmd, bool) {
 		}
 		m.always, m.scope, m.expiry = true, policy.ScopeSession, 0
 	case "n", "N", "esc":
-		m.answer(a, runtime.AnswerArgs{RequestID: a.RequestID, Answer: runtime.AnswerDeny})
+		// The note is optional: Enter or Esc on the empty line denies.
+		m.noting, m.note = true, nil
+	case "t", "T":
+		m.modalTrace = !m.modalTrace
 	default:
 		// Panels and axis keys still work with a modal open.
 		return nil, false
@@ -454,7 +810,11 @@ func (m *Model) answer(a runtime.Approval, args runtime.AnswerArgs) {
 	case runtime.AnswerAlways:
 		m.setNotice(false, "Always allowed %s (%s, %s).", a.Signature, args.Scope, expiries[m.expiry].label)
 	default:
-		m.setNotice(false, "Denied %s.", a.Tool)
+		if args.Note != "" {
+			m.setNotice(false, "Denied %s, with your note.", a.Tool)
+		} else {
+			m.setNotice(false, "Denied %s.", a.Tool)
+		}
 	}
 }
 
@@ -573,6 +933,8 @@ func (m *Model) submit(line string) (tea.Model, tea.Cmd) {
 		}
 	case CmdGrants:
 		m.openGrants()
+	case CmdSessions:
+		m.openSessions()
 	case CmdAudit:
 		m.panel, m.sel = panelTrace, 0
 		m.traceText = []rune(c.Text)
@@ -690,6 +1052,23 @@ func (m *Model) onPanelKey(key string, k tea.KeyPressMsg) bool {
 			return true
 		}
 		return m.focus == focusKeys || len(m.input) == 0
+	case panelSessions:
+		switch key {
+		case "enter":
+			if m.focus == focusComposer && len(m.input) > 0 {
+				return false
+			}
+			if m.sel < len(m.sessions) {
+				m.pending = m.switchTo(m.sessions[m.sel].ID)
+			}
+			return true
+		case "n":
+			if m.focus == focusKeys || len(m.input) == 0 {
+				m.pending = m.newSession()
+				return true
+			}
+		}
+		return false
 	case panelAgents:
 		switch key {
 		case "x", "delete":

@@ -135,3 +135,57 @@ func (m *Model) grantLines(w int) []string {
 	}
 	return out
 }
+
+// sessionLines lists the workspace's sessions: title, age, state.
+func (m *Model) sessionLines(w int) []string {
+	th := m.th
+	out := []string{th.dim.Render(clipWidth("↑↓ choose · Enter resumes · n new session · Esc or Ctrl+S closes", w))}
+	if len(m.sessions) == 0 {
+		return append(out, th.dim.Render("No sessions in this workspace."))
+	}
+	m.sel = min(m.sel, len(m.sessions)-1)
+	for i, s := range m.sessions {
+		state := "idle"
+		switch {
+		case s.Pending > 0:
+			state = fmt.Sprintf("%d waiting for you", s.Pending)
+		case s.Busy:
+			state = "working"
+		case s.Planning:
+			state = "planning"
+		}
+		if s.ID == m.sess.ID {
+			state += " · on screen"
+		}
+		title := RevealText(orDefault(s.Title, "(untitled)"))
+		// The id tells apart titles made in the same minute.
+		meta := shortID(s.ID) + " · " + ageText(m.now(), s.UpdatedAt) + " · " + state
+		room := max(w-2-textWidth(meta)-2, 8)
+		title = clipWidth(title, room)
+		line := title + strings.Repeat(" ", room-textWidth(title)+2) + meta
+		if i == m.sel {
+			out = append(out, th.selected.Render(clipWidth("› "+line, w)))
+		} else {
+			out = append(out, clipWidth("  "+line, w))
+		}
+	}
+	return out
+}
+
+// ageText says how long ago a unix-millisecond time was, in words.
+func ageText(now time.Time, ms int64) string {
+	if ms == 0 {
+		return "never"
+	}
+	d := now.Sub(time.UnixMilli(ms))
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%d min ago", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d h ago", int(d/time.Hour))
+	default:
+		return fmt.Sprintf("%d days ago", int(d/(24*time.Hour)))
+	}
+}

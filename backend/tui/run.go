@@ -13,7 +13,8 @@ import (
 // Run shows the model in the terminal until the user quits, ctx ends, or a
 // SIGTERM or SIGHUP arrives. Every way out — a panic included — goes
 // through bubbletea's shutdown, which restores the terminal (raw mode off,
-// main screen back, cursor shown).
+// main screen back, cursor shown). It returns the error that kept the
+// session from opening, when one did.
 func Run(ctx context.Context, m *Model) (err error) {
 	defer m.Close()
 	p := tea.NewProgram(m, tea.WithContext(ctx))
@@ -38,5 +39,7 @@ func Run(ctx context.Context, m *Model) (err error) {
 	if _, err := p.Run(); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("tui: %w", err)
 	}
-	return nil
+	// The screen showed why the session could not open; the caller says it
+	// again on the restored terminal and exits non-zero.
+	return m.Err()
 }

@@ -17,6 +17,13 @@ type agent struct {
 	running  bool
 }
 
+func (a agent) kind() string {
+	if a.subagent {
+		return "subagent"
+	}
+	return "monitor"
+}
+
 func (m *Model) agents() []agent {
 	var out []agent
 	idx := map[string]int{}

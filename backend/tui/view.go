@@ -10,13 +10,20 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/runtime"
 )
 
 // View draws the whole screen.
 func (m *Model) View() tea.View {
+	if m.startOpen != nil {
+		defer m.startOpen() // the first frame first
+	}
 	v := tea.NewView(m.Render())
 	v.AltScreen = true
-	v.WindowTitle = "warden · " + m.sess.Title
+	v.WindowTitle = "warden"
+	if m.sess.Title != "" {
+		v.WindowTitle += " · " + m.sess.Title
+	}
 	return v
 }
 
@@ -42,6 +49,16 @@ func (m *Model) Render() string {
 	bodyH := max(h-len(status)-len(bottom), 1)
 	var body []string
 	switch {
+	case m.openErr != nil:
+		c := wrapSpans([]span{{text: RevealText(m.openErr.Error()), style: m.th.bad}}, w-4, "", "", m.th.plain)
+		c = append(c, m.th.dim.Render(clipMiddle("Database: "+RevealText(m.starting.DBPath), w-4)), "", m.th.bold.Render("Press any key to exit."))
+		body = m.box(w, min(len(c)+2, bodyH), "Could not open the session", c)
+		for len(body) < bodyH {
+			body = append([]string{""}, body...)
+		}
+	case m.svc == nil:
+		body = make([]string, bodyH-1, bodyH)
+		body = append(body, m.th.dim.Render(clipMiddle("Opening "+RevealText(m.starting.DBPath)+"…", w)))
 	case m.confirm != nil:
 		c := m.confirmLines(w - 4)
 		body = m.box(w, min(len(c)+2, bodyH), "Confirm", c)
@@ -56,6 +73,8 @@ func (m *Model) Render() string {
 		body = m.box(w, bodyH, "Trace: permission events of this session", m.traceLines(w-4))
 	case m.panel == panelAgents:
 		body = m.box(w, bodyH, "Agents and monitors", m.agentLines(w-4))
+	case m.panel == panelSessions:
+		body = m.box(w, bodyH, "Sessions in this workspace", m.sessionLines(w-4))
 	case m.panel == panelGrants:
 		body = m.box(w, bodyH, "Grants, rules and MCP trust", m.grantLines(w-4))
 	default:
@@ -113,17 +132,25 @@ func (m *Model) statusLines(w int) []string {
 		modelName = "Model: DEMO"
 	}
 	rest := []string{planning, cage, modelName}
+	switch {
+	case m.openErr != nil:
+		rest = []string{"not open · any key exits"}
+	case m.svc == nil:
+		rest = []string{"opening… · Ctrl+C quits"}
+	}
 	if m.busy {
 		rest = append(rest, "working… (Ctrl+C stops)")
 	}
 	if n := len(m.queue); n > 0 {
 		rest = append(rest, fmt.Sprintf("%d waiting for you", n))
 	}
-	hint := "? help"
-	if m.focus == focusComposer {
-		hint = "Esc: keys · ? help"
+	if m.svc != nil {
+		hint := "? help"
+		if m.focus == focusComposer {
+			hint = "Esc: keys · ? help"
+		}
+		rest = append(rest, hint)
 	}
-	rest = append(rest, hint)
 	pad := func(s string) string {
 		if d := w - lipgloss.Width(s); d > 0 {
 			s += m.th.status.Render(strings.Repeat(" ", d))
@@ -175,16 +202,25 @@ func (m *Model) composerLine(w int) string {
 	return m.th.user.Render(prompt) + text + m.th.selected.Render(" ")
 }
 
+// ambientLine is the strip of running subagents and monitors above the
+// composer; focused (Ctrl+K) it picks one and asks before stopping it.
 func (m *Model) ambientLine(run []agent, w int) string {
+	th := m.th
+	if m.strip {
+		sel := min(m.stripSel, len(run)-1)
+		a := run[sel]
+		what := a.kind() + " " + shortID(a.id) + " " + RevealText(firstLine(a.what))
+		if m.stripConfirm {
+			return th.bad.Render(clipWidth("⚙ Stop "+what+"? y stops it · n keeps it", w))
+		}
+		return th.warn.Render("⚙ ") + th.selected.Render(clipWidth(what, max(w/2, 10))) +
+			th.warn.Render(clipWidth(fmt.Sprintf(" (%d of %d) ←→ choose · x stop · Esc", sel+1, len(run)), max(w-2-min(textWidth(what), max(w/2, 10)), 0)))
+	}
 	var parts []string
 	for _, a := range run {
-		kind := "monitor"
-		if a.subagent {
-			kind = "subagent"
-		}
-		parts = append(parts, kind+" "+shortID(a.id)+" "+firstLine(a.what))
+		parts = append(parts, a.kind()+" "+shortID(a.id)+" "+RevealText(firstLine(a.what)))
 	}
-	return m.th.warn.Render(clipWidth(fmt.Sprintf("⚙ %d running: %s (Ctrl+O, x stops)", len(run), strings.Join(parts, " · ")), w))
+	return th.warn.Render(clipWidth(fmt.Sprintf("⚙ %d running: %s (Ctrl+K stops one)", len(run), strings.Join(parts, " · ")), w))
 }
 
 func shortID(id string) string {
@@ -236,12 +272,15 @@ func helpLines() []string {
 		"  Enter            send; !cmd runs a shell command through the gate",
 		"  /plan            planning freeze on/off      /mode never|on-request|always",
 		"  /grants          grants, rules, MCP trust     /mode read-only|workspace-write|full-access",
-		"  /audit [text]    trace panel                  /mode network on|off     /quit",
+		"  /audit [text]    trace panel                  /mode network on|off",
+		"  /sessions        session list                 /quit",
 		"  Esc              leave the composer for single keys (i or Enter: back)",
 		"Everywhere",
 		"  Shift+Tab        cycle approval: On request → Always ask → Never ask",
+		"  Ctrl+S           sessions of this workspace (↑↓, Enter resumes, n new)",
 		"  Ctrl+T           trace: every ask, allow and deny (1 all 2 asked 3 allowed 4 denied, type to filter)",
 		"  Ctrl+O           agents and monitors (↑↓, x stops one)",
+		"  Ctrl+K           the running strip: ←→ choose, x stop (asks y/n on the strip)",
 		"  Ctrl+G           grants (↑↓, r revokes)",
 		"  Ctrl+E           expand or collapse tool calls     PgUp/PgDn scroll",
 		"  Ctrl+C           stop the turn; quit when idle",
@@ -249,7 +288,8 @@ func helpLines() []string {
 		"  B                cycle sandbox: Read only → Workspace write → Full access (asks first)",
 		"  ?  q  j/k  g/G   this help, quit, scroll, top/bottom",
 		"Permission request",
-		"  y once · a always (s/w scope, 1-4 expiry, Enter) · n or Esc deny",
+		"  y once · a always (s/w scope, 1-4 expiry, Enter) · t decision trace",
+		"  n or Esc deny: type an optional note to the model, Enter sends it, Esc denies without",
 		"  keys answer only after a short pause (type-ahead never answers)",
 	}
 }
@@ -305,6 +345,14 @@ func (m *Model) modal(w, h int) []string {
 	}
 	tail = append(tail, "")
 	switch {
+	case m.noting:
+		note := RevealText(string(m.note))
+		room := cw - len("Note to the model (optional): ") - 1
+		if textWidth(note) > room {
+			note = "…" + tailOf(note, room-1)
+		}
+		tail = append(tail, th.bold.Render("Note to the model (optional): ")+note+th.selected.Render(" "),
+			th.bold.Render(clipWidth("Enter deny with this note · Esc deny without a note", cw)))
 	case !m.Armed():
 		tail = append(tail, th.dim.Render(clipWidth("(keys wait a moment: type-ahead never answers)", cw)))
 	case m.always:
@@ -324,16 +372,39 @@ func (m *Model) modal(w, h int) []string {
 		tail = append(tail, "Always for: "+scope(policy.ScopeSession, "s session")+"  "+scope(policy.ScopeWorkspace, "w workspace"),
 			"Expires: "+exp(0)+"  "+exp(1)+"  "+exp(2)+"  "+exp(3)+" · Enter ok · Esc back")
 	default:
-		keys := "y allow once · a always allow… · n or Esc deny"
+		keys := "y allow once · a always allow… · n or Esc deny (a note next) · t trace"
 		if a.AlwaysRefused != "" {
-			keys = "y allow once · n or Esc deny"
+			keys = "y allow once · n or Esc deny (a note next) · t trace"
 		}
-		tail = append(tail, th.bold.Render(keys))
+		tail = append(tail, wrapSpans([]span{{text: keys, style: th.bold}}, cw, "", "", th.plain)...)
 	}
-	argRoom := max(h-2-len(head)-len(tail)-1, 2)
-	args := m.argLines(a.Tool, a.Args, a.Preview, a.Trace, cw, argRoom)
+	room := max(h-2-len(head)-len(tail)-1, 2)
+	// The middle shares what room is left: the arguments, the MCP review
+	// and, behind t, the decision trace. Each keeps its head and tail when
+	// folded; the arguments get their share first.
+	var mcp, trace []string
+	if a.Mcp != nil {
+		mcp = m.mcpLines(*a.Mcp, cw, 1<<20)
+	}
+	if m.modalTrace {
+		trace = m.modalTraceLines(a.Trace, cw)
+	}
+	// An MCP review outranks the call's JSON: a changed description is
+	// what the human must read.
+	argRoom := room - min(len(mcp), room*2/3) - min(len(trace), room/2)
+	args := m.argLines(a.Tool, a.Args, a.Preview, a.Trace, cw, max(argRoom, 2))
+	left := room - len(args)
+	if len(trace) > 0 {
+		trace = foldRows(trace, max(left-min(len(mcp), left*2/3), 2))
+		left -= len(trace)
+	}
+	if len(mcp) > 0 {
+		mcp = m.mcpLines(*a.Mcp, cw, max(left, 3))
+	}
 	content := append(head, "")
 	content = append(content, args...)
+	content = append(content, mcp...)
+	content = append(content, trace...)
 	content = append(content, tail...)
 	// The modal sits at the bottom of the body, above the composer.
 	box := m.box(w, min(len(content)+2, h), title, content)
@@ -396,6 +467,9 @@ func (m *Model) argLines(tool string, raw json.RawMessage, preview string, trace
 		b, _ := json.MarshalIndent(a, "", "  ")
 		if a == nil {
 			b = raw
+		} else if strings.Count(string(b), "\n") >= room-1 {
+			// Too tall indented: one line, wrapped, keeps more of it.
+			b, _ = json.Marshal(a)
 		}
 		for _, l := range strings.Split(string(b), "\n") {
 			for _, row := range hardWrap(RevealText(l), w) {
@@ -421,3 +495,109 @@ func foldRows(rows []string, n int) []string {
 }
 
 func truncateANSI(s string, w int) string { return ansi.Truncate(s, w, "") }
+
+// modalTraceLines are the engine's decision steps for the ask in words, as
+// the window's "Why?" lists them: step — saw … → concluded.
+func (m *Model) modalTraceLines(steps []policy.Step, w int) []string {
+	th := m.th
+	out := []string{th.bold.Render("Decision trace (t hides):")}
+	if len(steps) == 0 {
+		return append(out, th.dim.Render("  (the engine recorded no steps)"))
+	}
+	for i, s := range steps {
+		out = append(out, wrapSpans([]span{{text: s.Step, style: th.bold}, {text: " — saw ", style: th.plain},
+			{text: RevealText(s.Saw), style: th.code}, {text: " → ", style: th.plain}, {text: s.Concluded, style: th.italic}},
+			w, fmt.Sprintf("%d. ", i+1), "   ", th.dim)...)
+	}
+	return out
+}
+
+// mcpChangeText says why an MCP tool is asked for, in the window's words
+// (McpToolReview.vue).
+var mcpChangeText = map[string]string{
+	"server":  "This server is not trusted in this session.",
+	"config":  "The server's launch config changed since it was trusted.",
+	"new":     "This tool is new: it was not offered when the server was trusted.",
+	"changed": "This tool's description or schema changed since the server was trusted. The model has not been shown the new text.",
+}
+
+// mcpLines review an MCP tool in at most room rows: server and tool, why
+// it is asked for, and its description — as a diff against the trusted one
+// when it changed, unchanged lines folded first when room is short. Every
+// text here is the server's: shown revealed, never as markup.
+func (m *Model) mcpLines(mc runtime.McpInfo, w, room int) []string {
+	th := m.th
+	head := "MCP server " + RevealText(mc.Server)
+	if mc.Tool != "" {
+		head += ", tool " + RevealText(mc.Tool)
+	}
+	out := []string{th.bold.Render(clipWidth(head, w))}
+	if t := mcpChangeText[mc.Change]; t != "" {
+		st := th.warn
+		if mc.Change == "changed" {
+			st = th.bad
+		}
+		out = append(out, wrapSpans([]span{{text: t, style: st}}, w, "", "", th.plain)...)
+	}
+	switch {
+	case mc.Change == "changed":
+		// The runtime diffs the two (mcp.DescriptionDiff), as for the window.
+		out = append(out, wrapSpans([]span{{text: "Description, as trusted (-) and now (+):", style: th.bold}}, w, "", "", th.plain)...)
+		type row struct {
+			text string
+			kept bool
+		}
+		var rows []row
+		for _, l := range strings.Split(strings.TrimRight(mc.DescriptionDiff, "\n"), "\n") {
+			st, mark, kept := th.plain, "  ", true
+			switch {
+			case strings.HasPrefix(l, "+"):
+				st, mark, kept = th.add, "+ ", false
+			case strings.HasPrefix(l, "-"):
+				st, mark, kept = th.del, "- ", false
+			}
+			body := l
+			if len(body) > 0 {
+				body = body[1:]
+			}
+			for i, r := range hardWrap(RevealText(expandTabs(body)), w-2) {
+				if i > 0 {
+					mark = "  "
+				}
+				rows = append(rows, row{st.Render(mark + r), kept})
+			}
+		}
+		// Fold runs of unchanged lines, longest first, until the rest fits.
+		over := len(out) + len(rows) - room
+		var diff []string
+		for i := 0; i < len(rows); {
+			j := i
+			for j < len(rows) && rows[j].kept {
+				j++
+			}
+			if n := j - i; n > 1 && over > 0 {
+				diff = append(diff, th.dim.Render(clipWidth(fmt.Sprintf("  ⟨… %d unchanged lines …⟩", n), w)))
+				over -= n - 1
+				i = j
+				continue
+			}
+			if j == i {
+				j++
+			}
+			for ; i < j; i++ {
+				diff = append(diff, rows[i].text)
+			}
+		}
+		out = append(out, diff...)
+	case mc.Description != "":
+		out = append(out, th.bold.Render("Description:"))
+		for _, row := range hardWrap(RevealText(expandTabs(mc.Description)), w) {
+			out = append(out, th.plain.Render(row))
+		}
+	}
+	out = foldRows(out, room)
+	for i, l := range out {
+		out[i] = clipANSI(l, w) // the fold's count line on a narrow screen
+	}
+	return out
+}

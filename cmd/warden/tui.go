@@ -60,9 +60,36 @@ func tuiMain(ctx context.Context, args []string, io stdio) int {
 		fmt.Fprintln(io.err, "warden tui:", err)
 		return 2
 	}
-	g, err := assemble.Open(ctx, assemble.Options{DBPath: f.db, Workspace: ws, Model: f.model, BaseURL: f.baseURL,
-		Approval: ax.approval, Sandbox: ax.sandbox, Version: version, AllowHosts: f.allowHosts})
+	// The first frame goes up before the store, the engine and the cage
+	// open (that takes most of the start): it shows what is being opened and
+	// the axes a new session gets; the model opens the rest in the
+	// background and shows the session when it is there.
+	opts := assemble.Options{DBPath: f.db, Workspace: ws, Model: f.model, BaseURL: f.baseURL,
+		Approval: ax.approval, Sandbox: ax.sandbox, Version: version, AllowHosts: f.allowHosts}
+	pv, err := assemble.PreviewOf(opts)
 	if err != nil {
+		fmt.Fprintln(io.err, "warden tui:", err)
+		return 1
+	}
+	open := func(ctx context.Context) (tui.Opened, error) {
+		g, err := assemble.Open(ctx, opts)
+		if err != nil {
+			return tui.Opened{}, err
+		}
+		id, err := tuiSession(ctx, g.Service, ws, f.session, f.newSess, ax)
+		if err != nil {
+			g.Close()
+			return tui.Opened{}, err
+		}
+		return tui.Opened{Service: g.Service, SessionID: id, Close: func() { g.Close() }}, nil
+	}
+	m, err := tui.New(ctx, tui.Options{Open: open, Starting: tui.Starting{DBPath: pv.DBPath, Workspace: ws,
+		Approval: pv.Approval, Sandbox: runtime.Sandbox{Kind: pv.Sandbox.Kind, NetworkAccess: pv.Sandbox.NetworkAccess}}})
+	if err != nil {
+		fmt.Fprintln(io.err, "warden tui:", err)
+		return 1
+	}
+	if err := tui.Run(ctx, m); err != nil {
 		fmt.Fprintln(io.err, "warden tui:", err)
 		var me *assemble.ModelError
 		if errors.As(err, &me) {
@@ -70,22 +97,9 @@ func tuiMain(ctx context.Context, args []string, io stdio) int {
 		}
 		return 1
 	}
-	defer g.Close()
-	id, err := tuiSession(ctx, g.Service, ws, f.session, f.newSess, ax)
-	if err != nil {
-		fmt.Fprintln(io.err, "warden tui:", err)
-		return 1
+	if id := m.Session().ID; id != "" {
+		fmt.Fprintf(io.out, "warden tui: session %s (resume with --session %s)\n", id, id)
 	}
-	m, err := tui.New(ctx, tui.Options{Service: g.Service, SessionID: id})
-	if err != nil {
-		fmt.Fprintln(io.err, "warden tui:", err)
-		return 1
-	}
-	if err := tui.Run(ctx, m); err != nil {
-		fmt.Fprintln(io.err, "warden tui:", err)
-		return 1
-	}
-	fmt.Fprintf(io.out, "warden tui: session %s (resume with --session %s)\n", id, id)
 	return 0
 }
 

@@ -160,8 +160,16 @@ func TestTerminalAskDenyAllowAndSandboxKey(t *testing.T) {
 	s := tm.waitFor("the modal", "Permission request", "rm -rf build", "Always allow will cover:")
 	t.Logf("modal:\n%s", s)
 	time.Sleep(grace)
+	tm.keys("t")
+	s = tm.waitFor("the decision trace", "Decision trace (t hides):", "grants — saw signature shell=rm -rf build → ask")
+	t.Logf("modal with the trace:\n%s", s)
+	// n opens the deny note; Enter sends the denial with it.
 	tm.keys("n")
-	tm.waitFor("the denial", "Denied shell.exec.")
+	tm.waitFor("the note line", "Note to the model (optional)")
+	tm.keys("keep build")
+	tm.waitFor("the typed note", "Note to the model (optional): keep build")
+	tm.keys("Enter")
+	tm.waitFor("the denial", "Denied shell.exec, with your note.")
 	if _, err := os.Stat(filepath.Join(f.ws, "build")); err != nil {
 		t.Fatalf("build/ is gone after n: %v", err)
 	}
@@ -207,14 +215,21 @@ func TestTerminalAskDenyAllowAndSandboxKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var notes []string
 	for _, e := range evs {
 		count[e.Kind]++
+		if d, ok := e.Event.(store.PermissionDenied); ok {
+			notes = append(notes, d.Detail)
+		}
 		if g, ok := e.Event.(store.PermissionGranted); ok && g.Tool == "shell.exec" {
 			sources = append(sources, g.Source)
 		}
 	}
 	if count[store.KindPermissionRequested] != 2 || count[store.KindPermissionDenied] != 1 || count[store.KindSandboxPolicyChanged] != 1 {
 		t.Errorf("events: %v", count)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "keep build") {
+		t.Errorf("the denial's detail lacks the note: %q", notes)
 	}
 	if len(sources) != 1 || sources[0] != "human:once" {
 		t.Errorf("shell grants: %v", sources)
@@ -294,4 +309,23 @@ func childOf(t testing.TB, pid int) int {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// A session that cannot open (here: the script model's file is missing)
+// is said on the screen; a key quits with status 2 (a usage error, as
+// `warden run` gives) and the error again on the restored terminal.
+func TestTerminalOpenFailure(t *testing.T) {
+	f := newFixture(t)
+	argv := []string{wardenBin(f.root), "tui", "--db", f.db, "--workspace", f.ws, "--model", "script:" + filepath.Join(f.dir, "missing.json")}
+	tm := startTerm(t, 100, 30, f.env, argv...)
+	s := tm.waitFor("the error", "Could not open the session", "missing.json", "Press any key to exit.", "Approval: On request")
+	t.Logf("failure:\n%s", s)
+	tm.keys("x")
+	waitExit(t, tm)
+	if st := strings.TrimSpace(tm.tmux("list-panes", "-F", "#{pane_dead_status}")); st != "2" {
+		t.Errorf("exit status %q, want 2", st)
+	}
+	if s := tm.capture(); !strings.Contains(s, "no such file or directory") || strings.Contains(s, "Press any key") {
+		t.Errorf("after exit the screen is not the main one with the error:\n%s", s)
+	}
 }

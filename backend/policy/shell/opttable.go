@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Per-program option tables are data (options.txt): every option a program
@@ -66,9 +67,12 @@ type optTable struct {
 	dynops bool
 }
 
-var optTables = mustParseTables(optionsData)
+// optTables is parsed on first use, not at package init: parsing takes
+// milliseconds every process would pay at start, also those that never
+// classify a command (`warden version`, the first frame of `warden tui`).
+var optTables = sync.OnceValue(func() map[string]*optTable { return mustParseTables(optionsData) })
 
-func tableFor(name string) *optTable { return optTables[name] }
+func tableFor(name string) *optTable { return optTables()[name] }
 
 // mustParseTables reads options.txt. A malformed table is a programming
 // error, caught by every test run.

@@ -3,11 +3,11 @@ package shell
 import "testing"
 
 func TestOptionTablesParse(t *testing.T) {
-	if len(optTables) < 40 {
-		t.Fatalf("only %d option tables", len(optTables))
+	if len(optTables()) < 40 {
+		t.Fatalf("only %d option tables", len(optTables()))
 	}
 	for _, name := range []string{"sort", "tar", "rsync", "git push", "git log", "rg", "go test"} {
-		if optTables[name] == nil {
+		if optTables()[name] == nil {
 			t.Errorf("no table %q", name)
 		}
 	}

@@ -38,13 +38,13 @@ type dangerOpt struct {
 
 func dangerOpts() []dangerOpt {
 	var out []dangerOpt
-	names := make([]string, 0, len(optTables))
-	for n := range optTables {
+	names := make([]string, 0, len(optTables()))
+	for n := range optTables() {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, tn := range names {
-		t := optTables[tn]
+		t := optTables()[tn]
 		if t.any {
 			continue
 		}
@@ -90,7 +90,7 @@ func FuzzLongOptionPrefixes(f *testing.F) {
 		words := commandFor(o.table)
 		spelling := o.name
 		long := strings.HasPrefix(spelling, "--") || len(spelling) > 2
-		if long && !optTables[o.table].exact {
+		if long && !optTables()[o.table].exact {
 			// Any prefix that keeps at least one letter.
 			dashes := 2
 			if !strings.HasPrefix(spelling, "--") {
@@ -98,7 +98,7 @@ func FuzzLongOptionPrefixes(f *testing.F) {
 			}
 			n := dashes + 1 + int(cut)%(len(spelling)-dashes)
 			spelling = spelling[:n]
-			if d, why := optTables[o.table].lookupLong(spelling[dashes:]); why == "" && d != nil && d != o.def {
+			if d, why := optTables()[o.table].lookupLong(spelling[dashes:]); why == "" && d != nil && d != o.def {
 				return // the prefix is another option's full name, which wins
 			}
 		}
