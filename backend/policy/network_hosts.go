@@ -37,6 +37,10 @@ const (
 const (
 	// SourceNetworkAllow prefixes the allow pattern that admitted a host.
 	SourceNetworkAllow = "network-allow:"
+	// SourceBrowserCall prefixes the origin of a browser call that named
+	// the destination itself (its navigate target): the call was decided
+	// on that origin, so its connection is not asked for a second time.
+	SourceBrowserCall = "browser-call:"
 )
 
 // HostPattern is one entry of [network] allow/deny or --allow-host:

@@ -219,7 +219,7 @@ func (g *Gate) Call(ctx context.Context, t Tool, args json.RawMessage, env Env) 
 		return out, err
 	}
 	out.Invoked = true
-	env.Egress = g.egress(env, out.CallID, t.Name())
+	env.Egress = g.egress(env, out.CallID, t.Name(), effects)
 	env.Ask = func(ctx context.Context, q Question) (policy.Decision, error) { return g.toolAsk(ctx, t, env, q) }
 	out.Result, err = g.invoke(ctx, t, args, env, id)
 	return out, err

@@ -15,6 +15,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/netip"
+	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -45,6 +47,9 @@ type netCall struct {
 	env    Env
 	callID string
 	tool   string // the call's tool, named in the ask
+	// decidedOrigins are the host:port of the browser origins the call
+	// itself was decided on, by host:port, with the origin.
+	decidedOrigins map[string]string
 
 	mu      sync.Mutex
 	decided map[string]*netDecision
@@ -57,8 +62,18 @@ type netDecision struct {
 }
 
 // egress is what the call's cage routes its connections through.
-func (g *Gate) egress(env Env, callID, tool string) *sandbox.Egress {
-	nc := &netCall{g: g, env: env, callID: callID, tool: tool, decided: map[string]*netDecision{}}
+func (g *Gate) egress(env Env, callID, tool string, effects []policy.Effect) *sandbox.Egress {
+	nc := &netCall{g: g, env: env, callID: callID, tool: tool, decided: map[string]*netDecision{}, decidedOrigins: map[string]string{}}
+	for _, e := range effects {
+		if e.Kind != policy.EffectBrowser || e.Origin == "" {
+			continue
+		}
+		if u, err := url.Parse(e.Origin); err == nil && u.Port() != "" {
+			if port, err := strconv.Atoi(u.Port()); err == nil {
+				nc.decidedOrigins[policy.Destination{Host: policy.CanonicalHost(u.Hostname()), Port: port}.String()] = e.Origin
+			}
+		}
+	}
 	return &sandbox.Egress{Decider: nc, Observe: nc.observe, Resolver: g.cfg.Network.Resolve,
 		HostLoopback: g.cfg.Network.Rules.ExplicitLoopback()}
 }
@@ -96,6 +111,12 @@ func (nc *netCall) decide(ctx context.Context, dest policy.Destination) netproxy
 	}
 	call := policy.NetworkCall(dest)
 	d := g.cfg.Network.Rules.Apply(dest, g.cfg.Decider.Decide(call, s))
+	if origin, ok := nc.decidedOrigins[dest.String()]; ok && d.Verdict == policy.VerdictAsk && allPublic(dest.Addrs) {
+		// The browser call was decided (asked, if need be) on this very
+		// origin; its page load is that decision, not a second question.
+		// A private or metadata address still needs its own answer.
+		d = policy.Decision{Verdict: policy.VerdictAllow, Source: policy.SourceBrowserCall + origin, Signature: d.Signature, Trace: d.Trace}
+	}
 	if d.Verdict == policy.VerdictAsk {
 		t := netTool{dest: dest, sig: call.Tool, via: nc.tool}
 		args, _ := json.Marshal(map[string]any{"host": dest.Host, "port": dest.Port})
@@ -127,6 +148,17 @@ func (nc *netCall) decide(ctx context.Context, dest policy.Destination) netproxy
 	nc.refused = append(nc.refused, refusalLine(dest, v))
 	nc.mu.Unlock()
 	return v
+}
+
+// allPublic says every address is a public one (none loopback, link-local,
+// private or metadata).
+func allPublic(addrs []netip.Addr) bool {
+	for _, a := range addrs {
+		if policy.ClassifyAddr(a) != policy.AddrPublic {
+			return false
+		}
+	}
+	return len(addrs) > 0
 }
 
 func refusalLine(d policy.Destination, v netproxy.Verdict) string {

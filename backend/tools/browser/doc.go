@@ -19,7 +19,9 @@
 // The policy decides on those effects; this package enforces the network
 // half of the decision itself: every request a session's pages make passes a
 // filter that lets only loopback hosts through unless the session's sandbox
-// grants network access. Downloads and service workers are off, and there is
+// grants network access; when it does, every non-loopback request goes
+// through the session's proxy and each host is decided for the call in
+// flight (egress.go). Downloads and service workers are off, and there is
 // no evaluate action: arbitrary JavaScript would be code execution the gate
 // never saw. Only http and https URLs can be opened.
 //

@@ -77,6 +77,9 @@ type session struct {
 	// url is the current page's URL as last seen, for Effects, which must
 	// not block on the session lock.
 	url atomic.Value // string
+	// egress is the session's proxy: every non-loopback request goes
+	// through it and is decided for the call in flight (egress.go).
+	egress *egressRoute
 }
 
 // NewManager returns a Manager; nothing starts until a session acts.
@@ -123,6 +126,7 @@ func (m *Manager) Close(sessionID string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.egress.Close()
 	if err := s.context.Close(); err != nil && !errors.Is(err, playwright.ErrTargetClosed) {
 		return fmt.Errorf("closing browser context of session %s: %w", sessionID, err)
 	}
@@ -190,8 +194,12 @@ func (m *Manager) session(sessionID string, network bool) (*session, error) {
 
 func (m *Manager) resetSessions() {
 	m.smu.Lock()
+	old := m.sessions
 	m.sessions = map[string]*session{}
 	m.smu.Unlock()
+	for _, s := range old {
+		s.egress.Close()
+	}
 }
 
 func (m *Manager) startLocked() error {
@@ -234,15 +242,25 @@ func (m *Manager) startLocked() error {
 }
 
 func (m *Manager) newSession() (*session, error) {
+	eg, err := startEgress()
+	if err != nil {
+		return nil, err
+	}
 	ctx, err := m.browser.NewContext(playwright.BrowserNewContextOptions{
 		AcceptDownloads: playwright.Bool(false), // a download is a write the gate never saw
 		Viewport:        &playwright.Size{Width: m.opts.ViewportWidth, Height: m.opts.ViewportHeight},
 		ServiceWorkers:  playwright.ServiceWorkerPolicyBlock, // they would bypass the request filter
+		// Loopback (the same set as isLoopbackHost) is loaded directly:
+		// local and exposed dev servers; everything else goes through the
+		// session's proxy, where each host is decided. A per-context
+		// proxy does not get Chromium's implicit loopback bypass.
+		Proxy: &playwright.Proxy{Server: "http://" + eg.addr, Bypass: playwright.String(loopbackBypass)},
 	})
 	if err != nil {
+		eg.Close()
 		return nil, fmt.Errorf("opening a browser context: %w", err)
 	}
-	s := &session{context: ctx}
+	s := &session{context: ctx, egress: eg}
 	s.url.Store("")
 	// The request filter is the enforcement behind the Browser effect: with
 	// network off, a page on loopback cannot pull in or navigate to a
@@ -255,6 +273,7 @@ func (m *Manager) newSession() (*session, error) {
 		_ = r.Abort("blockedbyclient")
 	}); err != nil {
 		_ = ctx.Close()
+		eg.Close()
 		return nil, fmt.Errorf("installing the request filter: %w", err)
 	}
 	ctx.SetDefaultTimeout(float64(m.opts.ActionTimeout.Milliseconds()))
@@ -263,6 +282,10 @@ func (m *Manager) newSession() (*session, error) {
 	ctx.OnPage(func(p playwright.Page) { s.adopt(p) })
 	return s, nil
 }
+
+// loopbackBypass is Chromium's proxy bypass list for what isLoopbackHost
+// calls loopback.
+const loopbackBypass = "localhost,*.localhost,127.0.0.0/8,[::1]"
 
 // isLoopbackRequest lets non-http(s) requests (data:, blob:) through: they
 // do not leave the machine. http(s) must name a loopback host.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/tools"
@@ -62,12 +64,57 @@ func (t *ActionTool) Invoke(ctx context.Context, args json.RawMessage, env tools
 		return tools.ErrorResult(err.Error()), nil
 	}
 	s.mu.Lock()
+	leave := s.egress.enter(env.Egress)
 	res, err := t.m.runCtx(ctx, s, a)
+	leave()
 	s.mu.Unlock()
 	if err != nil {
 		return tools.Result{}, err
 	}
-	return stepsResult([]stepResult{res}, res.Text), nil
+	steps := refusedTargets([]stepResult{res}, tools.RefusedConnections(env.Egress))
+	return withRefusals(stepsResult(steps, steps[0].Text), env), nil
+}
+
+// refusedTargets marks a navigate whose own target the proxy refused as
+// failed: the page it "loaded" is the proxy's refusal, not the site.
+func refusedTargets(steps []stepResult, refused []string) []stepResult {
+	for i, st := range steps {
+		if st.Action != VerbNavigate || !st.OK {
+			continue
+		}
+		u, _, err := TargetOrigin(st.URL)
+		if err != nil {
+			continue
+		}
+		port := u.Port()
+		if port == "" {
+			port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+		}
+		dest := policy.Destination{Host: policy.CanonicalHost(u.Hostname()), Port: atoiOr0(port)}.String()
+		for _, line := range refused {
+			if strings.HasPrefix(line, "network: "+dest+" refused") {
+				steps[i].OK = false
+				steps[i].Text = fmt.Sprintf("navigation to %s was refused by Warden's proxy", st.URL)
+			}
+		}
+	}
+	return steps
+}
+
+// withRefusals tells the model which of the page's hosts were refused and
+// how to allow each.
+func withRefusals(r tools.Result, env tools.Env) tools.Result {
+	lines := tools.RefusedConnections(env.Egress)
+	if len(lines) == 0 || len(r.Content) == 0 {
+		return r
+	}
+	r.Content[0].Text += "\n" + strings.Join(lines, "\n")
+	return r
+}
+
+func atoiOr0(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
 }
 
 // networkAllowed mirrors the sandbox axis for the request filter.

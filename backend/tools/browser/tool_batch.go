@@ -109,6 +109,7 @@ func (t *BatchTool) Invoke(ctx context.Context, args json.RawMessage, env tools.
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.egress.enter(env.Egress)()
 	current, _ := s.url.Load().(string)
 	origins, err := plannedOrigins(steps, OriginOf(current))
 	if err != nil {
@@ -128,6 +129,8 @@ func (t *BatchTool) Invoke(ctx context.Context, args json.RawMessage, env tools.
 				Text: fmt.Sprintf("not run: the tab is on %s, but this step was approved for %s", orBlank(now), origins[i])}
 		} else if res, err = t.m.runCtx(ctx, s, a); err != nil {
 			return tools.Result{}, err
+		} else {
+			res = refusedTargets([]stepResult{res}, tools.RefusedConnections(env.Egress))[0]
 		}
 		done = append(done, res)
 		if !res.OK {
@@ -135,12 +138,12 @@ func (t *BatchTool) Invoke(ctx context.Context, args json.RawMessage, env tools.
 			if i+1 < len(steps) {
 				summary += fmt.Sprintf("\nsteps %d to %d were not run", i+2, len(steps))
 			}
-			return stepsResult(done, summary), nil
+			return withRefusals(stepsResult(done, summary), env), nil
 		}
 	}
 	var lines []string
 	for i, r := range done {
 		lines = append(lines, fmt.Sprintf("%d. %s", i+1, r.Text))
 	}
-	return stepsResult(done, fmt.Sprintf("all %d steps done\n%s", len(steps), strings.Join(lines, "\n"))), nil
+	return withRefusals(stepsResult(done, fmt.Sprintf("all %d steps done\n%s", len(steps), strings.Join(lines, "\n"))), env), nil
 }

@@ -13,6 +13,7 @@ export function allowedBy(source: string): string {
   if (source === 'human:once') return 'you, once'
   if (source === 'human:always') return 'you, always'
   if (source === 'sandbox+policy') return 'approval never'
+  if (source.startsWith('browser-call:')) return 'the browser call that opened it'
   return source || 'policy'
 }
 

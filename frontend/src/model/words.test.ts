@@ -60,6 +60,7 @@ describe('audit words', () => {
     ['trusted-mcp:fs', 'trusted server fs'],
     ['no-approver', 'no approver'],
     ['network-allow:*.npmjs.org', '[network] allow *.npmjs.org'],
+    ['browser-call:https://site.example:443', 'the browser call on https://site.example:443'],
     ['private-address', 'Private address'],
     ['', ''],
   ]

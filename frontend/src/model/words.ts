@@ -223,6 +223,7 @@ export function sourceText(source: string): string {
   if (source.startsWith('workspace-rule:')) return `workspace rule ${source.slice(15)}`
   if (source.startsWith('trusted-mcp:')) return `trusted server ${source.slice(12)}`
   if (source.startsWith('network-allow:')) return `[network] allow ${source.slice(14)}`
+  if (source.startsWith('browser-call:')) return `the browser call on ${source.slice(13)}`
   // A refused connection's source is the reason it was refused.
   if (reasonWords[source]) return reasonLabel(source)
   return source
