@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 )
 
 // Run shows the model in the terminal until the user quits, ctx ends, or a
@@ -17,7 +18,10 @@ import (
 // session from opening, when one did.
 func Run(ctx context.Context, m *Model) (err error) {
 	defer m.Close()
-	p := tea.NewProgram(m, tea.WithContext(ctx))
+	// lipgloss detected the terminal's colours at package init (inside tmux
+	// that runs `tmux info`, tens of ms); the program reuses that answer
+	// instead of running the same detection again before the first frame.
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithColorProfile(lipgloss.Writer.Profile))
 	// SIGTERM is bubbletea's own; a closed ssh connection sends SIGHUP,
 	// which would otherwise kill the process with the terminal raw.
 	hup := make(chan os.Signal, 1)
