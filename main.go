@@ -18,7 +18,7 @@ import (
 
 	"github.com/warden-dev/warden/app"
 	"github.com/warden-dev/warden/backend/assemble"
-	"github.com/warden-dev/warden/backend/tools/sandbox"
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 	"github.com/warden-dev/warden/desktop"
 )
 

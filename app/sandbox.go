@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/warden-dev/warden/backend/api"
-	"github.com/warden-dev/warden/backend/tools/sandbox"
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 // SandboxStatus says whether the OS sandbox works here (api.CageStatus).

@@ -3,7 +3,7 @@ package app
 import (
 	"testing"
 
-	"github.com/warden-dev/warden/backend/tools/sandbox"
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 // TestCageProbe shows the window's indicator is the cage's own probe: the

@@ -34,8 +34,8 @@ import (
 	"github.com/warden-dev/warden/backend/tools"
 	"github.com/warden-dev/warden/backend/tools/browser"
 	"github.com/warden-dev/warden/backend/tools/computer"
-	"github.com/warden-dev/warden/backend/tools/mcp"
-	"github.com/warden-dev/warden/backend/tools/sandbox"
+	"github.com/warden-dev/warden/backend/mcp"
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 // Options choose what to open. Zero values mean "from the config file, or

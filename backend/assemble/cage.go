@@ -5,7 +5,7 @@ import (
 
 	"github.com/warden-dev/warden/backend/config"
 	"github.com/warden-dev/warden/backend/policy"
-	"github.com/warden-dev/warden/backend/tools/sandbox"
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 // CageConfig is the OS cage's configuration from the user's settings:

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/warden-dev/warden/backend/tools/mcp"
-	"github.com/warden-dev/warden/backend/tools/mcp/mcpstore"
+	"github.com/warden-dev/warden/backend/mcp"
+	"github.com/warden-dev/warden/backend/mcp/mcpstore"
 )
 
 // openMCP makes the MCP pool every session reaches its workspace's servers

@@ -10,7 +10,7 @@ import (
 	"github.com/warden-dev/warden/backend/auditkey"
 	"github.com/warden-dev/warden/backend/config"
 	"github.com/warden-dev/warden/backend/store"
-	"github.com/warden-dev/warden/backend/tools/sandbox"
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 // DBEnv overrides the default database path, like --db.

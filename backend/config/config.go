@@ -8,7 +8,7 @@
 // approval policy). It can never choose the model, the API key or the sandbox
 // mode, and a wider setting in it is ignored and reported.
 //
-// The [mcp.servers] tables are read by backend/tools/mcp; this package
+// The [mcp.servers] tables are read by backend/mcp; this package
 // leaves them alone.
 package config
 
@@ -84,7 +84,7 @@ type file struct {
 	Sandbox  *sandboxSection  `toml:"sandbox"`
 	Network  *networkSection  `toml:"network"`
 	Images   *imagesSection   `toml:"images"`
-	// MCP belongs to backend/tools/mcp; declared so it is not "unknown".
+	// MCP belongs to backend/mcp; declared so it is not "unknown".
 	MCP toml.Primitive `toml:"mcp"`
 }
 

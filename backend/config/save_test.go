@@ -11,7 +11,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/warden-dev/warden/backend/policy"
-	"github.com/warden-dev/warden/backend/tools/mcp"
+	"github.com/warden-dev/warden/backend/mcp"
 )
 
 // copyFixture copies testdata/save/name into a temp dir; "" gives a path
@@ -184,7 +184,7 @@ func TestSaveUserWritesThroughASymlink(t *testing.T) {
 	}
 }
 
-// The [mcp.servers] tables are backend/tools/mcp's: after a save they load
+// The [mcp.servers] tables are backend/mcp's: after a save they load
 // exactly as before.
 func TestSaveUserKeepsMCPServers(t *testing.T) {
 	path := copyFixture(t, "commented.toml", 0o600)

@@ -85,9 +85,34 @@ func (e *Engine) Decide(call Call, s Session) Decision {
 			pl = 1
 		}
 		return Decision{Verdict: VerdictAllow, Source: sourcePolicy, Signature: call.Tool,
-			Trace: e.fast[pl][s.Sandbox.Kind][s.Approval]}
+			Trace: e.fast[pl][s.Sandbox.Kind][s.Approval], Layer: LayerPolicy}
 	}
-	return e.decideChain(call, s)
+	d := e.decideChain(call, s)
+	d.Layer, d.LayerDetail = layerOf(&d)
+	return d
+}
+
+// layerOf names the part of the chain that reached d, from what the chain
+// recorded: one place, so the trace, the source and the layer never
+// disagree.
+func layerOf(d *Decision) (Layer, string) {
+	switch d.Verdict {
+	case VerdictDeny:
+		switch d.Reason {
+		case ReasonPlanningFreeze:
+			return LayerPlanning, ""
+		case ReasonSandboxRejected:
+			return LayerSandbox, ""
+		}
+	case VerdictAllow:
+		switch {
+		case strings.HasPrefix(d.Source, "session-grant:"), strings.HasPrefix(d.Source, "workspace-rule:"):
+			return LayerGrant, d.Source
+		case strings.HasPrefix(d.Source, "trusted-mcp:"):
+			return LayerMcpTrust, strings.TrimPrefix(d.Source, "trusted-mcp:")
+		}
+	}
+	return LayerPolicy, ""
 }
 
 // decideChain runs the full chain; it takes its own copies so that Decide's

@@ -160,6 +160,23 @@ type Step struct {
 	Concluded string `json:"concluded"`
 }
 
+// Layer names the part of the chain (or the answer) that decided a call.
+// Every decision carries one; the audit row and the exported telemetry
+// record show it. Stable kebab-case strings.
+type Layer string
+
+const (
+	LayerPlanning Layer = "planning"  // the planning freeze denied it
+	LayerSandbox  Layer = "sandbox"   // the structural axis denied it
+	LayerOrg      Layer = "org"       // an organisation ceiling or org rule decided it
+	LayerRule     Layer = "rule"      // a user or workspace rule decided it
+	LayerPolicy   Layer = "policy"    // the approval policy allowed, asked or denied it
+	LayerGrant    Layer = "grant"     // a standing grant turned an ask into an allow
+	LayerMcpTrust Layer = "mcp-trust" // a trusted MCP server's read-only tool
+	LayerAnswerer Layer = "answerer"  // a hook, command or reviewer model answered the ask
+	LayerHuman    Layer = "human"     // a human answered the ask
+)
+
 // Decision is the engine's answer for one call.
 type Decision struct {
 	Verdict   Verdict  `json:"decision"`
@@ -174,4 +191,9 @@ type Decision struct {
 	// grant that can never apply (a protected path is approved one write at
 	// a time): the prompt offers only "once" and shows why.
 	AlwaysRefused string `json:"always_refused,omitempty"`
+	// Layer is what decided; LayerDetail names it exactly (a rule's
+	// file:line and tier, a grant id, an answerer's kind and name, the
+	// front end a human answered from, the org policy's digest).
+	Layer       Layer  `json:"layer,omitempty"`
+	LayerDetail string `json:"layer_detail,omitempty"`
 }

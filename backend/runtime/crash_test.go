@@ -22,7 +22,7 @@ import (
 	"github.com/warden-dev/warden/backend/store/storetest"
 	"github.com/warden-dev/warden/backend/tools"
 	askm "github.com/warden-dev/warden/backend/tools/ask"
-	"github.com/warden-dev/warden/backend/tools/sandbox"
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 // The re-executed test binary is a whole service process: a real

@@ -17,7 +17,7 @@ import (
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/store/storetest"
 	"github.com/warden-dev/warden/backend/tools"
-	"github.com/warden-dev/warden/backend/tools/sandbox"
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 // sseServer speaks the Anthropic Messages wire protocol: each request gets

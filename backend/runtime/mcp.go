@@ -11,7 +11,7 @@ import (
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools"
-	"github.com/warden-dev/warden/backend/tools/mcp"
+	"github.com/warden-dev/warden/backend/mcp"
 )
 
 // MCP in the runtime: every session reaches the MCP servers of its own

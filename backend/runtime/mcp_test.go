@@ -15,9 +15,9 @@ import (
 	"github.com/warden-dev/warden/backend/runtime/model"
 	"github.com/warden-dev/warden/backend/runtime/model/script"
 	"github.com/warden-dev/warden/backend/store"
-	"github.com/warden-dev/warden/backend/tools/mcp"
-	"github.com/warden-dev/warden/backend/tools/mcp/mcpstore"
-	"github.com/warden-dev/warden/backend/tools/mcp/mcptest"
+	"github.com/warden-dev/warden/backend/mcp"
+	"github.com/warden-dev/warden/backend/mcp/mcpstore"
+	"github.com/warden-dev/warden/backend/mcp/mcptest"
 )
 
 // The test binary doubles as the test MCP server (mcptest) and as the

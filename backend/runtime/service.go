@@ -15,7 +15,7 @@ import (
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools"
 	askm "github.com/warden-dev/warden/backend/tools/ask"
-	"github.com/warden-dev/warden/backend/tools/mcp"
+	"github.com/warden-dev/warden/backend/mcp"
 )
 
 // Config wires a Service. Store, Engine and Tools are required.

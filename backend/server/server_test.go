@@ -23,7 +23,7 @@ import (
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/store/storetest"
 	"github.com/warden-dev/warden/backend/tools"
-	"github.com/warden-dev/warden/backend/tools/sandbox"
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 const testToken = "0123456789abcdef0123456789abcdef"

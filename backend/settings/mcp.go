@@ -10,7 +10,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/warden-dev/warden/backend/tools/mcp"
+	"github.com/warden-dev/warden/backend/mcp"
 )
 
 const (

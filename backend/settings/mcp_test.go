@@ -13,7 +13,7 @@ import (
 
 	"github.com/warden-dev/warden/backend/assemble"
 	"github.com/warden-dev/warden/backend/settings"
-	"github.com/warden-dev/warden/backend/tools/mcp"
+	"github.com/warden-dev/warden/backend/mcp"
 )
 
 func TestMcpServersEmptyIsAList(t *testing.T) {

@@ -20,8 +20,8 @@ import (
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/runtime/model"
-	"github.com/warden-dev/warden/backend/tools/mcp"
-	"github.com/warden-dev/warden/backend/tools/sandbox"
+	"github.com/warden-dev/warden/backend/mcp"
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 // DefaultProbeTimeout bounds one ListModels or TestConnection.

@@ -1,6 +1,6 @@
 package tools
 
-import "github.com/warden-dev/warden/backend/tools/sandbox"
+import "github.com/warden-dev/warden/backend/cage/sandbox"
 
 // Builtins returns a registry of the built-in tools: shell and command
 // monitors confined by cage, search with the rg binary at rgPath ("" for rg

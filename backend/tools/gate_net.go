@@ -24,8 +24,8 @@ import (
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools/ask"
-	"github.com/warden-dev/warden/backend/tools/netproxy"
-	"github.com/warden-dev/warden/backend/tools/sandbox"
+	"github.com/warden-dev/warden/backend/cage/netproxy"
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 // DefaultNetworkAskTimeout bounds a network ask when none is configured.

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/warden-dev/warden/backend/policy"
-	"github.com/warden-dev/warden/backend/tools/sandbox"
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 // workspace is a fresh, symlink-resolved workspace folder.

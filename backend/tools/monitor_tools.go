@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/warden-dev/warden/backend/policy"
-	"github.com/warden-dev/warden/backend/tools/sandbox"
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 // MonitorStartParams are the arguments of monitor.start.

@@ -18,7 +18,7 @@ import (
 
 	"github.com/warden-dev/warden/backend/store"
 
-	"github.com/warden-dev/warden/backend/tools/sandbox"
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 const (

@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/warden-dev/warden/backend/runtime"
-	"github.com/warden-dev/warden/backend/tools/mcp"
+	"github.com/warden-dev/warden/backend/mcp"
 )
 
 // The Markdown renderer never panics, never draws a line wider than asked,

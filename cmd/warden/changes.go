@@ -11,7 +11,7 @@ import (
 
 	"github.com/warden-dev/warden/backend/checkpoint"
 	"github.com/warden-dev/warden/backend/store"
-	"github.com/warden-dev/warden/backend/tools/sandbox"
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 func changesCommand() command {

@@ -12,9 +12,9 @@ import (
 
 	"github.com/warden-dev/warden/backend/assemble"
 	"github.com/warden-dev/warden/backend/store"
-	"github.com/warden-dev/warden/backend/tools/mcp"
-	"github.com/warden-dev/warden/backend/tools/mcp/mcpstore"
-	"github.com/warden-dev/warden/backend/tools/sandbox"
+	"github.com/warden-dev/warden/backend/mcp"
+	"github.com/warden-dev/warden/backend/mcp/mcpstore"
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 func mcpCommand() command {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/warden-dev/warden/backend/tools/mcp"
+	"github.com/warden-dev/warden/backend/mcp"
 )
 
 // TestMCPCommand drives `warden mcp` against the real server-everything

@@ -17,7 +17,7 @@ import (
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/runtime/model"
 	"github.com/warden-dev/warden/backend/store"
-	"github.com/warden-dev/warden/backend/tools/mcp"
+	"github.com/warden-dev/warden/backend/mcp"
 )
 
 // tsNames renames Go types whose own names would clash in TypeScript

@@ -26,8 +26,8 @@ import (
 	"sync/atomic"
 
 	"github.com/warden-dev/warden/backend/policy"
-	"github.com/warden-dev/warden/backend/tools/netproxy"
-	"github.com/warden-dev/warden/backend/tools/sandbox"
+	"github.com/warden-dev/warden/backend/cage/netproxy"
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 // ReasonNoCall is the refusal of a request a page made while none of its

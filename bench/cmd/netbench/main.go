@@ -26,8 +26,8 @@ import (
 	"time"
 
 	"github.com/warden-dev/warden/backend/policy"
-	"github.com/warden-dev/warden/backend/tools/netproxy"
-	"github.com/warden-dev/warden/backend/tools/sandbox"
+	"github.com/warden-dev/warden/backend/cage/netproxy"
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 // Row is one measured variant.

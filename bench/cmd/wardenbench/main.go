@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/warden-dev/warden/backend/tools/sandbox"
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 // Report is everything one run measured; docs/benchmarks.json is this.

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/warden-dev/warden/backend/tools/mcp/internal/testserver"
+	"github.com/warden-dev/warden/backend/mcp/internal/testserver"
 )
 
 // TestStreamableHTTPHeaders: configured headers reach the server on every

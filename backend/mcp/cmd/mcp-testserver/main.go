@@ -7,7 +7,7 @@ package main
 import (
 	"os"
 
-	"github.com/warden-dev/warden/backend/tools/mcp/mcptest"
+	"github.com/warden-dev/warden/backend/mcp/mcptest"
 )
 
 func main() { os.Exit(mcptest.Main(os.Args[1:])) }

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/warden-dev/warden/backend/tools/sandbox"
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 // Options configure a Manager. Zero values get working defaults.

@@ -34,8 +34,8 @@ import (
 	"time"
 
 	"github.com/warden-dev/warden/backend/policy"
-	"github.com/warden-dev/warden/backend/tools/netproxy"
-	"github.com/warden-dev/warden/backend/tools/sandbox"
+	"github.com/warden-dev/warden/backend/cage/netproxy"
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 // ReasonNoCall is the refusal of a caged server's connection made while

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/warden-dev/warden/backend/tools/mcp/internal/testserver"
+	"github.com/warden-dev/warden/backend/mcp/internal/testserver"
 )
 
 func offeredNames(as []*ToolAdapter) []string {

@@ -4,7 +4,7 @@ package sandbox
 // --unshare-net: nothing but its own loopback, no host loopback services, no
 // host abstract unix sockets, no route to the metadata service). When the
 // sandbox admits network, the only way out is Warden's proxy
-// (backend/tools/netproxy), with a forwarder inside the cage listening on the
+// (backend/cage/netproxy), with a forwarder inside the cage listening on the
 // cage's own 127.0.0.1:3128 and handing every connection to the host over a
 // control socket inherited from Warden (startEgress).
 // The forwarder is this very binary (or Config.Forwarder), re-executed with a
@@ -34,8 +34,8 @@ import (
 	"syscall"
 
 	"github.com/warden-dev/warden/backend/policy"
-	"github.com/warden-dev/warden/backend/tools/netproxy"
-	"github.com/warden-dev/warden/backend/tools/sandbox/netfwd"
+	"github.com/warden-dev/warden/backend/cage/netproxy"
+	"github.com/warden-dev/warden/backend/cage/netfwd"
 )
 
 const (

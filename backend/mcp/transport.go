@@ -16,7 +16,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/warden-dev/warden/backend/tools/sandbox"
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 // maxLogBytes is where a server log is rotated (once, to <name>.log.1) when

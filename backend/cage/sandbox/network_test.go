@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/warden-dev/warden/backend/policy"
-	"github.com/warden-dev/warden/backend/tools/netproxy"
+	"github.com/warden-dev/warden/backend/cage/netproxy"
 )
 
 // hostListener is a real HTTP server on the host's loopback that counts the

@@ -19,7 +19,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/warden-dev/warden/backend/tools/sandbox/netfwd"
+	"github.com/warden-dev/warden/backend/cage/netfwd"
 )
 
 // Exposed is one cage port reachable from the host.

@@ -19,7 +19,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/warden-dev/warden/backend/tools/sandbox/netfwd/early"
+	"github.com/warden-dev/warden/backend/cage/netfwd/early"
 )
 
 // Arg is the hidden first argument that turns any binary linking this
@@ -29,7 +29,7 @@ const Arg = early.Arg
 // The forwarder runs inside the cage as the command's parent: it must answer
 // before the program's own main (and before `go test` parses its flags, or a
 // test binary would run its tests inside the cage). Every binary that can
-// start a cage links this package (through backend/tools/sandbox), so an
+// start a cage links this package (through backend/cage/sandbox), so an
 // init here covers warden, the desktop app and test binaries alike, with
 // nothing to remember in their main or TestMain.
 // Package early has, before this, usually bound the proxy address and

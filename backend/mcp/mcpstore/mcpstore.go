@@ -15,7 +15,7 @@ import (
 	"fmt"
 
 	"github.com/warden-dev/warden/backend/store"
-	"github.com/warden-dev/warden/backend/tools/mcp"
+	"github.com/warden-dev/warden/backend/mcp"
 )
 
 // DescriptionNamespace holds, per server, the tool descriptions at trust.

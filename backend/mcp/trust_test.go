@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/warden-dev/warden/backend/tools/mcp/internal/testserver"
+	"github.com/warden-dev/warden/backend/mcp/internal/testserver"
 )
 
 // TestRugPullAndListChanged walks one server through trust, a description

@@ -1,4 +1,4 @@
-// Package mcptest lets tests outside backend/tools/mcp run Warden's test
+// Package mcptest lets tests outside backend/mcp run Warden's test
 // MCP server (a real stdio MCP server that rewrites a tool description and
 // emits tools/list_changed on request): a test binary re-executes itself
 // with EnvVar set and calls Main from its TestMain.
@@ -7,7 +7,7 @@ package mcptest
 import (
 	"os"
 
-	"github.com/warden-dev/warden/backend/tools/mcp/internal/testserver"
+	"github.com/warden-dev/warden/backend/mcp/internal/testserver"
 )
 
 // EnvVar, set to "1", turns a test binary into the server.
