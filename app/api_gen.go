@@ -4,9 +4,9 @@ package app
 
 import (
 	"github.com/warden-dev/warden/backend/api"
+	"github.com/warden-dev/warden/backend/mcp"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/settings"
-	"github.com/warden-dev/warden/backend/mcp"
 )
 
 // ListSessions lists every session.

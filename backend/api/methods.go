@@ -4,9 +4,9 @@ import (
 	"context"
 
 	"github.com/warden-dev/warden/backend/checkpoint"
+	"github.com/warden-dev/warden/backend/mcp"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/settings"
-	"github.com/warden-dev/warden/backend/mcp"
 )
 
 // The API. Each variable is one method; Methods lists them in this order.

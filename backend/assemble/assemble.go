@@ -20,8 +20,10 @@ import (
 	"time"
 
 	"github.com/warden-dev/warden/backend/auditkey"
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 	"github.com/warden-dev/warden/backend/checkpoint"
 	"github.com/warden-dev/warden/backend/config"
+	"github.com/warden-dev/warden/backend/mcp"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/runtime/imagecap"
@@ -34,8 +36,6 @@ import (
 	"github.com/warden-dev/warden/backend/tools"
 	"github.com/warden-dev/warden/backend/tools/browser"
 	"github.com/warden-dev/warden/backend/tools/computer"
-	"github.com/warden-dev/warden/backend/mcp"
-	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 // Options choose what to open. Zero values mean "from the config file, or

@@ -3,9 +3,9 @@ package assemble
 import (
 	"context"
 
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 	"github.com/warden-dev/warden/backend/config"
 	"github.com/warden-dev/warden/backend/policy"
-	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 // CageConfig is the OS cage's configuration from the user's settings:

@@ -8,9 +8,9 @@ import (
 	"slices"
 
 	"github.com/warden-dev/warden/backend/auditkey"
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 	"github.com/warden-dev/warden/backend/config"
 	"github.com/warden-dev/warden/backend/store"
-	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 // DBEnv overrides the default database path, like --db.

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/store/storetest"
 	"github.com/warden-dev/warden/backend/tools"
-	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 // world is a real workspace, a real store, the real gate over the real

@@ -16,11 +16,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/warden-dev/warden/backend/cage/netproxy"
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools"
-	"github.com/warden-dev/warden/backend/cage/netproxy"
-	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 // cageWorld is a workspace, a secret outside it that the cage hides, a

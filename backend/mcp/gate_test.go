@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/warden-dev/warden/backend/mcp/internal/testserver"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/tools"
-	"github.com/warden-dev/warden/backend/mcp/internal/testserver"
 )
 
 // TestGateDecisions feeds the adapter's effects to the real policy engine

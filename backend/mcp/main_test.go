@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/warden-dev/warden/backend/mcp/internal/testserver"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/tools"
-	"github.com/warden-dev/warden/backend/mcp/internal/testserver"
 )
 
 // The test binary doubles as the Go test MCP server: run with

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime/model"
 	"github.com/warden-dev/warden/backend/runtime/model/script"
@@ -22,7 +23,6 @@ import (
 	"github.com/warden-dev/warden/backend/store/storetest"
 	"github.com/warden-dev/warden/backend/tools"
 	askm "github.com/warden-dev/warden/backend/tools/ask"
-	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 // The re-executed test binary is a whole service process: a real

@@ -11,13 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime/model"
 	"github.com/warden-dev/warden/backend/runtime/model/anthropic"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/store/storetest"
 	"github.com/warden-dev/warden/backend/tools"
-	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 // sseServer speaks the Anthropic Messages wire protocol: each request gets

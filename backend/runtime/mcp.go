@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/warden-dev/warden/backend/mcp"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools"
-	"github.com/warden-dev/warden/backend/mcp"
 )
 
 // MCP in the runtime: every session reaches the MCP servers of its own

@@ -12,12 +12,12 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/warden-dev/warden/backend/runtime/model"
-	"github.com/warden-dev/warden/backend/runtime/model/script"
-	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/mcp"
 	"github.com/warden-dev/warden/backend/mcp/mcpstore"
 	"github.com/warden-dev/warden/backend/mcp/mcptest"
+	"github.com/warden-dev/warden/backend/runtime/model"
+	"github.com/warden-dev/warden/backend/runtime/model/script"
+	"github.com/warden-dev/warden/backend/store"
 )
 
 // The test binary doubles as the test MCP server (mcptest) and as the

@@ -10,12 +10,12 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/warden-dev/warden/backend/mcp"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime/model"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools"
 	askm "github.com/warden-dev/warden/backend/tools/ask"
-	"github.com/warden-dev/warden/backend/mcp"
 )
 
 // Config wires a Service. Store, Engine and Tools are required.

@@ -18,12 +18,12 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/store/storetest"
 	"github.com/warden-dev/warden/backend/tools"
-	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 const testToken = "0123456789abcdef0123456789abcdef"

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/warden-dev/warden/backend/assemble"
-	"github.com/warden-dev/warden/backend/settings"
 	"github.com/warden-dev/warden/backend/mcp"
+	"github.com/warden-dev/warden/backend/settings"
 )
 
 func TestMcpServersEmptyIsAList(t *testing.T) {

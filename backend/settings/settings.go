@@ -16,12 +16,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 	"github.com/warden-dev/warden/backend/config"
+	"github.com/warden-dev/warden/backend/mcp"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/runtime/model"
-	"github.com/warden-dev/warden/backend/mcp"
-	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 // DefaultProbeTimeout bounds one ListModels or TestConnection.

@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"github.com/warden-dev/warden/backend/config"
+	"github.com/warden-dev/warden/backend/mcp"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/settings"
-	"github.com/warden-dev/warden/backend/mcp"
 )
 
 const secret = "sk-ant-api03-very-secret-a1B2"

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/cage/sandbox"
+	"github.com/warden-dev/warden/backend/policy"
 )
 
 // BenchmarkShellTrue measures `true` through gate + cage against the same

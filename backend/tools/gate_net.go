@@ -21,11 +21,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/warden-dev/warden/backend/cage/netproxy"
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools/ask"
-	"github.com/warden-dev/warden/backend/cage/netproxy"
-	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 // DefaultNetworkAskTimeout bounds a network ask when none is configured.

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/cage/sandbox"
+	"github.com/warden-dev/warden/backend/policy"
 )
 
 // workspace is a fresh, symlink-resolved workspace folder.

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/cage/sandbox"
+	"github.com/warden-dev/warden/backend/policy"
 )
 
 // MonitorStartParams are the arguments of monitor.start.

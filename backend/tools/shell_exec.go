@@ -14,8 +14,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/cage/sandbox"
+	"github.com/warden-dev/warden/backend/policy"
 )
 
 const (

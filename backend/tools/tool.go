@@ -11,9 +11,9 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
-	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 // Env is what a tool knows about the session it runs in.

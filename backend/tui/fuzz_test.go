@@ -7,8 +7,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/mcp"
+	"github.com/warden-dev/warden/backend/runtime"
 )
 
 // The Markdown renderer never panics, never draws a line wider than asked,

@@ -9,9 +9,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 	"github.com/warden-dev/warden/backend/checkpoint"
 	"github.com/warden-dev/warden/backend/store"
-	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 func changesCommand() command {

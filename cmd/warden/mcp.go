@@ -11,10 +11,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/warden-dev/warden/backend/assemble"
-	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 	"github.com/warden-dev/warden/backend/mcp"
 	"github.com/warden-dev/warden/backend/mcp/mcpstore"
-	"github.com/warden-dev/warden/backend/cage/sandbox"
+	"github.com/warden-dev/warden/backend/store"
 )
 
 func mcpCommand() command {

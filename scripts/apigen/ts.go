@@ -13,11 +13,11 @@ import (
 	"github.com/warden-dev/warden/backend/api"
 	"github.com/warden-dev/warden/backend/checkpoint"
 	"github.com/warden-dev/warden/backend/config"
+	"github.com/warden-dev/warden/backend/mcp"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/runtime/model"
 	"github.com/warden-dev/warden/backend/store"
-	"github.com/warden-dev/warden/backend/mcp"
 )
 
 // tsNames renames Go types whose own names would clash in TypeScript

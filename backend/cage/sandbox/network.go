@@ -33,9 +33,9 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/warden-dev/warden/backend/policy"
-	"github.com/warden-dev/warden/backend/cage/netproxy"
 	"github.com/warden-dev/warden/backend/cage/netfwd"
+	"github.com/warden-dev/warden/backend/cage/netproxy"
+	"github.com/warden-dev/warden/backend/policy"
 )
 
 const (

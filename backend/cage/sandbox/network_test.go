@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/cage/netproxy"
+	"github.com/warden-dev/warden/backend/policy"
 )
 
 // hostListener is a real HTTP server on the host's loopback that counts the

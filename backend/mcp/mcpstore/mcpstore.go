@@ -14,8 +14,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/mcp"
+	"github.com/warden-dev/warden/backend/store"
 )
 
 // DescriptionNamespace holds, per server, the tool descriptions at trust.

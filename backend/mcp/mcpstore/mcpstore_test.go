@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/warden-dev/warden/backend/mcp"
+	"github.com/warden-dev/warden/backend/mcp/internal/testserver"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/store/storetest"
 	"github.com/warden-dev/warden/backend/tools"
-	"github.com/warden-dev/warden/backend/mcp"
-	"github.com/warden-dev/warden/backend/mcp/internal/testserver"
 )
 
 // The test binary doubles as the Go test MCP server.

@@ -25,9 +25,9 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/cage/netproxy"
 	"github.com/warden-dev/warden/backend/cage/sandbox"
+	"github.com/warden-dev/warden/backend/policy"
 )
 
 // ReasonNoCall is the refusal of a request a page made while none of its

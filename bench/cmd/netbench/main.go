@@ -25,9 +25,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/cage/netproxy"
 	"github.com/warden-dev/warden/backend/cage/sandbox"
+	"github.com/warden-dev/warden/backend/policy"
 )
 
 // Row is one measured variant.

@@ -13,9 +13,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/warden-dev/warden/backend/cage/sandbox"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/tools"
-	"github.com/warden-dev/warden/backend/cage/sandbox"
 )
 
 // variant is one way to start a sandboxed process. run executes a bash
