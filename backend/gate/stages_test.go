@@ -285,7 +285,9 @@ func (h *hook) BeforeCall(_ context.Context, c CallInfo) (*Refusal, error) {
 	}
 	return nil, nil
 }
-func (h *hook) AfterCall(_ context.Context, c CallInfo, res tools.Result) { h.after = append(h.after, c.Tool) }
+func (h *hook) AfterCall(_ context.Context, c CallInfo, res tools.Result) {
+	h.after = append(h.after, c.Tool)
+}
 
 // The stages around the invoke: the checkpoint around it, the post-call
 // check after it (its note reaches the model, its event the log), the
