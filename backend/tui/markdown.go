@@ -1,9 +1,10 @@
 package tui
 
 import (
-	"charm.land/lipgloss/v2"
 	"regexp"
 	"strings"
+
+	"charm.land/lipgloss/v2"
 )
 
 // renderMarkdown draws a model's Markdown as terminal lines of at most

@@ -189,3 +189,12 @@ func ageText(now time.Time, ms int64) string {
 		return fmt.Sprintf("%d days ago", int(d/(24*time.Hour)))
 	}
 }
+
+func (m *Model) openGrants() {
+	gs, err := m.svc.ListGrants(m.ctx, m.sess.ID)
+	if err != nil {
+		m.setNotice(true, "grants: %v", err)
+		return
+	}
+	m.grants, m.panel, m.sel = gs, panelGrants, 0
+}

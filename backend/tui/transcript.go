@@ -415,3 +415,23 @@ func shortModel(label string) string {
 	}
 	return label
 }
+
+func (m *Model) transcriptHeight() int { return max(m.height-4, 1) }
+
+// bodyTranscript is the bottom of the transcript, scrolled up by m.scroll.
+func (m *Model) bodyTranscript(w, h int) []string {
+	all := m.transcriptLines(w)
+	if m.scroll > len(all)-h {
+		m.scroll = max(len(all)-h, 0)
+	}
+	end := len(all) - m.scroll
+	start := max(end-h, 0)
+	out := append([]string(nil), all[start:end]...)
+	if m.scroll > 0 && len(out) > 0 {
+		out[len(out)-1] = m.th.dim.Render(clipWidth(fmt.Sprintf("↓ %d more lines (PgDn, End)", m.scroll), w))
+	}
+	for len(out) < h {
+		out = append([]string{""}, out...)
+	}
+	return out
+}
