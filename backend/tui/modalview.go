@@ -4,6 +4,7 @@ package tui
 // cover, and the keys.
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -13,8 +14,11 @@ import (
 
 const modalMaxWidth = 120
 
-// modal draws the first waiting ask: "Permission request".
-func (m *Model) modal(w, h int) []string {
+// modal draws the first waiting ask, "Permission request", in at most h
+// rows. Its middle (arguments, MCP review, trace) is folded so that reserve
+// rows stay free for the transcript above; what must be read whole (the
+// decisive step, why, what always covers, the keys) takes from them.
+func (m *Model) modal(w, h, reserve int) []string {
 	a := m.queue[0]
 	th := m.th
 	// On a wide terminal the modal keeps a readable width, centred.
@@ -26,30 +30,40 @@ func (m *Model) modal(w, h int) []string {
 	if n := len(m.queue); n > 1 {
 		title += fmt.Sprintf(" (1 of %d, %d more waiting)", n, n-1)
 	}
-	var head, tail []string
-	risk := string(a.Risk)
+	var head, where, tail []string
 	rs := th.warn
 	if a.Risk == policy.RiskHigh {
 		rs = th.bad
 	}
-	head = append(head, th.bold.Render("Tool: ")+th.tool.Render(a.Tool)+"   "+th.bold.Render("Risk: ")+rs.Render(orDefault(risk, "unknown")))
+	head = append(head, th.bold.Render("Tool: ")+th.tool.Render(a.Tool)+"  "+rs.Render(RiskText(a.Risk)))
+	// Where the call runs: the session, its folder and its axes (the status
+	// bar shows the axes too, so on a short screen these lines go first).
 	ap, sb := AxesText(m.sess.Approval, m.sess.Sandbox)
 	sessLine := "Session: " + RevealText(m.sess.Title)
 	if a.SessionID != m.sess.ID {
 		sessLine = "Session: subagent " + shortID(a.SessionID) + " of " + RevealText(m.sess.Title)
 	}
-	head = append(head, clipWidth(sessLine, cw))
-	head = append(head, wrapSpans([]span{{text: ap + " · " + sb, style: th.plain}}, cw, "", "", th.plain)...)
-	head = append(head, clipMiddle("Workspace: "+m.sess.Workspace, cw))
+	// The session and its folder share a line when both fit whole.
+	if both := sessLine + " · Workspace: " + m.sess.Workspace; textWidth(both) <= cw {
+		where = append(where, both)
+	} else {
+		where = append(where, clipWidth(sessLine, cw), clipMiddle("Workspace: "+m.sess.Workspace, cw))
+	}
+	where = append(where, wrapSpans([]span{{text: ap + " · " + sb, style: th.plain}}, cw, "", "", th.plain)...)
 	if !a.Live {
 		head = append(head, th.dim.Render(clipWidth("(asked before a restart: the answer is recorded, nothing runs now)", cw)))
 	}
 
-	reasons := []string{th.bold.Render("Why:")}
-	for _, r := range a.Reasons {
-		reasons = append(reasons, wrapSpans([]span{{text: ReasonText(r), style: th.plain}}, cw, "• ", "  ", th.warn)...)
+	// One reason reads on the line of "Why:"; several are a list.
+	if len(a.Reasons) == 1 {
+		tail = append(tail, wrapSpans([]span{{text: "Why: ", style: th.bold}, {text: ReasonText(a.Reasons[0]), style: th.plain}},
+			cw, "", "     ", th.plain)...)
+	} else {
+		tail = append(tail, th.bold.Render("Why:"))
+		for _, r := range a.Reasons {
+			tail = append(tail, wrapSpans([]span{{text: ReasonText(r), style: th.plain}}, cw, "• ", "  ", th.warn)...)
+		}
 	}
-	tail = append(tail, reasons...)
 	if a.AlwaysRefused != "" {
 		tail = append(tail, wrapSpans([]span{{text: "Always is not offered: " + a.AlwaysRefused, style: th.dim}}, cw, "", "", th.plain)...)
 	} else {
@@ -95,43 +109,70 @@ func (m *Model) modal(w, h int) []string {
 		}
 		tail = append(tail, wrapSpans([]span{{text: keys, style: th.bold}}, cw, "", "", th.plain)...)
 	}
-	room := max(h-2-len(head)-len(tail)-1, 2)
-	// The middle shares what room is left: the arguments, the MCP review
-	// and, behind t, the decision trace. Each keeps its head and tail when
-	// folded; the arguments get their share first.
 	var mcp, trace []string
+	var traceRows []keptRow
 	if a.Mcp != nil {
 		mcp = m.mcpLines(*a.Mcp, cw, 1<<20)
 	}
 	if m.modalTrace {
-		trace = m.modalTraceLines(a.Trace, cw)
+		traceRows = m.modalTraceLines(a.Trace, cw)
 	}
-	// An MCP review outranks the call's JSON: a changed description is
-	// what the human must read.
-	argRoom := room - min(len(mcp), room*2/3) - min(len(trace), room/2)
-	args := m.argLines(a.Tool, a.Args, a.Preview, a.Trace, cw, max(argRoom, 2))
+	// The middle must hold at least: the arguments' last row, the decisive
+	// step of the trace, the changed lines of an MCP review. Where that
+	// does not fit, the lines of where the call runs and the blank line go.
+	must := 3 + minKept(traceRows)
+	if len(mcp) > 0 {
+		must += len(m.mcpLines(*a.Mcp, cw, 0)) // room 0 folds every unchanged run and cuts nothing
+	}
+	blank := []string{""}
+	if h-2-len(head)-len(where)-1-len(tail) < must {
+		where, blank = nil, nil
+	}
+	room := max(h-reserve-2-len(head)-len(where)-len(blank)-len(tail), 2)
+	// The middle shares what room is left: the arguments, the MCP review
+	// and, behind t, the decision trace. Each keeps its head and tail when
+	// folded; an MCP review outranks the call's JSON (a changed description
+	// is what the human must read), the trace keeps its decisive step.
+	argRoom := room - min(len(mcp), room*2/3) - max(min(len(traceRows), room/2), minKept(traceRows))
+	args := m.argLines(a.Tool, a.Args, a.Preview, a.Trace, cw, max(argRoom, 3))
 	left := room - len(args)
-	if len(trace) > 0 {
-		trace = foldRows(trace, max(left-min(len(mcp), left*2/3), 2))
+	if len(traceRows) > 0 {
+		trace = foldKeeping(traceRows, max(left-min(len(mcp), left*2/3), minKept(traceRows)), cw, th)
 		left -= len(trace)
 	}
 	if len(mcp) > 0 {
-		mcp = m.mcpLines(*a.Mcp, cw, max(left, 3))
+		// Folded to its changed lines, the review may take the transcript's
+		// rows that the trace has not taken.
+		need := len(m.mcpLines(*a.Mcp, cw, 0))
+		mcp = m.mcpLines(*a.Mcp, cw, max(min(max(left, need), left+reserve), 3))
 	}
-	content := append(head, "")
-	content = append(content, args...)
-	content = append(content, mcp...)
-	content = append(content, trace...)
-	content = append(content, tail...)
-	// The modal sits at the bottom of the body, above the composer.
+	middle := append(append(append([]string(nil), args...), mcp...), trace...)
+	// On a screen too small even for that, the middle folds further; the
+	// tail (why, what always covers, the keys) is never cut.
+	if over := len(head) + len(where) + len(blank) + len(middle) + len(tail) + 2 - h; over > 0 {
+		middle = keepTail(middle, max(len(middle)-over, 0), cw, th)
+	}
+	content := append(append(append(append(append([]string(nil), head...), where...), blank...), middle...), tail...)
+	if len(content)+2 > h {
+		content = content[len(content)-max(h-2, 1):]
+	}
+	// The modal sits at the bottom of the body, above the composer, as
+	// tall as its content (the transcript fills the rows above it).
 	box := m.box(w, min(len(content)+2, h), title, content)
 	for i := range box {
 		box[i] = indent + box[i]
 	}
-	for len(box) < h {
-		box = append([]string{""}, box...)
-	}
 	return box
+}
+
+// transcriptReserve is how many rows of the transcript a modal leaves
+// above itself, out of a body of h rows: enough for the model's last
+// sentence on a small screen, none on a screen too small for both.
+func transcriptReserve(h int) int {
+	if h < 12 {
+		return 0
+	}
+	return min(max(h/7, 2), 6)
 }
 
 // argLines draws an ask's arguments in at most room rows: a shell command
@@ -181,12 +222,12 @@ func (m *Model) argLines(tool string, raw json.RawMessage, preview string, trace
 		label = "Change:"
 		rows = m.diffLines(preview, w, "")
 	} else {
-		b, _ := json.MarshalIndent(a, "", "  ")
+		b := plainJSON(a, "  ")
 		if a == nil {
 			b = raw
 		} else if strings.Count(string(b), "\n") >= room-1 {
 			// Too tall indented: one line, wrapped, keeps more of it.
-			b, _ = json.Marshal(a)
+			b = plainJSON(a, "")
 		}
 		for _, l := range strings.Split(string(b), "\n") {
 			for _, row := range hardWrap(RevealText(l), w) {
@@ -194,8 +235,36 @@ func (m *Model) argLines(tool string, raw json.RawMessage, preview string, trace
 			}
 		}
 	}
-	rows = foldRows(rows, room-1)
+	if room-1 < 3 {
+		rows = keepTail(rows, max(room-1, 1), w, th)
+	} else {
+		rows = foldRows(rows, room-1)
+	}
 	return append([]string{th.bold.Render(label)}, rows...)
+}
+
+// plainJSON is v as JSON the way it was written: & < > as themselves, not
+// as \u0026 (json.Marshal escapes them for HTML), indented by indent.
+func plainJSON(v any, indent string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", indent)
+	_ = enc.Encode(v)
+	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
+// keepTail fits rows into n rows keeping the last ones, the first row
+// saying how many more there are above: the end of a command is where
+// `; rm -rf ~` hides.
+func keepTail(rows []string, n, w int, th theme) []string {
+	if len(rows) <= n {
+		return rows
+	}
+	if n <= 1 {
+		return []string{th.dim.Render(clipWidth(fmt.Sprintf("  ⟨… %d lines …⟩", len(rows)), w))}
+	}
+	return append([]string{th.dim.Render(clipWidth(fmt.Sprintf("  ⟨… %d more lines …⟩", len(rows)-n+1), w))}, rows[len(rows)-n+1:]...)
 }
 
 // foldRows keeps at most n rows: the head, a count of what is folded and
@@ -212,17 +281,141 @@ func foldRows(rows []string, n int) []string {
 }
 
 // modalTraceLines are the engine's decision steps for the ask in words, as
-// the window's "Why?" lists them: step — saw … → concluded.
-func (m *Model) modalTraceLines(steps []policy.Step, w int) []string {
+// the window's "Why?" lists them: step — saw … → concluded. The step that
+// decided the ask is marked ▶ and kept when the rest is folded.
+func (m *Model) modalTraceLines(steps []policy.Step, w int) []keptRow {
 	th := m.th
-	out := []string{th.bold.Render("Decision trace (t hides):")}
+	out := []keptRow{{text: th.bold.Render("Decision trace (t hides, ▶ decided):"), keep: true}}
 	if len(steps) == 0 {
-		return append(out, th.dim.Render("  (the engine recorded no steps)"))
+		return append(out, keptRow{text: th.dim.Render("  (the engine recorded no steps)"), keep: true})
 	}
+	decisive := DecisiveStep(steps, "ask")
 	for i, s := range steps {
-		out = append(out, wrapSpans([]span{{text: s.Step, style: th.bold}, {text: " — saw ", style: th.plain},
-			{text: RevealText(s.Saw), style: th.code}, {text: " → ", style: th.plain}, {text: s.Concluded, style: th.italic}},
-			w, fmt.Sprintf("%d. ", i+1), "   ", th.dim)...)
+		mark, st := "  ", th.dim
+		if i == decisive {
+			mark, st = "▶ ", th.risky
+		}
+		first := fmt.Sprintf("%s%d. ", mark, i+1)
+		for j, l := range wrapSpans([]span{{text: s.Step, style: th.bold}, {text: " — saw ", style: th.plain},
+			{text: RevealText(s.Saw), style: th.code}, {text: " → ", style: th.plain}, {text: RevealText(s.Concluded), style: th.italic}},
+			w, first, strings.Repeat(" ", textWidth(first)), st) {
+			r := keptRow{text: l, keep: i == decisive}
+			if j == 0 { // a fold names the steps it hides
+				r.label = RevealText(s.Step)
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// passThrough are the conclusions of a step that let the chain go on
+// without deciding anything.
+var passThrough = map[string]bool{"no veto": true, "admissible": true, "not needed": true}
+
+// DecisiveStep is the index of the step that decided a call whose verdict
+// is verdict ("ask", "allow", "deny"): for an allow, a trust that applied
+// (it silenced what would have asked); else the first step that concluded
+// the verdict (a later step that only repeats it, as grants does for an ask
+// no grant covers, decided nothing); else the last step that was not a
+// pass-through; -1 for no steps.
+func DecisiveStep(steps []policy.Step, verdict string) int {
+	if verdict == string(policy.VerdictAllow) {
+		for i, s := range steps {
+			if strings.TrimSpace(s.Concluded) == "applied" {
+				return i
+			}
+		}
+	}
+	last := -1
+	for i, s := range steps {
+		c := strings.ToLower(strings.TrimSpace(s.Concluded))
+		word := strings.FieldsFunc(c, func(r rune) bool { return r == ' ' || r == ':' || r == '(' || r == ';' })
+		if len(word) > 0 && word[0] == verdict {
+			return i
+		}
+		if !passThrough[c] {
+			last = i
+		}
+	}
+	if last < 0 {
+		return len(steps) - 1
+	}
+	return last
+}
+
+// keptRow is one drawn row and whether folding must keep it.
+type keptRow struct {
+	text  string
+	keep  bool
+	label string // what a fold line says for it ("" for a continuation row)
+}
+
+// minKept is the fewest rows foldKeeping can fold rows into: the kept ones
+// and a fold line for each stretch between them.
+func minKept(rows []keptRow) int {
+	n := 0
+	for i, r := range rows {
+		if r.keep || i == 0 || rows[i-1].keep {
+			n++
+		}
+	}
+	return n
+}
+
+// foldKeeping fits rows into n rows by folding stretches of rows not kept
+// into one line each — "⟨… planning, sandbox …⟩" by the labels of what it
+// hides, "⟨… k more lines …⟩" when they have none — the longest stretch
+// first; the kept rows always stay (taller than n when they alone are).
+func foldKeeping(rows []keptRow, n, w int, th theme) []string {
+	type stretch struct{ from, to int }
+	var runs []stretch
+	for i := 0; i < len(rows); {
+		if rows[i].keep {
+			i++
+			continue
+		}
+		j := i
+		for j < len(rows) && !rows[j].keep {
+			j++
+		}
+		runs = append(runs, stretch{i, j})
+		i = j
+	}
+	folded := map[int]int{} // a run's start → its end, for the runs folded
+	over := len(rows) - n
+	for over > 0 {
+		best := -1
+		for k, r := range runs {
+			if _, done := folded[r.from]; !done && r.to-r.from > 1 && (best < 0 || r.to-r.from > runs[best].to-runs[best].from) {
+				best = k
+			}
+		}
+		if best < 0 {
+			break
+		}
+		folded[runs[best].from] = runs[best].to
+		over -= runs[best].to - runs[best].from - 1
+	}
+	var out []string
+	for i := 0; i < len(rows); {
+		if end, ok := folded[i]; ok {
+			var labels []string
+			for _, r := range rows[i:end] {
+				if r.label != "" {
+					labels = append(labels, r.label)
+				}
+			}
+			what := fmt.Sprintf("%d more lines", end-i)
+			if len(labels) > 0 {
+				what = strings.Join(labels, ", ")
+			}
+			out = append(out, th.dim.Render(clipWidth("  ⟨… "+what+" …⟩", w)))
+			i = end
+			continue
+		}
+		out = append(out, rows[i].text)
+		i++
 	}
 	return out
 }

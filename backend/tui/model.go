@@ -139,10 +139,8 @@ type Model struct {
 	pending   tea.Cmd // a command a panel key made (onPanelKey returns a bool)
 
 	cache struct {
-		width, n int
-		expanded bool
-		delta    string
-		lines    []string
+		key   transcriptKey
+		lines []string
 	}
 	quitting bool
 }

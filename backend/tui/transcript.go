@@ -78,10 +78,25 @@ type call struct {
 	err      string
 }
 
-// transcriptLines draws the session's events at width w.
+// transcriptKey is what the drawn transcript depends on (events are only
+// ever appended while a session is on screen).
+type transcriptKey struct {
+	session  string
+	width, n int
+	expanded bool
+	delta    string
+	hide     string // the call the modal shows, left out above it
+}
+
+// transcriptLines draws the session's events at width w. The call the
+// permission modal asks about is left out: the modal shows it, and the
+// rows above the modal are for what the model said before it.
 func (m *Model) transcriptLines(w int) []string {
-	c := &m.cache
-	if c.width == w && c.n == len(m.events) && c.expanded == m.expanded && c.delta == m.delta && c.lines != nil {
+	key := transcriptKey{session: m.sess.ID, width: w, n: len(m.events), expanded: m.expanded, delta: m.delta}
+	if len(m.queue) > 0 && m.panel == panelNone {
+		key.hide = m.queue[0].CallID
+	}
+	if c := &m.cache; c.key == key && c.lines != nil {
 		return c.lines
 	}
 	th := m.th
@@ -206,6 +221,9 @@ func (m *Model) transcriptLines(w int) []string {
 		case []string:
 			out = append(out, o...)
 		case *call:
+			if o.id == key.hide && o.status == "asked" {
+				continue
+			}
 			out = append(out, m.callLines(o, w)...)
 			out = append(out, "")
 		}
@@ -217,7 +235,7 @@ func (m *Model) transcriptLines(w int) []string {
 	for len(out) > 0 && out[len(out)-1] == "" {
 		out = out[:len(out)-1]
 	}
-	c.width, c.n, c.expanded, c.delta, c.lines = w, len(m.events), m.expanded, m.delta, out
+	m.cache.key, m.cache.lines = key, out
 	return out
 }
 
@@ -420,6 +438,9 @@ func (m *Model) transcriptHeight() int { return max(m.height-4, 1) }
 
 // bodyTranscript is the bottom of the transcript, scrolled up by m.scroll.
 func (m *Model) bodyTranscript(w, h int) []string {
+	if h <= 0 {
+		return nil
+	}
 	all := m.transcriptLines(w)
 	if m.scroll > len(all)-h {
 		m.scroll = max(len(all)-h, 0)

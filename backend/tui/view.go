@@ -62,7 +62,10 @@ func (m *Model) Render() string {
 			body = append([]string{""}, body...)
 		}
 	case len(m.queue) > 0 && m.panel == panelNone:
-		body = m.modal(w, bodyH)
+		// The modal overlays the bottom of the transcript: its last lines
+		// (the model's explanation of the call) stay readable above.
+		box := m.modal(w, bodyH, transcriptReserve(bodyH))
+		body = append(m.bodyTranscript(w, bodyH-len(box)), box...)
 	case m.panel == panelHelp:
 		body = m.box(w, bodyH, "Keys", helpLines())
 	case m.panel == panelTrace:

@@ -36,6 +36,19 @@ func ReasonText(r policy.Reason) string {
 	return string(r)
 }
 
+// RiskText is a risk as the window's prompt badge says it.
+func RiskText(r policy.Risk) string {
+	switch r {
+	case policy.RiskLow:
+		return "Low risk"
+	case policy.RiskMedium:
+		return "Medium risk"
+	case policy.RiskHigh:
+		return "High risk"
+	}
+	return "Risk unknown"
+}
+
 // ApprovalLabel is the approval policy as the window's selector names it.
 func ApprovalLabel(a policy.ApprovalPolicy) string {
 	switch a {
