@@ -1,15 +1,19 @@
 package tui
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
+	"github.com/warden-dev/warden/backend/runtime/model/script"
 )
 
 func TestMarkdownCases(t *testing.T) {
@@ -121,6 +125,132 @@ func TestWordsMatchTheWindow(t *testing.T) {
 	for _, w := range want {
 		if !strings.Contains(ts, strings.ReplaceAll(w, `"`, `\"`)) && !strings.Contains(ts, w) {
 			t.Errorf("the window does not say %q", w)
+		}
+	}
+}
+
+type markdownCase struct {
+	Name   string   `json:"name"`
+	Src    string   `json:"src"`
+	Width  int      `json:"width"`
+	Want   []string `json:"want"`
+	Italic []string `json:"italic"`
+	Bold   []string `json:"bold"`
+	Code   []string `json:"code"`
+	Link   []string `json:"link"`
+}
+
+// Markdown as CommonMark reads it, from testdata/markdown-cases.json: every
+// escape, entity, code span, and emphasis only where a delimiter run may
+// open or close it (an underscore inside a word is a letter).
+func TestMarkdownCaseFile(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "markdown-cases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Cases []markdownCase `json:"cases"`
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	th := newTheme()
+	for _, c := range f.Cases {
+		t.Run(c.Name, func(t *testing.T) {
+			w := c.Width
+			if w == 0 {
+				w = 60
+			}
+			var got []string
+			for _, l := range renderMarkdown(c.Src, w, th) {
+				got = append(got, strings.TrimRight(ansi.Strip(l), " "))
+			}
+			if strings.Join(got, "\n") != strings.Join(c.Want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(c.Want, "\n"))
+			}
+			spans := inline(c.Src, th, th.plain)
+			has := func(text string, ok func(lipgloss.Style) bool) bool {
+				for _, sp := range spans {
+					if sp.text == text && ok(sp.style) {
+						return true
+					}
+				}
+				return false
+			}
+			for _, want := range []struct {
+				what  string
+				texts []string
+				ok    func(lipgloss.Style) bool
+			}{
+				{"italic", c.Italic, lipgloss.Style.GetItalic},
+				{"bold", c.Bold, lipgloss.Style.GetBold},
+				{"code", c.Code, func(s lipgloss.Style) bool { return s.GetForeground() == th.code.GetForeground() }},
+				{"link", c.Link, lipgloss.Style.GetUnderline},
+			} {
+				for _, text := range want.texts {
+					if !has(text, want.ok) {
+						t.Errorf("no %s span %q in %+v", want.what, text, spanTexts(spans))
+					}
+				}
+			}
+		})
+	}
+}
+
+func spanTexts(spans []span) []string {
+	var out []string
+	for _, sp := range spans {
+		out = append(out, sp.text)
+	}
+	return out
+}
+
+// The demo's own words (backend/runtime/model/script/demo.json: every
+// reply and the closing note) as the terminal draws them, at 80 and 120
+// columns. ANTHROPIC_API_KEY and OPENAI_BASE_URL are what a new user must
+// copy: the golden shows them whole. -update rewrites it.
+func TestGoldenDemoMarkdown(t *testing.T) {
+	var demo struct {
+		Turns []struct {
+			Text string `json:"text"`
+		} `json:"turns"`
+		OnEnd string `json:"on_end"`
+	}
+	if err := json.Unmarshal(script.DemoJSON(), &demo); err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{}
+	for _, tr := range demo.Turns {
+		texts = append(texts, tr.Text)
+	}
+	texts = append(texts, demo.OnEnd)
+	for _, w := range []int{80, 120} {
+		var b strings.Builder
+		for i, text := range texts {
+			fmt.Fprintf(&b, "── reply %d ──\n", i+1)
+			for _, l := range renderMarkdown(text, w, newTheme()) {
+				b.WriteString(strings.TrimRight(ansi.Strip(l), " ") + "\n")
+			}
+		}
+		got := b.String()
+		for _, want := range []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "rm -rf build", "warden-demo.txt"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("width %d: the demo's text lacks %q:\n%s", w, want, got)
+			}
+		}
+		name := filepath.Join("testdata", "golden", fmt.Sprintf("markdown-demo-%d.txt", w))
+		if *update {
+			if err := os.WriteFile(name, []byte(got), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatalf("%v (run with -update)", err)
+		}
+		if string(want) != got {
+			t.Errorf("%s differs (run with -update to accept):\n--- got\n%s\n--- want\n%s", name, got, want)
 		}
 	}
 }

@@ -56,11 +56,10 @@ func (m *Model) Render() string {
 		body = make([]string, bodyH-1, bodyH)
 		body = append(body, m.th.dim.Render(clipMiddle("Opening "+RevealText(m.starting.DBPath)+"…", w)))
 	case m.confirm != nil:
+		// Over the transcript, as the permission modal.
 		c := m.confirmLines(w - 4)
-		body = m.box(w, min(len(c)+2, bodyH), "Confirm", c)
-		for len(body) < bodyH {
-			body = append([]string{""}, body...)
-		}
+		box := m.box(w, min(len(c)+2, bodyH), m.confirm.title, c)
+		body = append(m.bodyTranscript(w, bodyH-len(box)), box...)
 	case len(m.queue) > 0 && m.panel == panelNone:
 		// The modal overlays the bottom of the transcript: its last lines
 		// (the model's explanation of the call) stay readable above.
@@ -183,7 +182,7 @@ func helpLines() []string {
 		"  Ctrl+E           expand or collapse tool calls     PgUp/PgDn scroll",
 		"  Ctrl+C           stop the turn; quit when idle",
 		"Single keys (after Esc)",
-		"  B                cycle sandbox: Read only → Workspace write → Full access (asks first)",
+		"  B                cycle sandbox: Read only → Workspace write → Full access (asks; B again skips it)",
 		"  ?  q  j/k  g/G   this help, quit, scroll, top/bottom",
 		"Permission request",
 		"  y once · a always (s/w scope, 1-4 expiry, Enter) · t decision trace",
