@@ -196,7 +196,8 @@ func closingTicks(s string, from, n int) int {
 
 // codeSpanText is a code span's content as CommonMark reads it: line ends
 // are spaces, and one space on each side is stripped when both are there
-// (so “ `x` “ shows a backtick) unless the content is only spaces.
+// (so a span of two backticks around " `x` " shows x between backticks)
+// unless the content is only spaces.
 func codeSpanText(c string) string {
 	c = strings.ReplaceAll(c, "\n", " ")
 	if len(c) >= 2 && c[0] == ' ' && c[len(c)-1] == ' ' && strings.Trim(c, " ") != "" {
