@@ -103,3 +103,42 @@ func TestApprovalCycleSkipsTheQuestion(t *testing.T) {
 		t.Fatalf("Shift+Tab on the question: %v", r.m.Session().Approval)
 	}
 }
+
+// Esc from the decision trace goes back to the ask as it was: the trace
+// hidden, nothing typed, no deny note open; a second Esc is the deny
+// (note next), as before t.
+func TestEscFromTheTraceReturns(t *testing.T) {
+	r := newRig(t, "rm -rf build")
+	r.typeText("clean")
+	r.key("enter")
+	r.pumpAsk()
+	r.arm()
+	r.key("t")
+	if !r.m.modalTrace || !strings.Contains(r.screen(), "t or Esc hide trace") {
+		t.Fatalf("t did not open the trace:\n%s", r.screen())
+	}
+	r.key("esc")
+	if r.m.modalTrace || r.m.noting || len(r.m.input) != 0 || len(r.m.Queue()) != 1 || r.m.focus != focusComposer {
+		t.Fatalf("Esc from the trace: trace %v noting %v input %q queue %d\n%s", r.m.modalTrace, r.m.noting, string(r.m.input), len(r.m.Queue()), r.screen())
+	}
+	if s := r.screen(); strings.Contains(s, "Note to the model") || !strings.Contains(s, "n or Esc deny") {
+		t.Fatalf("not back at the ask:\n%s", s)
+	}
+	r.key("esc")
+	if !r.m.noting {
+		t.Fatal("Esc on the ask did not open the deny note")
+	}
+	r.key("esc") // deny without a note
+	r.pump("the turn's end", func(m *Model) bool { return !m.busy })
+	// The trace panel (Ctrl+T) from single-key mode: Esc closes it and
+	// leaves the keys where they were.
+	r.key("esc")
+	if r.m.focus != focusKeys {
+		t.Fatalf("focus %v", r.m.focus)
+	}
+	r.key("ctrl+t")
+	r.key("esc")
+	if r.m.panel != panelNone || r.m.focus != focusKeys {
+		t.Fatalf("Esc from the trace panel: panel %v focus %v", r.m.panel, r.m.focus)
+	}
+}

@@ -133,7 +133,14 @@ func (m *Model) onModalKey(key string, k tea.KeyPressMsg) (tea.Cmd, bool) {
 			return nil, true
 		}
 		m.always, m.scope, m.expiry = true, policy.ScopeSession, 0
-	case "n", "N", "esc":
+	case "esc":
+		// Esc steps back out of what t opened before it means deny.
+		if m.modalTrace {
+			m.modalTrace = false
+			return nil, true
+		}
+		m.noting, m.note = true, nil
+	case "n", "N":
 		// The note is optional: Enter or Esc on the empty line denies.
 		m.noting, m.note = true, nil
 	case "t", "T":

@@ -103,10 +103,14 @@ func (m *Model) modal(w, h, reserve int) []string {
 		tail = append(tail, "Always for: "+scope(policy.ScopeSession, "s session")+"  "+scope(policy.ScopeWorkspace, "w workspace"),
 			"Expires: "+exp(0)+"  "+exp(1)+"  "+exp(2)+"  "+exp(3)+" · Enter ok · Esc back")
 	default:
-		keys := "y allow once · a always allow… · n or Esc deny (a note next) · t trace"
+		always, deny, trace := " · a always allow…", " · n or Esc deny (a note next)", " · t trace"
 		if a.AlwaysRefused != "" {
-			keys = "y allow once · n or Esc deny (a note next) · t trace"
+			always = ""
 		}
+		if m.modalTrace {
+			deny, trace = " · n deny (a note next)", " · t or Esc hide trace"
+		}
+		keys := "y allow once" + always + deny + trace
 		tail = append(tail, wrapSpans([]span{{text: keys, style: th.bold}}, cw, "", "", th.plain)...)
 	}
 	var mcp, trace []string
@@ -285,7 +289,7 @@ func foldRows(rows []string, n int) []string {
 // decided the ask is marked ▶ and kept when the rest is folded.
 func (m *Model) modalTraceLines(steps []policy.Step, w int) []keptRow {
 	th := m.th
-	out := []keptRow{{text: th.bold.Render("Decision trace (t hides, ▶ decided):"), keep: true}}
+	out := []keptRow{{text: th.bold.Render("Decision trace (▶ decided):"), keep: true}}
 	if len(steps) == 0 {
 		return append(out, keptRow{text: th.dim.Render("  (the engine recorded no steps)"), keep: true})
 	}

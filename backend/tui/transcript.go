@@ -66,18 +66,6 @@ func (m *Model) runningAgents() []agent {
 	return out
 }
 
-// call is one tool call as the transcript shows it.
-type call struct {
-	id, tool string
-	args     json.RawMessage
-	output   strings.Builder
-	status   string // asked | running | done | failed | denied
-	verdict  string // what allowed or refused it, in words
-	exit     *int
-	ms       int64
-	err      string
-}
-
 // transcriptKey is what the drawn transcript depends on (events are only
 // ever appended while a session is on screen).
 type transcriptKey struct {
@@ -107,11 +95,22 @@ func (m *Model) transcriptLines(w int) []string {
 	calls := map[string]*call{}
 	var order []any // *call or []string
 	blank := func() { order = append(order, []string{""}) }
+	// A call's arguments are known before any of its events: the model's
+	// message names them, a "!cmd" line is its command. A call refused
+	// before it was asked or started has no other record of them.
+	argsOf := map[string]json.RawMessage{}
+	var bang string
 	getCall := func(id, tool string) *call {
 		if cl, ok := calls[id]; ok {
+			if cl.tool == "" {
+				cl.tool = tool
+			}
 			return cl
 		}
-		cl := &call{id: id, tool: tool, status: "running"}
+		cl := &call{id: id, tool: tool, status: "running", args: argsOf[id]}
+		if cl.args == nil && strings.HasPrefix(id, "bang-") && bang != "" {
+			cl.args, _ = json.Marshal(map[string]string{"command": bang})
+		}
 		calls[id] = cl
 		order = append(order, cl)
 		return cl
@@ -124,8 +123,14 @@ func (m *Model) transcriptLines(w int) []string {
 				continue
 			}
 			var lines []string
+			for _, tc := range d.ToolCalls {
+				argsOf[tc.ID] = tc.Args
+			}
 			switch d.Role {
 			case "user":
+				if c, ok := strings.CutPrefix(strings.TrimSpace(d.Text), "!"); ok {
+					bang = strings.TrimSpace(c)
+				}
 				lines = wrapSpans([]span{{text: RevealText(d.Text), style: th.plain}}, w, "› ", "  ", th.user)
 			case "assistant":
 				if strings.TrimSpace(d.Text) != "" {
@@ -160,16 +165,9 @@ func (m *Model) transcriptLines(w int) []string {
 			var d store.PermissionDenied
 			if json.Unmarshal(e.Data, &d) == nil {
 				cl := getCall(d.CallID, d.Tool)
-				cl.status = "denied"
-				cl.verdict = DeniedByText(string(d.By))
-				if d.Reason != "user-denied" {
-					cl.verdict += ": " + ReasonText(d.Reason)
-				}
-				if d.Detail != "" {
-					cl.verdict += " — " + d.Detail
-				}
-				if d.Remedy != "" {
-					cl.verdict += " (remedy: " + d.Remedy + ")"
+				cl.status, cl.denial = "denied", &d
+				if cmd, ok := strings.CutPrefix(d.Signature, "shell="); ok && len(cl.args) == 0 {
+					cl.args, _ = json.Marshal(map[string]string{"command": cmd})
 				}
 			}
 		case store.KindToolInvocationStarted:
@@ -282,117 +280,6 @@ func axisEventText(e runtime.Event) string {
 		return "Planning freeze off" + by
 	}
 	return string(e.Kind)
-}
-
-// callSummary is a call's arguments in one line: the command of a shell
-// call, the path of a file call, else the JSON.
-func callSummary(tool string, args json.RawMessage) string {
-	var a map[string]any
-	_ = json.Unmarshal(args, &a)
-	for _, k := range []string{"command", "path", "url", "pattern", "action", "task"} {
-		if v, ok := a[k].(string); ok {
-			return v
-		}
-	}
-	if len(args) == 0 {
-		return ""
-	}
-	return string(args)
-}
-
-// callLines draws one tool call: one line when collapsed (Ctrl+E expands
-// every call), with its output and verdict when expanded or when it needs
-// attention.
-func (m *Model) callLines(cl *call, w int) []string {
-	th := m.th
-	mark, st := "▸", th.tool
-	if m.expanded {
-		mark = "▾"
-	}
-	var state string
-	switch cl.status {
-	case "asked":
-		state, st = "waiting for you", th.warn
-	case "running":
-		state = "running"
-	case "denied":
-		state, st = "✗ denied", th.bad
-	case "failed":
-		state, st = "✗ failed", th.bad
-	case "done":
-		state = "✓"
-		if cl.exit != nil {
-			state = fmt.Sprintf("✓ exit %d", *cl.exit)
-			if *cl.exit != 0 {
-				state, st = fmt.Sprintf("✗ exit %d", *cl.exit), th.bad
-			}
-		}
-	}
-	head := mark + " " + cl.tool + " "
-	tail := "  " + state
-	sum := strings.ReplaceAll(RevealText(callSummary(cl.tool, cl.args)), "\n", "⏎")
-	room := w - textWidth(head) - textWidth(tail)
-	var line string
-	if room >= 4 {
-		line = th.tool.Render(head) + th.code.Render(clipMiddle(sum, room)) + st.Render(tail)
-	} else {
-		line = st.Render(clipWidth(head+tail, w))
-	}
-	out := []string{line}
-	if cl.status == "denied" {
-		out = append(out, wrapSpans([]span{{text: cl.verdict, style: th.bad}}, w, "  ", "  ", th.plain)...)
-	}
-	if cl.status == "failed" && cl.err != "" {
-		out = append(out, wrapSpans([]span{{text: RevealText(firstLine(cl.err)), style: th.bad}}, w, "  ", "  ", th.plain)...)
-	}
-	if !m.expanded {
-		return out
-	}
-	if cl.verdict != "" && cl.status != "denied" {
-		out = append(out, th.dim.Render(clipWidth("  "+cl.verdict, w)))
-	}
-	if cl.tool == "fs.write" || cl.tool == "patch.apply" || looksLikeDiff(cl.output.String()) {
-		out = append(out, m.diffLines(cl.output.String(), w-2, "  ")...)
-	} else if o := strings.TrimRight(cl.output.String(), "\n"); o != "" {
-		for _, l := range strings.Split(o, "\n") {
-			for _, row := range hardWrap(RevealText(expandTabs(l)), w-4) {
-				out = append(out, th.dim.Render("  │ ")+row)
-			}
-		}
-	}
-	return out
-}
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return l
-}
-
-func looksLikeDiff(s string) bool {
-	return strings.HasPrefix(s, "--- ") || strings.HasPrefix(s, "diff --git")
-}
-
-// diffLines colours a unified diff (+ green, - red, @@ dim), each line
-// wrapped; the +/- stay, so it reads without colour too.
-func (m *Model) diffLines(d string, w int, indent string) []string {
-	var out []string
-	for _, l := range strings.Split(strings.TrimRight(d, "\n"), "\n") {
-		st := m.th.plain
-		switch {
-		case strings.HasPrefix(l, "+++") || strings.HasPrefix(l, "---"):
-			st = m.th.bold
-		case strings.HasPrefix(l, "+"):
-			st = m.th.add
-		case strings.HasPrefix(l, "-"):
-			st = m.th.del
-		case strings.HasPrefix(l, "@@"):
-			st = m.th.dim
-		}
-		for _, row := range hardWrap(RevealText(expandTabs(l)), w) {
-			out = append(out, indent+st.Render(row))
-		}
-	}
-	return out
 }
 
 // clipMiddle shortens s to w columns keeping its head and its tail: the

@@ -185,7 +185,7 @@ func helpLines() []string {
 		"  B                cycle sandbox: Read only → Workspace write → Full access (asks; B again skips it)",
 		"  ?  q  j/k  g/G   this help, quit, scroll, top/bottom",
 		"Permission request",
-		"  y once · a always (s/w scope, 1-4 expiry, Enter) · t decision trace",
+		"  y once · a always (s/w scope, 1-4 expiry, Enter) · t decision trace (t or Esc hides it)",
 		"  n or Esc deny: type an optional note to the model, Enter sends it, Esc denies without",
 		"  keys answer only after a short pause (type-ahead never answers)",
 	}
