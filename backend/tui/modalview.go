@@ -121,34 +121,36 @@ func (m *Model) modal(w, h, reserve int) []string {
 	if m.modalTrace {
 		traceRows = m.modalTraceLines(a.Trace, cw)
 	}
-	// The middle must hold at least: the arguments' last row, the decisive
-	// step of the trace, the changed lines of an MCP review. Where that
-	// does not fit, the lines of where the call runs and the blank line go.
-	must := 3 + minKept(traceRows)
-	if len(mcp) > 0 {
-		must += len(m.mcpLines(*a.Mcp, cw, 0)) // room 0 folds every unchanged run and cuts nothing
-	}
-	blank := []string{""}
-	if h-2-len(head)-len(where)-1-len(tail) < must {
-		where, blank = nil, nil
-	}
-	room := max(h-reserve-2-len(head)-len(where)-len(blank)-len(tail), 2)
 	// The middle shares what room is left: the arguments, the MCP review
-	// and, behind t, the decision trace. Each keeps its head and tail when
-	// folded; an MCP review outranks the call's JSON (a changed description
-	// is what the human must read), the trace keeps its decisive step.
-	argRoom := room - min(len(mcp), room*2/3) - max(min(len(traceRows), room/2), minKept(traceRows))
-	args := m.argLines(a.Tool, a.Args, a.Preview, a.Trace, cw, max(argRoom, 3))
-	left := room - len(args)
-	if len(traceRows) > 0 {
-		trace = foldKeeping(traceRows, max(left-min(len(mcp), left*2/3), minKept(traceRows)), cw, th)
-		left -= len(trace)
+	// and, behind t, the decision trace. Each keeps what must be read when
+	// folded (the risky lines and the end of a command, the decisive step,
+	// the changed lines of a description); an MCP review outranks the call's
+	// JSON. Where even that does not fit, the lines of where the call runs
+	// and the blank line go, and the middle is fitted again.
+	blank := []string{""}
+	var args []string
+	fit := func() int {
+		room := max(h-reserve-2-len(head)-len(where)-len(blank)-len(tail), 2)
+		argRoom := room - min(len(mcp), room*2/3) - max(min(len(traceRows), room/2), minKept(traceRows))
+		args = m.argLines(a.Tool, a.Args, a.Preview, a.Trace, cw, max(argRoom, 3))
+		left := room - len(args)
+		trace = nil
+		if len(traceRows) > 0 {
+			trace = foldKeeping(traceRows, max(left-min(len(mcp), left*2/3), minKept(traceRows)), cw, th)
+			left -= len(trace)
+		}
+		if a.Mcp != nil {
+			// Folded to its changed lines (room 0 folds every unchanged run
+			// and cuts nothing), the review may take the transcript's rows
+			// that the trace has not taken.
+			need := len(m.mcpLines(*a.Mcp, cw, 0))
+			mcp = m.mcpLines(*a.Mcp, cw, max(min(max(left, need), left+reserve), 3))
+		}
+		return len(head) + len(where) + len(blank) + len(args) + len(mcp) + len(trace) + len(tail) + 2 - h
 	}
-	if len(mcp) > 0 {
-		// Folded to its changed lines, the review may take the transcript's
-		// rows that the trace has not taken.
-		need := len(m.mcpLines(*a.Mcp, cw, 0))
-		mcp = m.mcpLines(*a.Mcp, cw, max(min(max(left, need), left+reserve), 3))
+	if fit() > 0 && len(where)+len(blank) > 0 {
+		where, blank = nil, nil
+		fit()
 	}
 	middle := append(append(append([]string(nil), args...), mcp...), trace...)
 	// On a screen too small even for that, the middle folds further; the
@@ -194,25 +196,34 @@ func (m *Model) argLines(tool string, raw json.RawMessage, preview string, trace
 		for _, s := range trace {
 			steps = append(steps, StepView{Step: s.Step, Saw: s.Saw, Concluded: s.Concluded})
 		}
-		shown := ShowCommand(cmd, RiskyPrograms(steps))
-		for _, l := range shown.Lines {
+		risky := RiskyPrograms(steps)
+		shown := ShowCommand(cmd, risky)
+		// The window's fold (head, tail and every risky line of a long
+		// command), then, when the room is shorter still, a fold that
+		// keeps the risky lines, the last line and the hidden characters.
+		var kept []keptRow
+		folded := FoldLines(shown.Lines, 3, 5)
+		for k, l := range folded {
+			if l.Gap > 0 {
+				kept = append(kept, keptRow{text: th.dim.Render(clipWidth(fmt.Sprintf("  ⟨… %d lines …⟩", l.Gap), w)), lines: l.Gap})
+				continue
+			}
 			mark, st := "  ", th.code
 			if l.Risky {
 				mark, st = "▶ ", th.risky
 			}
-			var b strings.Builder
-			for _, p := range l.Pieces {
-				if p.Badge != "" {
-					b.WriteString(p.Badge)
-				} else {
-					b.WriteString(expandTabs(p.Text))
+			// Of a risky line, its first row and each row that names a risky
+			// program stay, with the row after it (the program's arguments);
+			// of the last line, its last two rows.
+			wrapped := hardWrap(piecesShown(l.Pieces), w-2)
+			for i, row := range wrapped {
+				keep := k == len(folded)-1 && i >= len(wrapped)-2 ||
+					l.Risky && (i == 0 || namesAny(row, risky) || namesAny(wrapped[i-1], risky))
+				r := keptRow{text: th.risky.Render(mark) + st.Render(row), keep: keep}
+				if i == 0 {
+					mark, r.lines = "  ", max(l.Blank, 1)
 				}
-			}
-			for i, row := range foldRows(hardWrap(b.String(), w-2), 5) {
-				if i > 0 {
-					mark = "  "
-				}
-				rows = append(rows, th.risky.Render(mark)+st.Render(row))
+				kept = append(kept, r)
 			}
 		}
 		if len(shown.Invisible) > 0 {
@@ -220,8 +231,11 @@ func (m *Model) argLines(tool string, raw json.RawMessage, preview string, trace
 			for _, iv := range shown.Invisible {
 				names = append(names, fmt.Sprintf("%s %s ×%d", iv.Label, iv.Name, iv.Count))
 			}
-			rows = append(rows, wrapSpans([]span{{text: "Hidden characters: " + strings.Join(names, "; "), style: th.bad}}, w, "", "", th.plain)...)
+			for _, l := range wrapSpans([]span{{text: "Hidden characters: " + strings.Join(names, "; "), style: th.bad}}, w, "", "", th.plain) {
+				kept = append(kept, keptRow{text: l, keep: true})
+			}
 		}
+		return append([]string{th.bold.Render(label)}, foldKeeping(kept, max(room-1, minKept(kept)), w, th)...)
 	} else if preview != "" && (tool == "fs.write" || tool == "patch.apply" || looksLikeDiff(preview)) {
 		label = "Change:"
 		rows = m.diffLines(preview, w, "")
@@ -353,6 +367,43 @@ type keptRow struct {
 	text  string
 	keep  bool
 	label string // what a fold line says for it ("" for a continuation row)
+	lines int    // the source lines it stands for, when a fold counts those
+}
+
+// namesAny says whether row holds one of the programs as a word.
+func namesAny(row string, programs []string) bool {
+	for _, p := range programs {
+		for i := strings.Index(row, p); i >= 0; {
+			end := i + len(p)
+			if (i == 0 || !isWordByte(row[i-1])) && (end == len(row) || !isWordByte(row[end])) {
+				return true
+			}
+			next := strings.Index(row[i+1:], p)
+			if next < 0 {
+				break
+			}
+			i += 1 + next
+		}
+	}
+	return false
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || b == '-' || b == '.' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
+
+// piecesShown is a line's pieces as the terminal draws them: text with its
+// tabs expanded, badges as their label.
+func piecesShown(ps []Piece) string {
+	var b strings.Builder
+	for _, p := range ps {
+		if p.Badge != "" {
+			b.WriteString(p.Badge)
+		} else {
+			b.WriteString(expandTabs(p.Text))
+		}
+	}
+	return b.String()
 }
 
 // minKept is the fewest rows foldKeeping can fold rows into: the kept ones
@@ -405,12 +456,17 @@ func foldKeeping(rows []keptRow, n, w int, th theme) []string {
 	for i := 0; i < len(rows); {
 		if end, ok := folded[i]; ok {
 			var labels []string
+			lines := 0
 			for _, r := range rows[i:end] {
 				if r.label != "" {
 					labels = append(labels, r.label)
 				}
+				lines += r.lines
 			}
-			what := fmt.Sprintf("%d more lines", end-i)
+			if lines == 0 {
+				lines = end - i
+			}
+			what := fmt.Sprintf("%d more lines", lines)
 			if len(labels) > 0 {
 				what = strings.Join(labels, ", ")
 			}

@@ -138,3 +138,54 @@ func TestFoldKeeping(t *testing.T) {
 		})
 	}
 }
+
+// A long command never hides its risky part or its end in the modal: over
+// many shapes (one line or many, the risky part anywhere, behind sudo or a
+// path) and screen sizes, with the trace open or not, the rows naming the
+// risky program and the command's last line are on screen.
+func TestModalKeepsRiskyLines(t *testing.T) {
+	e := policy.New(policy.Config{})
+	r := newRig(t)
+	r.arm()
+	filler := func(n int, sep string) string { return strings.Repeat("echo step"+sep, n) }
+	var cmds []struct{ name, cmd, risky string }
+	for _, p := range []int{0, 3, 20, 38} {
+		lines := strings.Split(strings.TrimSuffix(filler(40, "\n"), "\n"), "\n")
+		lines[p] = "rm -rf build/out"
+		cmds = append(cmds, struct{ name, cmd, risky string }{fmt.Sprintf("line %d of 41", p+1), strings.Join(lines, "\n") + "\necho the end", "rm -rf build/out"})
+	}
+	cmds = append(cmds,
+		struct{ name, cmd, risky string }{"one long line", filler(300, "; ") + "rm -rf build/out; " + filler(300, "; ") + "echo the end", "rm -rf build/out"},
+		struct{ name, cmd, risky string }{"behind sudo and a path", filler(30, "\n") + "sudo /bin/rm -rf data\n" + filler(30, "\n") + "echo the end", "/bin/rm -rf data"},
+		struct{ name, cmd, risky string }{"blank lines around it", "echo a" + strings.Repeat("\n", 60) + "rm -rf build/out" + strings.Repeat("\n", 60) + "echo the end", "rm -rf build/out"},
+	)
+	sess := policy.Session{Workspace: "/ws", Approval: policy.OnRequest, Sandbox: policy.SandboxPolicy{Kind: policy.WorkspaceWrite}, Caged: true}
+	for _, c := range cmds {
+		d := e.Decide(policy.Call{Tool: "shell.exec", Effects: []policy.Effect{{Kind: policy.EffectExec, Command: c.cmd, Cwd: "/ws"}}}, sess)
+		if d.Verdict != policy.VerdictAsk {
+			t.Fatalf("%s: %s, want ask", c.name, d.Verdict)
+		}
+		args, _ := json.Marshal(map[string]string{"command": c.cmd})
+		for _, trace := range []bool{false, true} {
+			for _, size := range [][2]int{{80, 24}, {100, 30}, {120, 40}, {250, 60}} {
+				m := r.m
+				m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+				m.queue = []runtime.Approval{{RequestID: "r1", SessionID: m.sess.ID, CallID: "c1", Tool: "shell.exec", Args: args,
+					Risk: policy.RiskHigh, Reasons: d.Reasons, Signature: d.Signature, Trace: d.Trace, Live: true}}
+				m.modalTrace = trace
+				s := ansi.Strip(m.Render())
+				// Rows wrap anywhere: compare without the frame, the wrap
+				// marks and white space.
+				compact := strings.NewReplacer("│", "", "↪", "", " ", "", "\n", "").Replace
+				for _, want := range []string{c.risky, "echo the end", "y allow once"} {
+					if !strings.Contains(compact(s), compact(want)) {
+						t.Errorf("%s at %dx%d (trace %v): %q is not on screen:\n%s", c.name, size[0], size[1], trace, want, s)
+					}
+				}
+				if !strings.Contains(s, "▶ ") {
+					t.Errorf("%s at %dx%d: no risky marker:\n%s", c.name, size[0], size[1], s)
+				}
+			}
+		}
+	}
+}
