@@ -20,6 +20,8 @@ type call struct {
 	status   string // asked | running | done | failed | denied
 	verdict  string // what allowed it, in words
 	denial   *store.PermissionDenied
+	changes  *store.WorkspaceChanged
+	undo     string // "undone" or "u undoes" for its change set
 	exit     *int
 	ms       int64
 	err      string
@@ -82,6 +84,9 @@ func (m *Model) callLines(cl *call, w int) []string {
 	out := []string{line}
 	if cl.status == "denied" && cl.denial != nil {
 		out = append(out, wrapSpans(m.denialSpans(cl), w, "  ✗ ", "    ", th.bad)...)
+	}
+	if c := cl.changes; c != nil && len(c.Files)+c.Omitted > 0 {
+		out = append(out, changeLine(th, "↳ "+filesText(*c, 3), cl.undo, w))
 	}
 	if cl.status == "failed" && cl.err != "" {
 		out = append(out, wrapSpans([]span{{text: RevealText(firstLine(cl.err)), style: th.bad}}, w, "  ", "  ", th.plain)...)
@@ -170,4 +175,13 @@ var remedyKeys = map[string]string{
 	"switch the sandbox to workspace-write": "/mode workspace-write, or B",
 	"turn network access on":                "/mode network on",
 	"add the folder as a writable root, or switch the sandbox to danger-full-access": "/mode full-access",
+}
+
+// changeLine is a change set's line: what changed and, for the one u
+// undoes, that it does; an undone one says so.
+func changeLine(th theme, text, undo string, w int) string {
+	if undo != "" {
+		text += " · " + undo
+	}
+	return th.dim.Render(clipWidth("  "+text, w))
 }

@@ -212,6 +212,8 @@ func (m *Model) onCommandKey(key string) (tea.Model, tea.Cmd) {
 		m.scroll = 0
 	case "e":
 		m.expanded = !m.expanded
+	case "u":
+		m.undoLast()
 	case "esc":
 		m.panel = panelNone
 	}
@@ -293,6 +295,8 @@ func (m *Model) submit(line string) (tea.Model, tea.Cmd) {
 	case CmdAudit:
 		m.panel, m.sel = panelTrace, 0
 		m.traceText = []rune(c.Text)
+	case CmdUndo:
+		m.undoLast()
 	case CmdHelp:
 		m.panel = panelHelp
 	case CmdQuit:

@@ -9,6 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/warden-dev/warden/backend/gate"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
 )
@@ -153,6 +154,7 @@ func (m *Model) onModalKey(key string, k tea.KeyPressMsg) (tea.Cmd, bool) {
 }
 
 func (m *Model) answer(a runtime.Approval, args runtime.AnswerArgs) {
+	args.Via = gate.ViaTUI // the decision's layer detail names the front end
 	if err := m.svc.Answer(m.ctx, args); err != nil {
 		m.setNotice(true, "answer: %v", err)
 		return

@@ -115,6 +115,9 @@ func (m *Model) transcriptLines(w int) []string {
 		order = append(order, cl)
 		return cl
 	}
+	sets := m.changeSets()
+	target, hasTarget := undoTarget(sets)
+	undone := undoneSets(sets)
 	for _, e := range m.events {
 		switch e.Kind {
 		case store.KindMessageAppended:
@@ -170,6 +173,36 @@ func (m *Model) transcriptLines(w int) []string {
 					cl.args, _ = json.Marshal(map[string]string{"command": cmd})
 				}
 			}
+		case store.KindWorkspaceChanged:
+			var d store.WorkspaceChanged
+			if json.Unmarshal(e.Data, &d) != nil || len(d.Files)+d.Omitted == 0 {
+				continue
+			}
+			undo := ""
+			switch {
+			case d.CallID == target.CallID && hasTarget:
+				undo = "u undoes it"
+				if d.Cause == store.CauseUndo {
+					undo = "u undoes this undo"
+				}
+			case undone[d.CallID]:
+				undo = "undone"
+			}
+			if cl, ok := calls[d.CallID]; ok && d.Cause == store.CauseCall {
+				cl.changes, cl.undo = &d, undo
+				continue
+			}
+			what := map[string]string{store.CauseUndo: "Undo of ", store.CauseRestore: "Restore: ", store.CauseOutside: "Changed between calls: "}[d.Cause]
+			if d.Cause == store.CauseUndo {
+				of := "an earlier change"
+				for _, s := range sets {
+					if s.CallID == d.UndoOf {
+						of = m.changeWhat(s)
+					}
+				}
+				what += of + ": "
+			}
+			order = append(order, []string{changeLine(th, "· "+what+filesText(d, 3), undo, w)})
 		case store.KindToolInvocationStarted:
 			var d store.ToolInvocationStarted
 			if json.Unmarshal(e.Data, &d) == nil {

@@ -90,7 +90,7 @@ func (m *Model) Render() string {
 
 func (m *Model) composerLine(w int) string {
 	if m.focus == focusKeys {
-		return m.th.dim.Render(clipWidth("keys: B sandbox · Shift+Tab approval · Ctrl+T trace · Ctrl+O agents · ? help · i type · q quit", w))
+		return m.th.dim.Render(clipWidth("keys: B sandbox · Shift+Tab approval · u undo · Ctrl+T trace · Ctrl+O agents · ? help · i type · q quit", w))
 	}
 	prompt := "› "
 	if len(m.queue) > 0 && !m.Armed() {
@@ -170,7 +170,7 @@ func helpLines() []string {
 		"  /plan            planning freeze on/off      /mode never|on-request|always",
 		"  /grants          grants, rules, MCP trust     /mode read-only|workspace-write|full-access",
 		"  /audit [text]    trace panel                  /mode network on|off",
-		"  /sessions        session list                 /quit",
+		"  /sessions        session list                 /undo (as u)   /quit",
 		"  Esc              leave the composer for single keys (i or Enter: back)",
 		"Everywhere",
 		"  Shift+Tab        cycle approval: On request → Always ask → Never ask",
@@ -183,6 +183,7 @@ func helpLines() []string {
 		"  Ctrl+C           stop the turn; quit when idle",
 		"Single keys (after Esc)",
 		"  B                cycle sandbox: Read only → Workspace write → Full access (asks; B again skips it)",
+		"  u                undo the newest change to files (asks; u again undoes the undo)",
 		"  ?  q  j/k  g/G   this help, quit, scroll, top/bottom",
 		"Permission request",
 		"  y once · a always (s/w scope, 1-4 expiry, Enter) · t decision trace (t or Esc hides it)",
