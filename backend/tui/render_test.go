@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -252,5 +253,39 @@ func TestGoldenDemoMarkdown(t *testing.T) {
 		if string(want) != got {
 			t.Errorf("%s differs (run with -update to accept):\n--- got\n%s\n--- want\n%s", name, got, want)
 		}
+	}
+}
+
+// A Markdown page with snake_case_names, as a model's reply on the whole
+// screen at 80×24 and 120×40 (testdata/markdown-page.md): underscores,
+// escapes, code and emphasis as CommonMark reads them.
+func TestGoldenMarkdownPage(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join("testdata", "markdown-page.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(map[string]any{"version": 1, "name": "markdown-page", "on_end": "Done.",
+		"turns": []any{map[string]any{"text": string(page)}}})
+	script := filepath.Join(t.TempDir(), "page.json")
+	if err := os.WriteFile(script, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		ws := filepath.Join(os.TempDir(), "warden-tui-golden-md")
+		os.RemoveAll(ws)
+		t.Cleanup(func() { os.RemoveAll(ws) })
+		r := newRigScript(t, ws, script)
+		r.m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		r.typeText("how do I configure it?")
+		r.key("enter")
+		r.pump("the page", func(m *Model) bool { return !m.busy && strings.Contains(r.screen(), "config_v2") })
+		s := r.screen()
+		for _, want := range []string{"ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "snake_case_names", "default_model", "max_output_tokens and retry_after_ms",
+			"*not emphasis*, 2 * 3 * 4, C:\\Users\\me and AT&T", `default_model = "anthropic:claude"`, "the config_v2 page (https://example.com/config_v2)"} {
+			if !strings.Contains(strings.Join(strings.Fields(s), " "), want) {
+				t.Errorf("%dx%d lacks %q:\n%s", size[0], size[1], want, s)
+			}
+		}
+		checkGolden(t, filepath.Join("testdata", "golden", fmt.Sprintf("markdown-page-%dx%d.txt", size[0], size[1])), s, size[0], size[1])
 	}
 }
