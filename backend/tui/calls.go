@@ -86,7 +86,7 @@ func (m *Model) callLines(cl *call, w int) []string {
 		out = append(out, wrapSpans(m.denialSpans(cl), w, "  ✗ ", "    ", th.bad)...)
 	}
 	if c := cl.changes; c != nil && len(c.Files)+c.Omitted > 0 {
-		out = append(out, changeLine(th, "↳ "+filesText(*c, 3), cl.undo, w))
+		out = append(out, changeLine(th, "  ↳ "+filesText(*c, 3), cl.undo, w))
 	}
 	if cl.status == "failed" && cl.err != "" {
 		out = append(out, wrapSpans([]span{{text: RevealText(firstLine(cl.err)), style: th.bad}}, w, "  ", "  ", th.plain)...)
@@ -183,5 +183,5 @@ func changeLine(th theme, text, undo string, w int) string {
 	if undo != "" {
 		text += " · " + undo
 	}
-	return th.dim.Render(clipWidth("  "+text, w))
+	return th.dim.Render(clipWidth(text, w))
 }

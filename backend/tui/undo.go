@@ -193,6 +193,6 @@ func (m *Model) runUndo(c store.WorkspaceChanged, what string, force bool) error
 	if len(list) > 3 {
 		list = append(list[:3:3], "…")
 	}
-	m.setNotice(false, "Undid %s: %d %s back (%s). u undoes this undo.", what, n, word, RevealText(strings.Join(list, ", ")))
+	m.setNotice(false, "Undid %s (u undoes this undo): %d %s back: %s.", what, n, word, RevealText(strings.Join(list, ", ")))
 	return nil
 }

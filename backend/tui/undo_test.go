@@ -61,7 +61,7 @@ func TestUndoKey(t *testing.T) {
 	if got, _ := os.ReadFile(a); string(got) != "one\n" {
 		t.Errorf("notes/a.txt is %q", got)
 	}
-	if s := r.screen(); !strings.Contains(s, "Undid shell.exec rm -rf notes: 2 files are back") || !strings.Contains(s, "u undoes this undo") {
+	if s := r.screen(); !strings.Contains(s, "Undid shell.exec rm -rf notes (u undoes this undo): 2 files are back") {
 		t.Errorf("no feedback:\n%s", s)
 	}
 	r.pump("the undo's change set", func(m *Model) bool {

@@ -37,7 +37,13 @@ func (m *Model) Render() string {
 		if m.noticeBad {
 			st = m.th.bad
 		}
-		bottom = append([]string{st.Render(clipWidth(RevealText(m.notice), w))}, bottom...)
+		// A notice wraps to two lines at most (what an undo brought back
+		// and how to undo it again does not fit one on 80 columns).
+		lines := wrapSpans([]span{{text: RevealText(m.notice), style: st}}, w, "", "", st)
+		if len(lines) > 2 {
+			lines = []string{lines[0], clipANSI(lines[1], w-1) + st.Render("…")}
+		}
+		bottom = append(lines, bottom...)
 	}
 	if run := m.runningAgents(); len(run) > 0 {
 		bottom = append([]string{m.ambientLine(run, w)}, bottom...)
