@@ -39,7 +39,8 @@ func (m *Model) statusLines(w int) []string {
 	case m.svc == nil:
 		rest = []string{"opening… · Ctrl+C quits"}
 	}
-	if m.busy {
+	// While an ask is open the turn waits for you, not for the model.
+	if m.busy && len(m.queue) == 0 {
 		rest = append(rest, "working… (Ctrl+C stops)")
 	}
 	if n := len(m.queue); n > 0 {
