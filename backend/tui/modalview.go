@@ -392,19 +392,9 @@ func isWordByte(b byte) bool {
 	return b == '_' || b == '-' || b == '.' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
 
-// piecesShown is a line's pieces as the terminal draws them: text with its
-// tabs expanded, badges as their label.
-func piecesShown(ps []Piece) string {
-	var b strings.Builder
-	for _, p := range ps {
-		if p.Badge != "" {
-			b.WriteString(p.Badge)
-		} else {
-			b.WriteString(expandTabs(p.Text))
-		}
-	}
-	return b.String()
-}
+// piecesShown is a line's pieces as the terminal draws them: badges as
+// their label, tabs expanded.
+func piecesShown(ps []Piece) string { return expandTabs(joinPieces(ps)) }
 
 // minKept is the fewest rows foldKeeping can fold rows into: the kept ones
 // and a fold line for each stretch between them.

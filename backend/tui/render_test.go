@@ -239,20 +239,7 @@ func TestGoldenDemoMarkdown(t *testing.T) {
 				t.Errorf("width %d: the demo's text lacks %q:\n%s", w, want, got)
 			}
 		}
-		name := filepath.Join("testdata", "golden", fmt.Sprintf("markdown-demo-%d.txt", w))
-		if *update {
-			if err := os.WriteFile(name, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatalf("%v (run with -update)", err)
-		}
-		if string(want) != got {
-			t.Errorf("%s differs (run with -update to accept):\n--- got\n%s\n--- want\n%s", name, got, want)
-		}
+		compareGolden(t, filepath.Join("testdata", "golden", fmt.Sprintf("markdown-demo-%d.txt", w)), got)
 	}
 }
 

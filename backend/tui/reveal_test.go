@@ -95,18 +95,6 @@ func (i *Invisible) UnmarshalJSON(b []byte) error {
 	return err
 }
 
-func piecesText(ps []Piece) string {
-	var b strings.Builder
-	for _, p := range ps {
-		if p.Badge != "" {
-			b.WriteString(p.Badge)
-		} else {
-			b.WriteString(p.Text)
-		}
-	}
-	return b.String()
-}
-
 // The prompt's reveal rule on the case file the window's Vitest suite runs
 // too (testdata/reveal-cases.json at the repository root): invisible
 // characters, long runs, blank runs, risky lines and the fold of a long
@@ -125,7 +113,7 @@ func TestRevealCaseFile(t *testing.T) {
 	}
 	for _, k := range c.RevealLine {
 		t.Run("reveal_line/"+k.Name, func(t *testing.T) {
-			if got := piecesText(RevealLine(string(k.In))); got != k.Want {
+			if got := joinPieces(RevealLine(string(k.In))); got != k.Want {
 				t.Errorf("got %q want %q", got, k.Want)
 			}
 		})
@@ -146,7 +134,7 @@ func TestRevealCaseFile(t *testing.T) {
 			s := ShowCommand(string(k.Command), k.Risky)
 			var got []shownRow
 			for _, l := range s.Lines {
-				got = append(got, shownRow{N: l.N, Text: piecesText(l.Pieces), Risky: l.Risky, Blank: l.Blank})
+				got = append(got, shownRow{N: l.N, Text: joinPieces(l.Pieces), Risky: l.Risky, Blank: l.Blank})
 			}
 			if s.Total != k.WantTotal || !reflect.DeepEqual(got, k.Want) {
 				t.Errorf("total %d (want %d)\ngot  %+v\nwant %+v", s.Total, k.WantTotal, got, k.Want)
