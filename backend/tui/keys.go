@@ -63,17 +63,8 @@ func (m *Model) onOpeningKey(key string, k tea.KeyPressMsg) (tea.Model, tea.Cmd)
 			m.setNotice(false, "Sent once the session is open.")
 		}
 		return m, nil
-	case "backspace":
-		if len(m.input) > 0 {
-			m.input = m.input[:len(m.input)-1]
-		}
-		return m, nil
-	case "ctrl+u":
-		m.input = nil
-		return m, nil
 	}
-	if t := k.Key().Text; t != "" {
-		m.input = append(m.input, []rune(t)...)
+	if editLine(&m.input, key, k) {
 		return m, nil
 	}
 	m.setNotice(false, "Still opening: that key works once the session is open.")
@@ -233,24 +224,34 @@ func (m *Model) onComposerKey(key string, k tea.KeyPressMsg) (tea.Model, tea.Cmd
 		line := string(m.input)
 		m.input = nil
 		return m.submit(line)
-	case "backspace":
-		if len(m.input) > 0 {
-			m.input = m.input[:len(m.input)-1]
-		}
-		return m, nil
-	case "ctrl+u":
-		m.input = nil
-		return m, nil
 	case "?":
 		if len(m.input) == 0 {
 			m.toggle(panelHelp)
 			return m, nil
 		}
 	}
-	if t := k.Key().Text; t != "" {
-		m.input = append(m.input, []rune(t)...)
-	}
+	editLine(&m.input, key, k)
 	return m, nil
+}
+
+// editLine applies a key to a line being typed (the composer, the deny
+// note): Backspace, Ctrl+U, or the key's text; false for any other key.
+func editLine(line *[]rune, key string, k tea.KeyPressMsg) bool {
+	switch key {
+	case "backspace":
+		if n := len(*line); n > 0 {
+			*line = (*line)[:n-1]
+		}
+		return true
+	case "ctrl+u":
+		*line = nil
+		return true
+	}
+	if t := k.Key().Text; t != "" {
+		*line = append(*line, []rune(t)...)
+		return true
+	}
+	return false
 }
 
 // submit runs one composer line.

@@ -90,16 +90,8 @@ func (m *Model) onModalKey(key string, k tea.KeyPressMsg) (tea.Cmd, bool) {
 			m.answer(a, runtime.AnswerArgs{RequestID: a.RequestID, Answer: runtime.AnswerDeny, Note: strings.TrimSpace(string(m.note))})
 		case "esc":
 			m.answer(a, runtime.AnswerArgs{RequestID: a.RequestID, Answer: runtime.AnswerDeny})
-		case "backspace":
-			if len(m.note) > 0 {
-				m.note = m.note[:len(m.note)-1]
-			}
-		case "ctrl+u":
-			m.note = nil
 		default:
-			if t := k.Key().Text; t != "" {
-				m.note = append(m.note, []rune(t)...)
-			}
+			editLine(&m.note, key, k)
 		}
 		return nil, true
 	}
