@@ -86,7 +86,7 @@ func hTar(w *walker, inv *invocation) {
 	sc := inv.sc
 	if d := tagged(opts, "chdir"); len(d) > 0 {
 		sc = sc.copy()
-		hCd(w, &invocation{args: []arg{{val: d[len(d)-1].val, static: !d[len(d)-1].dynamic}}, sc: sc})
+		w.chdirArg(sc, arg{val: d[len(d)-1].val, static: !d[len(d)-1].dynamic})
 	}
 	switch mode {
 	case "list", "":

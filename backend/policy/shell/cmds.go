@@ -52,7 +52,7 @@ var readOnlyNames = []string{
 	"sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "base32", "basenc", "nproc", "arch", "tty",
 	"sleep", "lscpu", "lsblk", "lsusb", "lspci", "free", "uptime", "ps", "pgrep", "pidof", "who", "w", "users",
 	"locale", "getconf", "jq", "gojq", "numfmt", "factor", "expr", "yes", ":", "exit", "return",
-	"break", "continue", "shift", "jobs", "dirs", "times", "caller", "set", "shopt",
+	"break", "continue", "shift", "jobs", "dirs", "times", "caller",
 	"unalias", "ulimit", "umask", "disown", "fg", "bg", "help", "tsort",
 	"look", "cal", "ncal", "lsof", "vmstat", "iostat", "mpstat", "netstat",
 	"zcat", "bzcat", "xzcat", "zstdcat", "lz4cat", "sha1", "shasum", "md5", "objdump", "readelf", "size", "tput", "mountpoint", "findmnt",
@@ -75,6 +75,8 @@ func init() {
 	register(hGetent, "getent")
 	register(hSs, "ss")
 	register(hAlias, "alias")
+	register(hSet, "set")
+	register(hShopt, "shopt")
 	register(hHash, "hash")
 	register(hTrap, "trap")
 	register(hEval, "eval")
@@ -174,6 +176,37 @@ func (w *walker) invoke(args []arg, sc *scope, tail bool) {
 		name = filepath.Base(clean)
 	}
 	inv := &invocation{name: name, args: args[1:], sc: sc, tail: tail}
+	if !strings.Contains(p.val, "/") && !w.noFuncs {
+		if w.expandAlias(name, inv.args, sc) && handlers[name] == nil {
+			return
+		}
+		if w.state.funcs[name] != nil && handlers[name] == nil && !isInterpreter(name) {
+			w.callFunction(name, sc)
+			return
+		}
+		if w.state.funcs[name] != nil {
+			// A function shadows the program: its body runs in this shell.
+			// The program's own verdict is kept too (the definition may not
+			// have run), but its changes to the shell are not, and where
+			// they disagree the directory is no longer known.
+			before := *sc
+			w.callFunction(name, sc)
+			other := before
+			w.noFuncs = true
+			w.invokeAs(&invocation{name: name, args: args[1:], sc: &other, tail: tail})
+			w.noFuncs = false
+			if other != *sc {
+				sc.known = false
+			}
+			return
+		}
+	}
+	w.invokeAs(inv)
+}
+
+// invokeAs runs the handler of a program named by its base name.
+func (w *walker) invokeAs(inv *invocation) {
+	name := inv.name
 	if versionQuery(inv) {
 		return
 	}
@@ -198,6 +231,10 @@ func (w *walker) call(ce *syntax.CallExpr, sc *scope) {
 		if a.Name != nil && !(a.Name.Value == "IFS" && len(ce.Args) > 0) {
 			w.assignName(a.Name.Value)
 		}
+		if a.Name != nil && a.Name.Value == "POSIXLY_CORRECT" && len(ce.Args) == 0 {
+			// Setting it puts bash in POSIX mode, which expands aliases.
+			w.state.expandAliases = true
+		}
 		w.scanAssign(a, sc)
 	}
 	if len(ce.Args) == 0 {
@@ -208,6 +245,7 @@ func (w *walker) call(ce *syntax.CallExpr, sc *scope) {
 		w.scan(wd, sc)
 		args = w.expandBraces(args, wd)
 	}
+	args = w.keywordArgs(ce, args)
 	if !w.headSeen {
 		w.head, w.headSeen = args, true
 		if sc.known {
@@ -269,8 +307,15 @@ func (w *walker) script(src string, sc *scope, lang syntax.LangVariant) {
 		w.unknown("cannot parse the inner script: " + err.Error())
 		return
 	}
+	if lang != syntax.LangBash {
+		// sh, ksh and zsh expand aliases in scripts too.
+		w.state.expandAliases = true
+	}
 	w.depth++
+	outer := w.src
+	w.src = src
 	w.stmts(f.Stmts, sc)
+	w.src = outer
 	w.depth--
 }
 

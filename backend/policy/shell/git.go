@@ -83,7 +83,7 @@ func hGit(w *walker, inv *invocation) {
 			return
 		case "chdir":
 			sc = sc.copy()
-			hCd(w, &invocation{args: []arg{{val: g.val, static: !g.dynamic}}, sc: sc})
+			w.chdirArg(sc, arg{val: g.val, static: !g.dynamic})
 		}
 	}
 	if sub == "" {

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"path/filepath"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -10,30 +11,61 @@ import (
 // command: each is looked through (the wrapped command is classified) or
 // refused.
 
+// hCd follows bash's cd: by default logical (cd link/.. is the folder that
+// holds link, as $PWD reads), with -P or `set -P` physical (links resolved
+// first). Later relative paths are resolved from the logical $PWD the way
+// the kernel does, so link/../x after `cd link` is next to link's target.
 func hCd(w *walker, inv *invocation) {
-	_, ops := parseOpts(inv.args, optSpec{})
-	if len(ops) == 0 || !ops[0].static || ops[0].glob || ops[0].val == "-" {
+	opts, ops := parseOpts(inv.args, optSpec{})
+	physical := w.state.physical
+	for _, o := range opts {
+		switch o.name {
+		case "-P":
+			physical = true
+		case "-L":
+			physical = false
+		}
+	}
+	if len(ops) == 0 || !ops[0].static || ops[0].glob || ops[0].val == "-" || strings.HasPrefix(ops[0].val, "~") {
 		inv.sc.known = false // home, OLDPWD or computed: later relative paths are unknown
 		return
 	}
-	p, ok := inv.sc.resolve(ops[0].val)
-	if !ok || strings.HasPrefix(p, "~") {
-		inv.sc.known = false
+	w.chdir(inv.sc, ops[0].val, physical)
+}
+
+// chdirArg is a program's own chdir(2) (git -C, env -C, tar -C): physical.
+func (w *walker) chdirArg(sc *scope, a arg) {
+	if !a.static || a.glob || a.val == "" || strings.HasPrefix(a.val, "~") {
+		sc.known = false
 		return
 	}
-	inv.sc.cwd, inv.sc.known = p, true
+	w.chdir(sc, a.val, true)
+}
+
+// chdir moves sc to dir, logically or physically.
+func (w *walker) chdir(sc *scope, dir string, physical bool) {
+	var base string
+	switch {
+	case strings.HasPrefix(dir, "/"):
+		base = dir
+	case sc.known:
+		base = sc.cwd + "/" + dir
+	default:
+		return
+	}
+	if physical {
+		p, ok := w.resolvePath(sc, base, true)
+		if !ok || strings.HasPrefix(p, "~") {
+			sc.known = false
+			return
+		}
+		sc.cwd, sc.known = p, true
+		return
+	}
+	sc.cwd, sc.known = filepath.Clean(base), true
 }
 
 func hPopd(_ *walker, inv *invocation) { inv.sc.known = false }
-
-func hAlias(w *walker, inv *invocation) {
-	for _, a := range inv.args {
-		if !a.static || strings.Contains(a.val, "=") {
-			w.unknown("alias redefines a command name")
-			return
-		}
-	}
-}
 
 func hHash(w *walker, inv *invocation) {
 	for _, a := range inv.args {
@@ -90,6 +122,8 @@ func hExec(w *walker, inv *invocation) {
 	}
 }
 
+// hCommand: command runs the program or builtin, never a function of that
+// name.
 func hCommand(w *walker, inv *invocation) {
 	i := 0
 	for ; i < len(inv.args) && strings.HasPrefix(inv.args[i].val, "-") && inv.args[i].static; i++ {
@@ -97,10 +131,17 @@ func hCommand(w *walker, inv *invocation) {
 			return // command -v: a lookup
 		}
 	}
-	w.nested(inv.args[i:], inv.sc, inv.tail)
+	w.nestedNoFuncs(inv.args[i:], inv.sc, inv.tail)
 }
 
-func hBuiltin(w *walker, inv *invocation) { w.nested(inv.args, inv.sc, inv.tail) }
+func hBuiltin(w *walker, inv *invocation) { w.nestedNoFuncs(inv.args, inv.sc, inv.tail) }
+
+func (w *walker) nestedNoFuncs(args []arg, sc *scope, tail bool) {
+	saved := w.noFuncs
+	w.noFuncs = true
+	w.nested(args, sc, tail)
+	w.noFuncs = saved
+}
 
 // wrapped classifies what follows a wrapper's own options.
 func (w *walker) wrapped(inv *invocation, spec optSpec, skipOperands int) []opt {
@@ -216,7 +257,7 @@ func hEnv(w *walker, inv *invocation) {
 	sc := inv.sc
 	for _, o := range tagged(opts, "chdir") {
 		sc = sc.copy()
-		hCd(w, &invocation{args: []arg{{val: o.val, static: !o.dynamic}}, sc: sc})
+		w.chdirArg(sc, arg{val: o.val, static: !o.dynamic})
 	}
 	i := 0
 	for ; i < len(ops); i++ {
