@@ -84,20 +84,9 @@ func init() {
 	register(hExec, "exec")
 	register(hCommand, "command")
 	register(hBuiltin, "builtin")
-	register(hNohup, "nohup", "setsid", "unbuffer", "caffeinate", "chronic", "ts-exec")
-	register(hNice, "nice")
-	for name := range moreWrappers {
-		register(hMoreWrapper, name)
-	}
-	register(hTimeout, "timeout", "gtimeout")
-	register(hTimeBin, "time")
-	register(hStdbuf, "stdbuf")
-	register(hIonice, "ionice")
-	register(hWatch, "watch")
+	register(hWrapper, wrapperNames...)
 	register(hEnv, "env")
-	register(hSudo, "sudo", "doas", "pkexec", "run0")
 	register(hSu, "su")
-	register(hXargs, "xargs")
 	register(hShell, "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox-sh", "fish", "csh", "tcsh")
 	register(hFind, "find")
 	register(hFd, "fd", "fdfind")
@@ -131,7 +120,10 @@ func init() {
 	register(hCrontab, "crontab", "at", "batch", "atq", "atrm", "systemd-run", "launchctl", "anacron", "fcrontab", "incrontab", "schtasks")
 	register(hDocker, "docker", "podman", "nerdctl")
 	register(hKubectl, "kubectl", "oc", "helm")
-	register(hArchive, "tar", "unzip", "zip", "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "7z")
+	register(hArchive, "tar", "unzip", "zip", "7z")
+	for name := range compressors {
+		register(hCompress, name)
+	}
 	register(hPatch, "patch")
 	register(hMktemp, "mktemp")
 	register(hBat, "bat", "batcat")
@@ -171,6 +163,7 @@ func (w *walker) invoke(args []arg, sc *scope, tail bool) {
 		clean := filepath.Clean(name)
 		if !filepath.IsAbs(clean) || !systemBin[filepath.Dir(clean)] {
 			w.unknown("runs " + name + ", a file outside the system program directories")
+			w.probe(args[1:], sc)
 			return
 		}
 		name = filepath.Base(clean)
@@ -219,6 +212,7 @@ func (w *walker) invokeAs(inv *invocation) {
 		return
 	}
 	w.unknown(name + " is not a command the classifier knows")
+	w.probe(inv.args, inv.sc)
 }
 
 func (w *walker) call(ce *syntax.CallExpr, sc *scope) {

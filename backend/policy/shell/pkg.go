@@ -133,6 +133,7 @@ func hPkg(w *walker, inv *invocation) {
 			sub = strings.Join(argVals(inv.args), " ")
 		}
 		w.unknown(strings.TrimSpace(inv.name+" "+sub) + " runs project code")
+		w.probe(inv.args, inv.sc)
 	}
 }
 
@@ -148,6 +149,7 @@ func pkgHosts(inv *invocation) []string {
 
 func hBuild(w *walker, inv *invocation) {
 	w.unknown(inv.name + " runs project-defined code")
+	w.probe(inv.args, inv.sc)
 }
 
 // hDlRunner: npx and the like run a package, downloading it when it is not
@@ -155,6 +157,7 @@ func hBuild(w *walker, inv *invocation) {
 // with network off they run what is installed or fail with their own error.
 func hDlRunner(w *walker, inv *invocation) {
 	w.unknown(inv.name + " runs a package, downloading it if it is not installed")
+	w.probe(inv.args, inv.sc)
 }
 
 func indexOf(args []arg, v string) int {

@@ -274,7 +274,7 @@ func hBase64(w *walker, inv *invocation) { w.tableOpts(inv, inv.name, inv.args) 
 func hSort(w *walker, inv *invocation) {
 	opts, ops, _ := w.tableOpts(inv, "sort", inv.args)
 	for _, o := range tagged(opts, "output") {
-		if isDevSink(o.val) {
+		if w.sinkArg(inv.sc, arg{val: o.val, static: !o.dynamic}) {
 			continue
 		}
 		empty := len(ops) == 0 && w.noInput()
@@ -289,7 +289,7 @@ func hSort(w *walker, inv *invocation) {
 		if empty {
 			w.destroy("sort -o " + o.val + " from no input: truncates it")
 		}
-		w.writeTo(inv.sc, arg{val: o.val, static: !o.dynamic}, "sort -o")
+		w.outputOpt(inv.sc, o.val, o.dynamic, "sort -o")
 	}
 }
 
