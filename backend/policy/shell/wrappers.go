@@ -238,4 +238,3 @@ func hShell(w *walker, inv *invocation) {
 	}
 	w.unknown(inv.name + " runs a script file or reads commands from stdin")
 }
-
