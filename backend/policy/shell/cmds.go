@@ -58,11 +58,12 @@ var readOnlyNames = []string{
 	"zcat", "bzcat", "xzcat", "zstdcat", "lz4cat", "sha1", "shasum", "md5", "objdump", "readelf", "size", "tput", "mountpoint", "findmnt",
 	"systemd-detect-virt", "lsmod", "whatis", "apropos",
 	"tokei", "scc", "exa", "eza", "lsd",
-	"apt-cache", "dpkg-query", "lsb_release", "sw_vers", "last", "pstree", "locate", "plocate", "bc",
+	"dpkg-query", "lsb_release", "sw_vers", "last", "pstree", "locate", "plocate", "bc",
 }
 
 func init() {
-	register(func(*walker, *invocation) {}, readOnlyNames...)
+	register(hReadOnly, readOnlyNames...)
+	register(hAptCache, "apt-cache")
 	register(hCd, "cd", "pushd")
 	register(hPopd, "popd")
 	register(hPrintf, "printf")
@@ -217,9 +218,19 @@ func (w *walker) invokeAs(inv *invocation) {
 
 func (w *walker) call(ce *syntax.CallExpr, sc *scope) {
 	w.res.Segments++
+	w.callEnv = nil
 	for _, a := range ce.Assigns {
 		w.flagged = true
 		w.assignedValue(a)
+		if a.Name != nil && a.Value != nil && len(ce.Args) > 0 {
+			if v, static, _ := wordValue(a.Value); static && inertAssign(a.Name.Value, v) {
+				if w.callEnv == nil {
+					w.callEnv = map[string]string{}
+				}
+				w.callEnv[a.Name.Value] = v
+				continue
+			}
+		}
 		// IFS= before a command only changes how that command splits
 		// (`IFS= read -r line`); a bare IFS= changes every later expansion.
 		if a.Name != nil && !(a.Name.Value == "IFS" && len(ce.Args) > 0) {
@@ -247,6 +258,23 @@ func (w *walker) call(ce *syntax.CallExpr, sc *scope) {
 		}
 	}
 	w.invoke(args, sc, false)
+	w.callEnv = nil
+}
+
+// inertAssign are environment settings for one command that keep it from
+// running or fetching anything it otherwise might.
+func inertAssign(name, value string) bool {
+	switch name {
+	case "GOTOOLCHAIN":
+		return value == "local"
+	case "GIT_OPTIONAL_LOCKS":
+		return value == "0"
+	case "LESSHISTFILE":
+		return value == "-" || value == "/dev/null"
+	case "PAGER", "GIT_PAGER", "SYSTEMD_PAGER", "MANPAGER":
+		return value == "cat" || value == ""
+	}
+	return false
 }
 
 // maxBraceWords bounds brace expansion; a bigger one is refused.
@@ -368,9 +396,13 @@ func isInterpreter(name string) bool {
 	return false
 }
 
-// versionQuery lets `python3 --version`, `node -v`, `cargo --version` and the
-// like through: with that one argument these programs print their version and
-// run no project code. Any other argument keeps the program's usual rule.
+// versionQuery lets `python3 --version`, `node -v`, `git --version` and the
+// like through: with that one argument these programs print their version
+// and read no file of the project. Programs that do (cargo and rustc read
+// rust-toolchain.toml and install what it names, mvn reads .mvn/jvm.config,
+// go reads go.mod's toolchain line, yarn runs .yarnrc.yml's yarnPath,
+// gradle, sbt and bazelisk start what the project pins) keep their usual
+// rule. Any other argument keeps the program's usual rule too.
 func versionQuery(inv *invocation) bool {
 	if len(inv.args) != 1 || inv.tail || !inv.args[0].static {
 		return false
@@ -378,7 +410,7 @@ func versionQuery(inv *invocation) bool {
 	switch inv.args[0].val {
 	case "--version", "-V", "-version":
 	case "-v":
-		if inv.name != "node" && inv.name != "nodejs" && inv.name != "npm" && inv.name != "yarn" && inv.name != "pnpm" && inv.name != "bun" && inv.name != "deno" {
+		if inv.name != "node" && inv.name != "nodejs" && inv.name != "npm" && inv.name != "bun" && inv.name != "deno" {
 			return false
 		}
 	default:
@@ -387,8 +419,17 @@ func versionQuery(inv *invocation) bool {
 	if isInterpreter(inv.name) && !isEditor(inv.name) {
 		return true
 	}
-	_, pkg := pkgTable[inv.name]
-	return pkg || contains(buildTools, inv.name) || contains(dlRunners, inv.name) || inv.name == "git" || inv.name == "docker" || inv.name == "kubectl"
+	return versionSafe[inv.name]
+}
+
+// versionSafe print their version without reading the project's files.
+var versionSafe = map[string]bool{
+	"git": true, "docker": true, "podman": true, "npm": true, "bun": true, "pip": true, "pip3": true,
+	"gem": true, "make": true, "gmake": true, "cmake": true, "ninja": true, "gcc": true, "g++": true, "cc": true,
+	"c++": true, "clang": true, "clang++": true, "javac": true, "tsc": true, "eslint": true, "prettier": true,
+	"ruff": true, "black": true, "isort": true, "flake8": true, "mypy": true, "zig": true, "ld": true,
+	"meson": true, "just": true, "hugo": true, "staticcheck": true, "golangci-lint": true, "brew": true,
+	"apt": true, "apt-get": true, "pipx": true, "uv": true, "helm": true, "kubectl": true, "deno": true,
 }
 
 func isEditor(n string) bool {

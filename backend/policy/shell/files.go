@@ -81,13 +81,7 @@ func hDd(w *walker, inv *invocation) {
 	}
 }
 
-func hDevice(w *walker, inv *invocation) {
-	w.destroy(inv.name + ": changes disks, partitions or mounts")
-}
 
-func hKill(w *walker, inv *invocation) {
-	w.destroy(inv.name + ": stops processes or the machine")
-}
 
 func hSystemctl(w *walker, inv *invocation) {
 	opts, ops := parseOpts(inv.args, optSpec{short: "tpHMnos", long: []string{"type", "property", "host", "machine", "lines", "output", "state"}})

@@ -200,6 +200,9 @@ type walker struct {
 	src string
 	// state is the shell's state that changes how later commands run.
 	state shellState
+	// callEnv are inert environment settings given to the command being
+	// classified (GOTOOLCHAIN=local go version).
+	callEnv map[string]string
 	// noFuncs is set while `command` or `builtin` runs a name: functions
 	// do not shadow it there.
 	noFuncs bool

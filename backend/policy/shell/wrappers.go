@@ -156,6 +156,7 @@ func hEnv(w *walker, inv *invocation) {
 		sc = sc.copy()
 		w.chdirArg(sc, arg{val: o.val, static: !o.dynamic})
 	}
+	var env map[string]string
 	i := 0
 	for ; i < len(ops); i++ {
 		a := ops[i]
@@ -163,14 +164,23 @@ func hEnv(w *walker, inv *invocation) {
 			w.unknown("env: arguments computed at run time")
 			return
 		}
-		name, _, isAssign := strings.Cut(a.val, "=")
+		name, val, isAssign := strings.Cut(a.val, "=")
 		if !isAssign {
 			break
+		}
+		if inertAssign(name, val) {
+			if env == nil {
+				env = map[string]string{}
+			}
+			env[name] = val
+			continue
 		}
 		w.assignName(name)
 	}
 	if i < len(ops) {
+		w.callEnv = env
 		w.nested(ops[i:], sc, inv.tail)
+		w.callEnv = nil
 	}
 }
 
