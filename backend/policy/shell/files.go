@@ -81,8 +81,6 @@ func hDd(w *walker, inv *invocation) {
 	}
 }
 
-
-
 func hSystemctl(w *walker, inv *invocation) {
 	opts, ops := parseOpts(inv.args, optSpec{short: "tpHMnos", long: []string{"type", "property", "host", "machine", "lines", "output", "state"}})
 	for _, o := range opts {
