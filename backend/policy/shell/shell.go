@@ -82,6 +82,11 @@ type Classification struct {
 	Segments int `json:"segments"`
 	// Signature is what an "always" answer remembers for this script.
 	Signature string `json:"signature"`
+	// Env is the environment (NAME=value) that keeps programs in the
+	// script from updating caches and indexes as they read (git status
+	// refreshing .git/index, man saving formatted pages): whoever runs the
+	// command sets it, so a read-only claim stays true.
+	Env []string `json:"env,omitempty"`
 }
 
 // Move is one mv: its sources, resolved, and where they go.
@@ -210,6 +215,10 @@ type walker struct {
 
 func (w *walker) unknown(why string) { w.res.Unknown = append(w.res.Unknown, why) }
 
+// quietEnv records environment that keeps a reading program from writing
+// its caches.
+func (w *walker) quietEnv(kv ...string) { w.res.Env = append(w.res.Env, kv...) }
+
 func (w *walker) destroy(why string) { w.res.Destructive = append(w.res.Destructive, why) }
 
 func (w *walker) network(hosts ...string) {
@@ -275,6 +284,7 @@ func (w *walker) finish() Classification {
 		}
 	}
 	r.Hosts = dedupe(r.Hosts)
+	r.Env = dedupe(r.Env)
 	r.Destructive = dedupeKeep(r.Destructive)
 	r.Unknown = dedupeKeep(r.Unknown)
 	switch {
