@@ -388,6 +388,7 @@ export namespace policy {
 	    hosts?: string[];
 	    command?: string;
 	    cwd?: string;
+	    links?: {[key: string]: string};
 	    action?: string;
 	    origin?: string;
 	    server?: string;
@@ -408,6 +409,7 @@ export namespace policy {
 	        this.hosts = source["hosts"];
 	        this.command = source["command"];
 	        this.cwd = source["cwd"];
+	        this.links = source["links"];
 	        this.action = source["action"];
 	        this.origin = source["origin"];
 	        this.server = source["server"];
