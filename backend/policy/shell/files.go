@@ -65,11 +65,14 @@ func hRm(w *walker, inv *invocation) {
 		why = "rm -r: removes a whole tree"
 	}
 	w.destroy(why)
-	if inv.name == "truncate" {
+	switch inv.name {
+	case "truncate", "shred", "wipe":
+		// They act on what a link points to.
 		w.writeOps(inv, ops, why)
-		return
+	default:
+		// rm and unlink remove the name: a link goes, not its target.
+		w.removeOps(inv, ops, why)
 	}
-	w.writeOps(inv, ops, why)
 }
 
 func hDd(w *walker, inv *invocation) {

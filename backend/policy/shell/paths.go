@@ -70,6 +70,11 @@ func walkPath(p string, follow bool, links linkFn, restart func(string)) (string
 		if hops > maxLinkHops || target == "" {
 			return "", false
 		}
+		if strings.HasPrefix(target, "~") {
+			// A link the script made to the home directory: the rest is
+			// under it, and home is the engine's to resolve.
+			return filepath.Clean(target + "/" + strings.Join(rest, "/")), true
+		}
 		if strings.HasPrefix(target, "/") {
 			out = out[:0]
 		}

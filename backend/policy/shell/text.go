@@ -155,10 +155,15 @@ func sedScript(s string) (files []string, ok bool) {
 			if ok {
 				flagStart = i - len(flags)
 			}
-			if !ok || strings.ContainsAny(flags, "eW") {
+			k := strings.IndexByte(flags, 'w')
+			before := flags
+			if k >= 0 {
+				before = flags[:k]
+			}
+			if !ok || strings.ContainsAny(before, "eW") {
 				return files, false
 			}
-			if k := strings.IndexByte(flags, 'w'); k >= 0 {
+			if k >= 0 {
 				i = flagStart + k + 1
 				if !toFile() {
 					return files, false

@@ -182,7 +182,12 @@ func (w *walker) parallelCommand(ops []arg, sc *scope) {
 			parts[k] = a.val
 		}
 		w.unknown("parallel pastes its arguments into the command line it runs")
-		w.script(strings.Join(parts, " "), sc, syntax.LangBash)
+		line := strings.Join(parts, " ")
+		if !strings.Contains(line, "{") {
+			// Without a replacement string each argument is appended.
+			line += " {}"
+		}
+		w.script(line, sc, syntax.LangBash)
 		return
 	}
 	for _, a := range ops[min(i+1, len(ops)):] {

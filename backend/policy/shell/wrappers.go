@@ -26,7 +26,9 @@ func hCd(w *walker, inv *invocation) {
 			physical = false
 		}
 	}
-	if len(ops) == 0 || !ops[0].static || ops[0].glob || ops[0].val == "-" || strings.HasPrefix(ops[0].val, "~") {
+	cdable := w.state.cdableVars && len(ops) > 0 && !strings.HasPrefix(ops[0].val, "/") && !strings.HasPrefix(ops[0].val, ".")
+	if len(ops) == 0 || !ops[0].static || ops[0].glob || ops[0].val == "-" || strings.HasPrefix(ops[0].val, "~") || cdable {
+		// cdable_vars: a name that is no folder is a variable holding one.
 		inv.sc.known = false // home, OLDPWD or computed: later relative paths are unknown
 		return
 	}
