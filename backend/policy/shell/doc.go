@@ -70,8 +70,8 @@ must be the command's real effect):
   - Signatures cover exactly what was shown: a head only when every further
     word is known harmless from the program's table; the exact command for
     programs without a table, words after --, git's -C/--git-dir/--work-tree,
-    push --no-verify, pull -s/-X, ssh -A/-X/-Y/-o; a fetch or pull refspec's
-    + is +force.
+    push --no-verify, pull -s/-X, ssh -A/-X/-Y/-o; a leading + on a fetch
+    or pull refspec is +force.
 
 Choices this package makes where permission-model.md is silent.
 
