@@ -118,8 +118,9 @@ func (w *walker) findExec(cmd, roots []arg, sc *scope) {
 			if strings.Contains(a.val, "{}") {
 				inst[k] = arg{val: strings.ReplaceAll(a.val, "{}", r.val), static: a.static && r.static, glob: a.glob || r.glob}
 				if a.val != "{}" && k > 0 {
-					// Text around {} (sh -c 'rm {}'): a file name pasted into code.
-					inst[k].static = false
+					// Text around {} (sh -c 'rm {}'): a file name pasted
+					// into code can be code.
+					w.unknown("find -exec pastes file names into a command line")
 				}
 			}
 		}

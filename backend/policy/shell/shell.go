@@ -208,6 +208,8 @@ type walker struct {
 	// callEnv are inert environment settings given to the command being
 	// classified (GOTOOLCHAIN=local go version).
 	callEnv map[string]string
+	// noProbe is set in a walker that classifies a hypothetical command.
+	noProbe bool
 	// noFuncs is set while `command` or `builtin` runs a name: functions
 	// do not shadow it there.
 	noFuncs bool

@@ -219,6 +219,9 @@ func isParallelSep(a arg) bool {
 // (`hyperfine 'rm -rf x'`). What such a command destroys is destructive
 // here too; the program stays Unknown either way.
 func (w *walker) probe(args []arg, sc *scope) {
+	if w.noProbe {
+		return // a probed command's own unknown programs are not probed again
+	}
 	probes := 0
 	for i, a := range args {
 		if probes >= 4 || w.depth >= maxDepth {
@@ -249,7 +252,7 @@ func (w *walker) probe(args []arg, sc *scope) {
 // probeScript classifies a command line a program may run, keeping what it
 // destroys.
 func (w *walker) probeScript(src string, sc *scope) {
-	if w.depth >= maxDepth {
+	if w.depth >= maxDepth || w.noProbe {
 		return
 	}
 	sub := w.sub()
@@ -264,15 +267,15 @@ func (w *walker) probeScript(src string, sc *scope) {
 // sub is a walker for a hypothetical command: it sees the same disk and
 // shell state, and its verdict is adopted selectively.
 func (w *walker) sub() *walker {
-	return &walker{depth: w.depth + 1, diskLinks: w.diskLinks, made: w.made, fds: w.fds, state: w.state}
+	return &walker{depth: w.depth + 1, diskLinks: w.diskLinks, made: w.made, fds: w.fds, state: w.state, noProbe: true}
 }
 
-// adopt keeps what a probed command destroys and writes.
+// adopt keeps what a probed command destroys: that is asked for whatever
+// runs it. Its writes stay hypotheses (the program is Unknown and confined
+// by the cage), so they do not become denials.
 func (w *walker) adopt(sub *walker, why string) {
 	r := sub.finish()
 	for _, d := range r.Destructive {
 		w.destroy(why + ": " + d)
 	}
-	w.res.Writes = append(w.res.Writes, r.Writes...)
-	w.res.Links = append(w.res.Links, r.Links...)
 }

@@ -154,6 +154,12 @@ func hEnv(w *walker, inv *invocation) {
 		return
 	}
 	sc := inv.sc
+	for _, o := range tagged(opts, "exec") {
+		// env -S splits its value into the command and its arguments.
+		if o.hasVal && !o.dynamic {
+			w.script(o.val, sc, syntax.LangBash)
+		}
+	}
 	for _, o := range tagged(opts, "chdir") {
 		sc = sc.copy()
 		w.chdirArg(sc, arg{val: o.val, static: !o.dynamic})
