@@ -174,7 +174,7 @@ func (w *walker) resolvePath(sc *scope, p string, follow bool) (string, bool) {
 			return t, true, false
 		}
 		if t, ok := w.diskLinks[cur]; ok {
-			return t, true, false
+			return literalTarget(t), true, false
 		}
 		return "", false, false
 	}, func(again string) {
@@ -252,7 +252,7 @@ func ResolveLinks(command, cwd string, readlink func(string) (string, error)) ma
 					return "", false, true
 				}
 				if t, ok := links[cur]; ok {
-					return t, true, false
+					return literalTarget(t), true, false
 				}
 				if notLink[cur] || reads >= maxReads {
 					return "", false, false
@@ -264,7 +264,7 @@ func ResolveLinks(command, cwd string, readlink func(string) (string, error)) ma
 					return "", false, false
 				}
 				links[cur] = t
-				return t, true, false
+				return literalTarget(t), true, false
 			}, nil)
 		}
 		if !fresh {
@@ -275,4 +275,13 @@ func ResolveLinks(command, cwd string, readlink func(string) (string, error)) ma
 		return nil
 	}
 	return links
+}
+
+// literalTarget is a link target read from disk: the kernel gives "~" no
+// meaning, so a target starting with it is a relative name.
+func literalTarget(t string) string {
+	if strings.HasPrefix(t, "~") {
+		return "./" + t
+	}
+	return t
 }

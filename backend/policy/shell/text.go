@@ -160,7 +160,9 @@ func sedScript(s string) (files []string, ok bool) {
 			if k >= 0 {
 				before = flags[:k]
 			}
-			if !ok || strings.ContainsAny(before, "eW") {
+			if !ok || strings.ContainsAny(before, "eW") || strings.Trim(before, "gpiImM0123456789 \t") != "" {
+				// e runs the pattern space; anything that is no flag makes
+				// sed refuse the script (or read it some other way).
 				return files, false
 			}
 			if k >= 0 {
