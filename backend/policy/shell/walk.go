@@ -238,8 +238,16 @@ func (w *walker) command(c syntax.Command, sc *scope) {
 		if w.state.funcs == nil {
 			w.state.funcs = map[string]*syntax.Stmt{}
 		}
-		w.state.funcs[x.Name.Value] = x.Body
-		w.stmt(x.Body, sc.copy())
+		// zsh declares several names at once, or none: an anonymous
+		// function runs where it stands, and its body is walked here.
+		for _, n := range append([]*syntax.Lit{x.Name}, x.Names...) {
+			if n != nil {
+				w.state.funcs[n.Value] = x.Body
+			}
+		}
+		if x.Body != nil {
+			w.stmt(x.Body, sc.copy())
+		}
 	case *syntax.TimeClause:
 		w.flagged = true
 		if x.Stmt != nil {
