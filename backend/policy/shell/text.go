@@ -77,6 +77,9 @@ func sedScript(s string) (files []string, ok bool) {
 				}
 				i++
 				for i < len(s) && s[i] != d {
+					if s[i] == '\n' {
+						return false // sed: unterminated address regex
+					}
 					if s[i] == '\\' {
 						i++
 					}
@@ -108,6 +111,9 @@ func sedScript(s string) (files []string, ok bool) {
 		i++
 		for k := 0; k < n; k++ {
 			for i < len(s) && s[i] != d {
+				if s[i] == '\n' {
+					return "", false // sed: unterminated `s' command
+				}
 				if s[i] == '\\' {
 					i++
 				}
