@@ -141,6 +141,7 @@ type Model struct {
 	cache struct {
 		key   transcriptKey
 		lines []string
+		asked map[string][2]int // an asked call's lines in lines: [start, end)
 	}
 	quitting bool
 }

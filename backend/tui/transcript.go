@@ -73,20 +73,35 @@ type transcriptKey struct {
 	width, n int
 	expanded bool
 	delta    string
-	hide     string // the call the modal shows, left out above it
 }
 
 // transcriptLines draws the session's events at width w. The call the
 // permission modal asks about is left out: the modal shows it, and the
 // rows above the modal are for what the model said before it.
 func (m *Model) transcriptLines(w int) []string {
-	key := transcriptKey{session: m.sess.ID, width: w, n: len(m.events), expanded: m.expanded, delta: m.delta}
-	if len(m.queue) > 0 && m.panel == panelNone {
-		key.hide = m.queue[0].CallID
+	all := m.drawTranscript(w)
+	if len(m.queue) == 0 || m.panel != panelNone {
+		return all
 	}
+	span, ok := m.cache.asked[m.queue[0].CallID]
+	if !ok {
+		return all
+	}
+	out := append(all[:span[0]:span[0]], all[span[1]:]...)
+	for len(out) > 0 && out[len(out)-1] == "" {
+		out = out[:len(out)-1]
+	}
+	return out
+}
+
+// drawTranscript draws every event at width w, once per change (the
+// cache), noting where each asked call's lines are.
+func (m *Model) drawTranscript(w int) []string {
+	key := transcriptKey{session: m.sess.ID, width: w, n: len(m.events), expanded: m.expanded, delta: m.delta}
 	if c := &m.cache; c.key == key && c.lines != nil {
 		return c.lines
 	}
+	asked := map[string][2]int{}
 	th := m.th
 	var out []string
 	if m.more {
@@ -252,11 +267,12 @@ func (m *Model) transcriptLines(w int) []string {
 		case []string:
 			out = append(out, o...)
 		case *call:
-			if o.id == key.hide && o.status == "asked" {
-				continue
-			}
+			start := len(out)
 			out = append(out, m.callLines(o, w)...)
 			out = append(out, "")
+			if o.status == "asked" {
+				asked[o.id] = [2]int{start, len(out)}
+			}
 		}
 	}
 	if m.delta != "" {
@@ -266,7 +282,10 @@ func (m *Model) transcriptLines(w int) []string {
 	for len(out) > 0 && out[len(out)-1] == "" {
 		out = out[:len(out)-1]
 	}
-	m.cache.key, m.cache.lines = key, out
+	for id, sp := range asked { // the last call's blank line was trimmed
+		asked[id] = [2]int{sp[0], min(sp[1], len(out))}
+	}
+	m.cache.key, m.cache.lines, m.cache.asked = key, out, asked
 	return out
 }
 
