@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -140,5 +141,37 @@ func TestEscFromTheTraceReturns(t *testing.T) {
 	r.key("esc")
 	if r.m.panel != panelNone || r.m.focus != focusKeys {
 		t.Fatalf("Esc from the trace panel: panel %v focus %v", r.m.panel, r.m.focus)
+	}
+}
+
+// The trace panel (Ctrl+T) at 80×24 and 120×40: every ask, allow and deny
+// of the session with its reason words and the layer that decided it
+// (times masked in the golden).
+func TestGoldenTracePanel(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		ws := filepath.Join(os.TempDir(), "warden-tui-golden-trace")
+		os.RemoveAll(ws)
+		t.Cleanup(func() { os.RemoveAll(ws) })
+		r := newRigIn(t, ws, "ls", "rm -rf build", "rm -rf build")
+		r.m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		r.typeText("tidy up")
+		r.key("enter")
+		r.pumpAsk()
+		r.arm()
+		r.key("y")
+		r.pump("the second ask", func(m *Model) bool { return len(m.Queue()) == 1 && m.Queue()[0].CallID == "cc" })
+		r.arm()
+		r.key("n")
+		r.key("enter")
+		r.pump("the turn's end", func(m *Model) bool { return !m.busy })
+		r.key("ctrl+t")
+		s := r.screen()
+		for _, want := range []string{"Allowed", "Asked", "Denied", "decided by: You (tui)", "Destructive: can remove"} {
+			if !strings.Contains(s, want) {
+				t.Errorf("%dx%d: the trace panel lacks %q:\n%s", size[0], size[1], want, s)
+			}
+		}
+		masked := regexp.MustCompile(`\d\d:\d\d:\d\d`).ReplaceAllString(s, "hh:mm:ss")
+		checkGolden(t, filepath.Join("testdata", "golden", "tracepanel-"+itoa(size[0])+"x"+itoa(size[1])+".txt"), masked, size[0], size[1])
 	}
 }
