@@ -38,10 +38,10 @@ func (m *Model) traceLines(w int) []string {
 			continue
 		}
 		var d struct {
-			Tool      string   `json:"tool"`
-			Signature string   `json:"signature"`
-			Source    string   `json:"source"`
-			By        string   `json:"by"`
+			Tool        string          `json:"tool"`
+			Signature   string          `json:"signature"`
+			Source      string          `json:"source"`
+			By          string          `json:"by"`
 			Reason      policy.Reason   `json:"reason"`
 			Reasons     []policy.Reason `json:"reasons"`
 			Layer       policy.Layer    `json:"layer"`

@@ -123,7 +123,6 @@ func DeniedByText(by string) string {
 	return "denied (" + by + ")"
 }
 
-
 var pushFlags = map[string]string{
 	"force":  "force (overwrites the remote history)",
 	"delete": "delete (removes the remote branch)",
