@@ -194,7 +194,7 @@ func TestMarkdownCaseFile(t *testing.T) {
 			if strings.Join(got, "\n") != strings.Join(c.Want, "\n") {
 				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(c.Want, "\n"))
 			}
-			spans := inline(c.Src, th, th.plain)
+			spans := inline(strings.ReplaceAll(c.Src, "\n", " "), th, th.plain) // a paragraph's lines join
 			has := func(text string, ok func(lipgloss.Style) bool) bool {
 				for _, sp := range spans {
 					if sp.text == text && ok(sp.style) {
