@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -82,7 +83,7 @@ func monitorStartEffects(p MonitorStartParams, env Env) ([]policy.Effect, error)
 		return nil, err
 	}
 	if spec.Command != "" {
-		return []policy.Effect{{Kind: policy.EffectExec, Command: spec.Command, Cwd: spec.Cwd}}, nil
+		return []policy.Effect{{Kind: policy.EffectExec, Command: spec.Command, Cwd: spec.Cwd, Links: policy.ShellLinks(spec.Command, spec.Cwd, os.Readlink)}}, nil
 	}
 	return []policy.Effect{{Kind: policy.EffectRead, Paths: []string{spec.WatchPath}}}, nil
 }

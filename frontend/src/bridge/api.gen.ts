@@ -120,6 +120,7 @@ export interface Effect {
   hosts?: string[]
   command?: string
   cwd?: string
+  links?: Record<string, string>
   action?: string
   origin?: string
   server?: string

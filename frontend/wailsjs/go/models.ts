@@ -499,6 +499,7 @@ export namespace policy {
 	    hosts?: string[];
 	    command?: string;
 	    cwd?: string;
+	    links?: {[key: string]: string};
 	    action?: string;
 	    origin?: string;
 	    server?: string;
@@ -519,6 +520,7 @@ export namespace policy {
 	        this.hosts = source["hosts"];
 	        this.command = source["command"];
 	        this.cwd = source["cwd"];
+	        this.links = source["links"];
 	        this.action = source["action"];
 	        this.origin = source["origin"];
 	        this.server = source["server"];
