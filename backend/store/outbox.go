@@ -346,3 +346,25 @@ func versionRanges(vs []int64) string {
 	}
 	return b.String()
 }
+
+// QueuedVersions lists, per session, the versions still in the outbox.
+func (s *Store) QueuedVersions(ctx context.Context) (map[string]map[int64]bool, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT session_id, version FROM telemetry_outbox`)
+	if err != nil {
+		return nil, fmt.Errorf("store: queued versions: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]map[int64]bool{}
+	for rows.Next() {
+		var sid string
+		var v int64
+		if err := rows.Scan(&sid, &v); err != nil {
+			return nil, fmt.Errorf("store: queued versions: %w", err)
+		}
+		if out[sid] == nil {
+			out[sid] = map[int64]bool{}
+		}
+		out[sid][v] = true
+	}
+	return out, rows.Err()
+}

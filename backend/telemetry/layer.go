@@ -64,3 +64,20 @@ func networkLayer(e store.NetworkConnection) (policy.Layer, string) {
 	}
 	return policy.LayerPolicy, src
 }
+
+// LayerOf is the deciding layer of a decision event (granted, denied, a
+// proxied connection) and its detail; ok is false for other events. The
+// audit tail and the export both read it here.
+func LayerOf(e store.Event) (layer policy.Layer, detail string, ok bool) {
+	switch x := e.(type) {
+	case store.PermissionGranted:
+		layer, detail = grantedLayer(x)
+	case store.PermissionDenied:
+		layer, detail = deniedLayer(x)
+	case store.NetworkConnection:
+		layer, detail = networkLayer(x)
+	default:
+		return "", "", false
+	}
+	return layer, detail, true
+}

@@ -364,6 +364,9 @@ func Resolve(d policy.Decision, ans Approval) (policy.Decision, ask.Transition, 
 	}
 	final := d
 	final.Reasons = nil
+	// A human's yes or no: the human layer decided (the gate helper refines
+	// the detail with the front end the answer came from).
+	final.Layer, final.LayerDetail = policy.LayerHuman, ""
 	if ans.Approved {
 		final.Verdict, final.Source = policy.VerdictAllow, "human:once"
 		on := ask.AnswerOnce
@@ -408,7 +411,7 @@ func (g *Gate) await(ctx context.Context, req ApprovalRequest) (Approval, string
 
 // granted is the record of an allow.
 func granted(d policy.Decision) store.PermissionGranted {
-	return store.PermissionGranted{Signature: d.Signature, Source: d.Source, Trace: d.Trace}
+	return store.PermissionGranted{Signature: d.Signature, Source: d.Source, Trace: d.Trace, Layer: d.Layer, LayerDetail: d.LayerDetail}
 }
 
 func (g *Gate) deny(ctx context.Context, id ask.ID, on ask.Transition, d policy.Decision) error {
@@ -419,7 +422,7 @@ func (g *Gate) deny(ctx context.Context, id ask.ID, on ask.Transition, d policy.
 // denied is the record of a deny.
 func denied(d policy.Decision) store.PermissionDenied {
 	return store.PermissionDenied{Signature: d.Signature, Reason: d.Reason, Detail: d.Detail,
-		Remedy: d.Remedy, By: deniedBy(d.Reason), Trace: d.Trace}
+		Remedy: d.Remedy, By: deniedBy(d.Reason), Trace: d.Trace, Layer: d.Layer, LayerDetail: d.LayerDetail}
 }
 
 // deniedBy says who refused, from the reason: sandbox, freeze, user, or
