@@ -39,12 +39,12 @@ func (f Finding) String() string {
 // SessionCheck is one session's outcome.
 type SessionCheck struct {
 	SessionID string    `json:"session_id"`
-	Local     int       `json:"local"`     // exported kinds in the local log, from the check's start
-	Received  int       `json:"received"`  // distinct records in the collector's copy
-	Matched   int       `json:"matched"`   // same seq, same hash
-	Repeats   int       `json:"repeats"`   // extra identical copies (at-least-once delivery)
-	Queued    int       `json:"queued"`    // still in the outbox: not sent yet, not a problem
-	Dropped   int       `json:"dropped"`   // dropped by the outbox bound, with a notice in the log
+	Local     int       `json:"local"`    // exported kinds in the local log, from the check's start
+	Received  int       `json:"received"` // distinct records in the collector's copy
+	Matched   int       `json:"matched"`  // same seq, same hash
+	Repeats   int       `json:"repeats"`  // extra identical copies (at-least-once delivery)
+	Queued    int       `json:"queued"`   // still in the outbox: not sent yet, not a problem
+	Dropped   int       `json:"dropped"`  // dropped by the outbox bound, with a notice in the log
 	Findings  []Finding `json:"findings,omitempty"`
 }
 

@@ -4,6 +4,7 @@ import {runtime} from '../models';
 import {api} from '../models';
 import {settings} from '../models';
 import {mcp} from '../models';
+import {telemetry} from '../models';
 
 export function Answer(arg1:runtime.AnswerArgs):Promise<void>;
 
@@ -72,6 +73,8 @@ export function SetApprovalPolicy(arg1:api.SetApprovalArgs):Promise<runtime.Sess
 export function SetPlanning(arg1:api.SetPlanningArgs):Promise<runtime.Session>;
 
 export function SetSandboxPolicy(arg1:api.SetSandboxArgs):Promise<runtime.Session>;
+
+export function TelemetryStatus():Promise<telemetry.Status>;
 
 export function TestConnection(arg1:settings.ProbeArgs):Promise<settings.ConnectionResult>;
 
