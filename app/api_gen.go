@@ -179,6 +179,6 @@ func (a *App) McpLog(args settings.McpLogArgs) (settings.McpLog, error) {
 }
 
 // TelemetryStatus reads the OpenTelemetry export's state: endpoint, last success, queued records, last error.
-func (a *App) TelemetryStatus() (telemetry.Status, error) {
+func (a *App) TelemetryStatus() (telemetry.ExportStatus, error) {
 	return api.TelemetryStatus.Call(a.ctx(), a.services(), api.None{})
 }

@@ -141,7 +141,7 @@ var (
 	McpLog = define("McpLog", "returns the tail of an MCP server's stderr log.", Both,
 		onSettings((*settings.Service).McpLog))
 	TelemetryStatus = define("TelemetryStatus", "reads the OpenTelemetry export's state: endpoint, last success, queued records, last error.", Both,
-		onSettings(func(svc *settings.Service, ctx context.Context, _ None) (telemetry.Status, error) {
+		onSettings(func(svc *settings.Service, ctx context.Context, _ None) (telemetry.ExportStatus, error) {
 			return svc.TelemetryStatus(ctx)
 		}))
 

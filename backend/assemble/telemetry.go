@@ -36,7 +36,7 @@ func (g *Graph) startTelemetry(ctx context.Context, version string) error {
 }
 
 // TelemetryStatus is the export's state for Settings.
-func (g *Graph) TelemetryStatus(ctx context.Context) (telemetry.Status, error) {
+func (g *Graph) TelemetryStatus(ctx context.Context) (telemetry.ExportStatus, error) {
 	return telemetry.StatusOf(ctx, g.Config.Telemetry, g.Store)
 }
 

@@ -58,7 +58,7 @@ type Options struct {
 	// Cage is the OS cage, for the Sandbox card; nil shows nothing.
 	Cage *sandbox.Cage
 	// Telemetry reads the export's state (telemetry.go); nil: off.
-	Telemetry func(context.Context) (telemetry.Status, error)
+	Telemetry func(context.Context) (telemetry.ExportStatus, error)
 }
 
 // Service is the Settings API.

@@ -281,7 +281,13 @@ func TestE2EChild(t *testing.T) {
 	if _, err := svc.SetPlanning(ctx, sess.ID, false); err != nil {
 		t.Fatal(err)
 	}
-	// Close sends what is queued (the collector is up now).
+	// A long-running Warden keeps sending: wait until the sender (in its
+	// backoff from the outage) has caught up.
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if st, err := g.TelemetryStatus(ctx); err == nil && st.Queued == 0 {
+			break
+		}
+	}
 	if err := g.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -221,9 +222,9 @@ func (s *Sender) Flush(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// Close stops the loop and, unless the collector was failing, sends what
-// is queued until ctx ends; what is left waits in the outbox for the next
-// start. Metrics are flushed the same way.
+// Close stops the loop and sends what is queued until ctx ends or a send
+// fails; what is left waits in the outbox for the next start. Metrics are
+// flushed the same way (and given up on when the collector is failing).
 func (s *Sender) Close(ctx context.Context) error {
 	s.mu.Lock()
 	stop, done, failing := s.stop, s.done, s.failing
@@ -233,8 +234,11 @@ func (s *Sender) Close(ctx context.Context) error {
 		<-done
 	}
 	var errs []error
-	if !failing {
-		if err := s.Flush(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+	// One more try even after failures (the collector may be back); the
+	// first failure ends it, and what is left waits for the next start.
+	if err := s.Flush(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+		failing = true
+		if !strings.HasPrefix(err.Error(), "telemetry: ") {
 			errs = append(errs, err)
 		}
 	}
@@ -253,8 +257,8 @@ func (s *Sender) Close(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// Status is the export's state for Settings.
-type Status struct {
+// ExportStatus is the export's state for Settings.
+type ExportStatus struct {
 	Enabled      bool     `json:"enabled"`
 	Endpoint     string   `json:"endpoint"`
 	Protocol     string   `json:"protocol"`
@@ -277,8 +281,8 @@ type Status struct {
 // outcome are kept there, so any process sees what the sender did.
 func StatusOf(ctx context.Context, t config.Telemetry, o interface {
 	OutboxStats(context.Context) (store.OutboxStats, error)
-}) (Status, error) {
-	st := Status{Enabled: t.Enabled, Endpoint: t.Endpoint, Protocol: t.Protocol, LogArguments: t.LogArguments,
+}) (ExportStatus, error) {
+	st := ExportStatus{Enabled: t.Enabled, Endpoint: t.Endpoint, Protocol: t.Protocol, LogArguments: t.LogArguments,
 		Required: t.Required, Pinned: append([]string{}, t.Pinned...), State: "off"}
 	if o == nil {
 		return st, nil
