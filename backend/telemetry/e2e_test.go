@@ -58,25 +58,28 @@ func phases(port int) []phase {
 	list := scripted{"fs.list", map[string]any{"path": "."}, policy.LayerPolicy}
 	outside := scripted{"fs.write", map[string]any{"path": "/etc/warden-e2e-outside", "content": "x"}, policy.LayerSandbox}
 	protected := scripted{"fs.write", map[string]any{"path": ".env", "content": "A=1\n"}, policy.LayerHuman}
-	rm := func(i int, layer policy.Layer) scripted {
-		return scripted{"shell.exec", map[string]any{"command": fmt.Sprintf("rm -r d%d", i)}, layer}
+	// "rm -rf d0" asks (destructive) with the exact signature
+	// shell=rm -rf d0; the human answers "always", and every later
+	// "rm -rf d0" is allowed by that session grant.
+	rm := func(layer policy.Layer) scripted {
+		return scripted{"shell.exec", map[string]any{"command": "rm -rf d0"}, layer}
 	}
 	curl := scripted{"shell.exec", map[string]any{"command": fmt.Sprintf("curl -sS -o /dev/null http://127.0.0.1:%d/", port)}, policy.LayerPolicy}
 	frozen := scripted{"fs.write", map[string]any{"path": "plan.txt", "content": "x"}, policy.LayerPlanning}
 
 	a := rep(20, read)
 	a = append(a, rep(5, outside)...)
-	a = append(a, rm(0, policy.LayerHuman)) // answered "always": a session grant
-	for i := 1; i <= 4; i++ {
-		a = append(a, rm(i, policy.LayerGrant))
+	a = append(a, rm(policy.LayerHuman)) // answered "always": a session grant
+	for range 4 {
+		a = append(a, rm(policy.LayerGrant))
 	}
 	a = append(a, rep(5, protected)...)
 	a = append(a, rep(10, curl)...)
 	a = append(a, rep(5, list)...)
 	b := rep(20, read)
 	b = append(b, rep(5, outside)...)
-	for i := 5; i <= 9; i++ {
-		b = append(b, rm(i, policy.LayerGrant))
+	for range 5 {
+		b = append(b, rm(policy.LayerGrant))
 	}
 	b = append(b, rep(5, protected)...)
 	b = append(b, rep(5, curl)...)
@@ -247,7 +250,7 @@ func TestE2EChild(t *testing.T) {
 			}
 			for _, a := range asks {
 				ans := runtime.AnswerArgs{RequestID: a.RequestID, Answer: "once"}
-				if strings.HasPrefix(a.Signature, "shell:rm") {
+				if strings.HasPrefix(a.Signature, "shell=rm ") {
 					ans.Answer, ans.Scope = "always", policy.ScopeSession
 				}
 				if err := svc.Answer(ctx, ans); err != nil {

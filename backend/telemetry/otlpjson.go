@@ -72,9 +72,9 @@ func ReadCopies(r io.Reader) (copies []Copy, others int, err error) {
 			}
 		}
 		// The decoder read ahead; hand what it buffered back to the reader.
+		// (The newline after the document is counted by the skip above.)
 		rest := dec.Buffered()
 		br = bufio.NewReaderSize(io.MultiReader(rest, br), 1<<16)
-		line++
 	}
 }
 
