@@ -1227,7 +1227,7 @@ export namespace settings {
 
 export namespace telemetry {
 	
-	export class Status {
+	export class ExportStatus {
 	    enabled: boolean;
 	    endpoint: string;
 	    protocol: string;
@@ -1244,7 +1244,7 @@ export namespace telemetry {
 	    last_error_ms: number;
 	
 	    static createFrom(source: any = {}) {
-	        return new Status(source);
+	        return new ExportStatus(source);
 	    }
 	
 	    constructor(source: any = {}) {

@@ -74,7 +74,7 @@ export function SetPlanning(arg1:api.SetPlanningArgs):Promise<runtime.Session>;
 
 export function SetSandboxPolicy(arg1:api.SetSandboxArgs):Promise<runtime.Session>;
 
-export function TelemetryStatus():Promise<telemetry.Status>;
+export function TelemetryStatus():Promise<telemetry.ExportStatus>;
 
 export function TestConnection(arg1:settings.ProbeArgs):Promise<settings.ConnectionResult>;
 
