@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/warden-dev/warden/backend/assemble"
+	"github.com/warden-dev/warden/backend/gate"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/telemetry/otelcoltest"
@@ -44,7 +45,7 @@ func BenchmarkExportOverhead(b *testing.B) {
 	type rig struct {
 		name string
 		g    *assemble.Graph
-		gate *tools.Gate
+		ps   policy.Session
 		sess store.Session
 		ds   []time.Duration
 	}
@@ -72,18 +73,15 @@ func BenchmarkExportOverhead(b *testing.B) {
 			b.Fatal(err)
 		}
 		ps := policy.Session{Workspace: ws, Approval: policy.OnRequest, Sandbox: sb, Caged: true}
-		gate, err := tools.NewGate(tools.GateConfig{Decider: g.Engine, Journal: g.Store,
-			Session: func(context.Context, tools.Env) (policy.Session, error) { return ps, nil }})
-		if err != nil {
-			b.Fatal(err)
-		}
-		rigs = append(rigs, &rig{name: c.name, g: g, gate: gate, sess: sess})
+		rigs = append(rigs, &rig{name: c.name, g: g, ps: ps, sess: sess})
 	}
 	shell := func(r *rig) {
 		t, _ := r.g.Tool("shell.exec")
 		start := time.Now()
-		out, err := r.gate.Call(ctx, t, json.RawMessage(`{"command":"true"}`), tools.Env{SessionID: r.sess.ID, Workspace: ws,
-			Sandbox: policy.SandboxPolicy{Kind: policy.WorkspaceWrite}})
+		ps := r.ps
+		out, err := r.g.Gate.Call(ctx, gate.Request{Tool: t, Args: json.RawMessage(`{"command":"true"}`),
+			Env:     tools.Env{SessionID: r.sess.ID, Workspace: ws, Sandbox: ps.Sandbox},
+			Session: func(context.Context, tools.Env) (policy.Session, error) { return ps, nil }})
 		if err != nil || !out.Invoked || out.Result.IsError {
 			b.Fatalf("%s: %v %+v", r.name, err, out.Result)
 		}
