@@ -56,9 +56,11 @@ func BenchmarkExportOverhead(b *testing.B) {
 		{"live", fmt.Sprintf("[telemetry]\nendpoint = %q\nmetrics = false\n", col.Endpoint)},
 		{"dead", fmt.Sprintf("[telemetry]\nendpoint = \"http://127.0.0.1:%d\"\nmetrics = false\n", dead)},
 	} {
-		cfg := filepath.Join(dir, c.name+".toml")
+		cfg := filepath.Join(dir, "config", c.name+".toml")
+		os.MkdirAll(filepath.Join(dir, "data-"+c.name), 0o755)
+		os.MkdirAll(filepath.Join(dir, "config"), 0o755)
 		os.WriteFile(cfg, []byte(c.telemetry), 0o600)
-		g, err := assemble.Open(ctx, assemble.Options{DBPath: filepath.Join(dir, c.name+".db"), ConfigPath: cfg,
+		g, err := assemble.Open(ctx, assemble.Options{DBPath: filepath.Join(dir, "data-"+c.name, "warden.db"), ConfigPath: cfg,
 			Workspace: ws, NoModel: true, LeaveSessions: true, Headless: true})
 		if err != nil {
 			b.Fatal(err)
