@@ -220,6 +220,7 @@ func (g *Gate) Call(ctx context.Context, t Tool, args json.RawMessage, env Env) 
 	}
 	out.Invoked = true
 	env.Egress = g.egress(env, out.CallID, t.Name(), effects)
+	env.Cage = d.Cage
 	env.Ask = func(ctx context.Context, q Question) (policy.Decision, error) { return g.toolAsk(ctx, t, env, q) }
 	out.Result, err = g.invoke(ctx, t, args, env, id)
 	return out, err
@@ -365,6 +366,7 @@ func Resolve(d policy.Decision, ans Approval) (policy.Decision, ask.Transition, 
 	final := d
 	final.Reasons = nil
 	if ans.Approved {
+		final = policy.ApprovedByHuman(final)
 		final.Verdict, final.Source = policy.VerdictAllow, "human:once"
 		on := ask.AnswerOnce
 		if ans.Always && d.AlwaysRefused == "" {

@@ -19,6 +19,7 @@ type MonitorStartParams struct {
 	Name      string `json:"name,omitempty" desc:"A label for the monitor."`
 	Cwd       string `json:"cwd,omitempty" desc:"Working directory of the command, relative to the workspace."`
 	Expose    []int  `json:"expose,omitempty" desc:"Ports the command listens on (e.g. [5173] for a dev server) to reach from the host: each gets a host loopback URL the browser tool can open."`
+	Escalate  bool   `json:"escalate,omitempty" desc:"Ask a human to run the command with the sandbox's full reach: only after it failed because its cage, shaped by what the command was judged to do, refused a write."`
 }
 
 // MonitorStart is the monitor.start tool.
@@ -44,7 +45,10 @@ func parseMonitorStart(args json.RawMessage, env Env) (MonitorSpec, error) {
 	if cmd == watch {
 		return MonitorSpec{}, errors.New("give exactly one of command or watch_path")
 	}
-	spec := MonitorSpec{Name: p.Name, Command: p.Command, Expose: p.Expose}
+	spec := MonitorSpec{Name: p.Name, Command: p.Command, Expose: p.Expose, Escalate: p.Escalate}
+	if p.Escalate && !cmd {
+		return spec, errors.New("escalate applies to a command, not to watch_path")
+	}
 	if len(p.Expose) > 0 && !cmd {
 		return spec, errors.New("expose applies to a command, not to watch_path")
 	}
@@ -79,7 +83,7 @@ func (*MonitorStart) Effects(args json.RawMessage, env Env) ([]policy.Effect, er
 		return nil, err
 	}
 	if spec.Command != "" {
-		return []policy.Effect{{Kind: policy.EffectExec, Command: spec.Command, Cwd: spec.Cwd}}, nil
+		return []policy.Effect{{Kind: policy.EffectExec, Command: spec.Command, Cwd: spec.Cwd, Escalate: spec.Escalate}}, nil
 	}
 	return []policy.Effect{{Kind: policy.EffectRead, Paths: []string{spec.WatchPath}}}, nil
 }

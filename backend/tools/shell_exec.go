@@ -31,6 +31,7 @@ type ShellExecParams struct {
 	Cwd       string            `json:"cwd,omitempty" desc:"Working directory, relative to the workspace. Default: the workspace."`
 	TimeoutMs int               `json:"timeout_ms,omitempty" desc:"Kill the command (and everything it started) after this many milliseconds. Default 120000."`
 	Env       map[string]string `json:"env,omitempty" desc:"Extra environment variables."`
+	Escalate  bool              `json:"escalate,omitempty" desc:"Ask a human to run the command with the sandbox's full reach: only after it failed because its cage, shaped by what the command was judged to do, refused a write or a connection."`
 }
 
 // ShellExec is the shell.exec tool: one bash command in the OS cage.
@@ -52,7 +53,7 @@ func (*ShellExec) Effects(args json.RawMessage, env Env) ([]policy.Effect, error
 	if err != nil {
 		return nil, err
 	}
-	return []policy.Effect{{Kind: policy.EffectExec, Command: commandForPolicy(p.Command, p.Env), Cwd: cwd}}, nil
+	return []policy.Effect{{Kind: policy.EffectExec, Command: commandForPolicy(p.Command, p.Env), Cwd: cwd, Escalate: p.Escalate}}, nil
 }
 
 func (t *ShellExec) Invoke(ctx context.Context, args json.RawMessage, env Env) (Result, error) {
@@ -146,14 +147,19 @@ type shellRun struct {
 	Network    []string            `json:"network_refused,omitempty"`
 	// Hidden are the hidden paths a failed command named: it needed a
 	// secret the cage keeps out.
-	Hidden  []string `json:"hidden,omitempty"`
-	timeout time.Duration
+	Hidden []string `json:"hidden,omitempty"`
+	// Cage is the cage the command ran in; Escalate, when the cage's
+	// shape came from the engine's claim and refused a write, says so and
+	// how to ask a human for more.
+	Cage     *policy.Cage `json:"cage,omitempty"`
+	Escalate string       `json:"escalate,omitempty"`
+	timeout  time.Duration
 }
 
 func runShell(ctx context.Context, cage *sandbox.Cage, env Env, command, cwd string, extra map[string]string, timeout time.Duration) (*shellRun, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	prep, err := cage.Prepare(ctx, sandbox.Spec{Workspace: env.Workspace, Policy: env.Sandbox, Dir: cwd, Env: extra, Args: []string{"bash", "-c", command}, Egress: env.Egress})
+	prep, err := cage.Prepare(ctx, sandbox.Spec{Workspace: env.Workspace, Policy: env.Sandbox, Dir: cwd, Env: extra, Args: []string{"bash", "-c", command}, Egress: env.Egress, Shape: env.Cage})
 	if err != nil {
 		return nil, fmt.Errorf("shell.exec: %w", err)
 	}
@@ -161,7 +167,7 @@ func runShell(ctx context.Context, cage *sandbox.Cage, env Env, command, cwd str
 	stderr := newCapture("stderr", shellOutputLimit, env.Output)
 	start := time.Now()
 	err = runAndReap(prep.Cmd, stdout, stderr)
-	r := &shellRun{DurationMs: time.Since(start).Milliseconds(), Confined: prep.Confined, timeout: timeout}
+	r := &shellRun{DurationMs: time.Since(start).Milliseconds(), Confined: prep.Confined, timeout: timeout, Cage: &prep.Shape}
 	r.Violations = prep.Finish()
 	r.Network = RefusedConnections(env.Egress)
 	r.Stdout, r.Stderr = stdout.String(), stderr.String()
@@ -170,6 +176,9 @@ func runShell(ctx context.Context, cage *sandbox.Cage, env Env, command, cwd str
 		r.Hidden = sandbox.HiddenMentions(prep.Hidden, r.Stdout+r.Stderr)
 	}
 	r.TimedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
+	if err != nil {
+		r.Escalate = escalateHint(env, r)
+	}
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):
@@ -258,6 +267,9 @@ func (r *shellRun) result() Result {
 	for _, h := range r.Hidden {
 		fmt.Fprintf(&b, "sandbox: %s is hidden from the cage (a secret, Warden's own data, or [sandbox] deny_read)\n", h)
 	}
+	if r.Escalate != "" {
+		b.WriteString(r.Escalate + "\n")
+	}
 	if r.Stdout != "" {
 		b.WriteString("stdout:\n" + r.Stdout)
 		if !strings.HasSuffix(r.Stdout, "\n") {
@@ -271,4 +283,34 @@ func (r *shellRun) result() Result {
 	res.IsError = r.TimedOut || r.ExitCode != 0 || r.Signal != "" || len(r.Violations) > 0
 	res.Structured, _ = json.Marshal(r)
 	return res
+}
+
+// refusals are what a process prints when the cage refuses it a write:
+// EROFS outside the writable roots, EACCES on a held or covered entry.
+var refusals = []string{"Read-only file system", "read-only file system", "Permission denied", "permission denied"}
+
+// escalateHint tells the model, when a command failed in a cage shaped by
+// the engine's claim and the failure is the cage's refusal of a write,
+// that the engine judged the command narrower than it is, and how to ask
+// a human to run it with the sandbox's whole reach ("escalate").
+func escalateHint(env Env, r *shellRun) string {
+	c := env.Cage
+	if !c.Escalates(env.Sandbox) || len(r.Hidden) > 0 {
+		return ""
+	}
+	out := r.Stdout + r.Stderr
+	refused := false
+	for _, s := range refusals {
+		if strings.Contains(out, s) {
+			refused = true
+			break
+		}
+	}
+	if !refused {
+		return ""
+	}
+	return fmt.Sprintf("sandbox: a write was refused (read-only file system or permission denied): the command ran in a %s "+
+		"because the engine judged it narrower than it is (%s). If it must write there, call shell.exec again with the same "+
+		"command and \"escalate\": true: a human is asked to run it with the %s sandbox's full reach "+
+		"(under approval \"never\" no human is asked, and escalate is refused).", c.Shape.Words(), c.Why, env.Sandbox.Kind)
 }
