@@ -107,9 +107,9 @@ func (s CageShape) rank() int {
 }
 
 // claim is the shape of what the classifier proved, before the sandbox
-// axis bounds it, and why.
-func (ev *evaluation) claim() (CageShape, string) {
-	shape, why := CageReadOnly, "classified read-only"
+// axis bounds it, why, and whether it reaches the network.
+func (ev *evaluation) claim() (CageShape, string, bool) {
+	shape, why, network := CageReadOnly, "classified read-only", false
 	for i := range ev.call.Effects {
 		ef := &ev.call.Effects[i]
 		if ef.Kind != EffectExec {
@@ -120,8 +120,9 @@ func (ev *evaluation) claim() (CageShape, string) {
 		if s.rank() > shape.rank() {
 			shape, why = s, w
 		}
+		network = network || c.Network
 	}
-	return shape, why
+	return shape, why, network || shape == CageFullAccess
 }
 
 func (ev *evaluation) claimOf(c *Classification) (CageShape, string) {
@@ -177,11 +178,18 @@ func (ev *evaluation) claimCage() *Cage {
 	if !ev.s.Caged {
 		return &Cage{Shape: CageNone, Why: "no OS cage on this machine"}
 	}
-	shape, why := ev.claim()
+	shape, why, claimsNetwork := ev.claim()
 	axis, network := ev.axisCage()
 	if axis.rank() < shape.rank() {
 		why = ev.s.Sandbox.Kind.String() + " sandbox; " + why
 		shape = axis
+	}
+	if ev.s.Sandbox.Kind == DangerFullAccess {
+		// Full access admits every host, but only to a command that
+		// claims the network (or one the engine cannot read): a command
+		// proven read-only gets none. Under workspace-write with network
+		// on, every caged command has the proxy, which asks host by host.
+		network = claimsNetwork
 	}
 	return &Cage{Shape: shape, Network: network, Claimed: true, Why: why}
 }

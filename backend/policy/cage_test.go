@@ -75,6 +75,37 @@ func TestCageShapes(t *testing.T) {
 	}
 }
 
+// TestCageNetwork: under full access only a command that claims the
+// network (or one the engine cannot read) gets the proxy; under
+// workspace-write with network on, every caged command has it.
+func TestCageNetwork(t *testing.T) {
+	e := New(Config{})
+	for _, tc := range []struct {
+		sb      SandboxKind
+		net     bool
+		ap      ApprovalPolicy
+		cmd     string
+		network bool
+	}{
+		{DangerFullAccess, false, OnRequest, "ls -la", false},
+		{DangerFullAccess, false, OnRequest, "echo hi > out.txt", false},
+		{DangerFullAccess, false, Never, "curl -s https://example.com", true},
+		{DangerFullAccess, false, Never, "go test ./...", true},
+		{WorkspaceWrite, true, OnRequest, "ls -la", true},
+		{WorkspaceWrite, false, OnRequest, "ls -la", false},
+		{WorkspaceWrite, false, OnRequest, "make", false},
+		{ReadOnly, false, OnRequest, "ls", false},
+	} {
+		s := session(tc.sb, tc.ap)
+		s.Sandbox.NetworkAccess = tc.net
+		s.NetworkProxied = tc.net
+		d := e.Decide(shell(tc.cmd), s)
+		if d.Cage == nil || d.Cage.Network != tc.network {
+			t.Errorf("%s net=%v %q: cage %+v, want network %v", tc.sb, tc.net, tc.cmd, d.Cage, tc.network)
+		}
+	}
+}
+
 func TestCageWords(t *testing.T) {
 	e := New(Config{})
 	d := e.Decide(shell("ls -la"), session(DangerFullAccess, OnRequest))

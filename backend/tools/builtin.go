@@ -6,13 +6,21 @@ import "github.com/warden-dev/warden/backend/cage/sandbox"
 // monitors confined by cage, search with the rg binary at rgPath ("" for rg
 // on PATH), monitors kept by mons.
 func Builtins(cage *sandbox.Cage, mons *Monitors, rgPath string) (*Registry, error) {
+	// The folder tools leave out what the cage hides (the same list the
+	// engine asks about when a read names one directly).
+	var hidden []string
+	if cage != nil {
+		hidden = cage.Hidden()
+	}
+	list, rg := NewFsList(), NewSearchRipgrep(rgPath)
+	list.secrets, rg.secrets = hidden, hidden
 	return NewRegistry(
 		NewShellExec(cage),
 		NewFsRead(),
 		NewFsWrite(),
-		NewFsList(),
+		list,
 		NewPatchApply(),
-		NewSearchRipgrep(rgPath),
+		rg,
 		NewMonitorStart(mons),
 		NewMonitorList(mons),
 		NewMonitorStop(mons),

@@ -28,7 +28,11 @@ type FsListParams struct {
 }
 
 // FsList is the fs.list tool: a directory tree, .gitignore respected.
-type FsList struct{}
+type FsList struct {
+	// secrets are the paths the cage hides; the listing leaves them out
+	// (Builtins sets them).
+	secrets []string
+}
 
 // NewFsList returns fs.list.
 func NewFsList() *FsList { return &FsList{} }
@@ -66,7 +70,7 @@ func parseList(args json.RawMessage, env Env) (FsListParams, string, error) {
 	return p, path, nil
 }
 
-func (*FsList) Invoke(ctx context.Context, args json.RawMessage, env Env) (Result, error) {
+func (t *FsList) Invoke(ctx context.Context, args json.RawMessage, env Env) (Result, error) {
 	p, root, err := parseList(args, env)
 	if err != nil {
 		return ErrorResult(err.Error()), nil
@@ -85,7 +89,7 @@ func (*FsList) Invoke(ctx context.Context, args json.RawMessage, env Env) (Resul
 	if depth == 0 {
 		depth = defaultListDepth
 	}
-	l := &lister{ctx: ctx, hidden: p.IncludeHidden, maxDepth: depth}
+	l := &lister{ctx: ctx, hidden: p.IncludeHidden, maxDepth: depth, secrets: secretsBelow(root, t.secrets), ws: env.Workspace}
 	// Paths are matched relative to the workspace, so the .gitignore files
 	// of the folders above the listed one apply too.
 	stack := ignore.Stack{}
@@ -121,6 +125,8 @@ type lister struct {
 	maxDepth  int
 	out       []string
 	truncated bool
+	secrets   []string // hidden by the cage: left out
+	ws        string
 }
 
 func (l *lister) walk(dir, rel string, depth int, stack ignore.Stack) error {
@@ -138,6 +144,9 @@ func (l *lister) walk(dir, rel string, depth int, stack ignore.Stack) error {
 	for _, e := range ents {
 		n := e.Name()
 		if !l.hidden && strings.HasPrefix(n, ".") {
+			continue
+		}
+		if underSecret(filepath.Join(dir, n), l.ws, l.secrets) {
 			continue
 		}
 		child := path2(rel, n)

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/warden-dev/warden/backend/policy"
@@ -32,7 +33,12 @@ type SearchRipgrepParams struct {
 }
 
 // SearchRipgrep is the search.ripgrep tool: the real rg, its JSON parsed.
-type SearchRipgrep struct{ rg string }
+type SearchRipgrep struct {
+	rg string
+	// secrets are the paths the cage hides; matches in them are left out
+	// (Builtins sets them).
+	secrets []string
+}
 
 // NewSearchRipgrep returns search.ripgrep running the rg binary at path
 // ("" means rg on PATH).
@@ -159,7 +165,59 @@ func (t *SearchRipgrep) Invoke(ctx context.Context, args json.RawMessage, env En
 	if !truncated && errors.As(werr, &ee) && ee.ExitCode() == 2 && len(matches) == 0 {
 		return ErrorResult("ripgrep failed: " + strings.TrimSpace(stderr.String())), nil
 	}
-	return searchResult(matches, truncated, limit), nil
+	matches, left := withoutSecrets(matches, env.Workspace, secretsBelow(path, t.secrets))
+	res := searchResult(matches, truncated, limit)
+	if left > 0 {
+		res.Content[0].Text += fmt.Sprintf("\n[%d matches in files the sandbox hides (secrets, Warden's own data, deny_read) left out]", left)
+	}
+	return res, nil
+}
+
+// withoutSecrets drops the matches in hidden files: a search over a folder
+// holding one does not read it out (a read of the file itself asks).
+func withoutSecrets(ms []Match, ws string, secrets []string) ([]Match, int) {
+	if len(secrets) == 0 {
+		return ms, 0
+	}
+	out := ms[:0]
+	left := 0
+	for _, m := range ms {
+		p := m.Path
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(ws, p)
+		}
+		if underSecret(filepath.Clean(p), ws, secrets) {
+			left++
+			continue
+		}
+		out = append(out, m)
+	}
+	return out, left
+}
+
+// secretsBelow are the hidden entries a walk from root must leave out:
+// not those holding root itself, whose read a human approved (the engine
+// asked: SecretRead).
+func secretsBelow(root string, secrets []string) []string {
+	var out []string
+	for _, h := range secrets {
+		if !within(h, root) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// underSecret is the engine's rule (policy.Engine.Secret) for a path the
+// folder tools meet on their way: a hidden entry holds it, and the
+// workspace is not itself inside that entry.
+func underSecret(p, ws string, secrets []string) bool {
+	for _, h := range secrets {
+		if within(h, p) && !within(h, ws) {
+			return true
+		}
+	}
+	return false
 }
 
 // readMatches parses rg --json lines until limit matches; truncated says

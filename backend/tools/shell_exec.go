@@ -299,18 +299,31 @@ func escalateHint(env Env, r *shellRun) string {
 		return ""
 	}
 	out := r.Stdout + r.Stderr
-	refused := false
+	what := ""
 	for _, s := range refusals {
 		if strings.Contains(out, s) {
-			refused = true
+			what = "a write was refused (read-only file system or permission denied)"
 			break
 		}
 	}
-	if !refused {
+	if what == "" && !c.Network {
+		for _, s := range offline {
+			if strings.Contains(out, s) {
+				what = "the network was unreachable (the cage has none)"
+				break
+			}
+		}
+	}
+	if what == "" {
 		return ""
 	}
-	return fmt.Sprintf("sandbox: a write was refused (read-only file system or permission denied): the command ran in a %s "+
-		"because the engine judged it narrower than it is (%s). If it must write there, call shell.exec again with the same "+
+	return fmt.Sprintf("sandbox: %s: the command ran in a %s "+
+		"because the engine judged it narrower than it is (%s). If it must do that, call shell.exec again with the same "+
 		"command and \"escalate\": true: a human is asked to run it with the %s sandbox's full reach "+
-		"(under approval \"never\" no human is asked, and escalate is refused).", c.Shape.Words(), c.Why, env.Sandbox.Kind)
+		"(under approval \"never\" no human is asked, and escalate is refused).", what, c.Shape.Words(), c.Why, env.Sandbox.Kind)
 }
+
+// offline is what a process prints when a cage without network refuses
+// it a connection or a name.
+var offline = []string{"Network is unreachable", "network is unreachable", "Could not resolve host", "Temporary failure in name resolution",
+	"Name or service not known", "getaddrinfo"}
