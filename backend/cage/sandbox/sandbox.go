@@ -313,6 +313,7 @@ type Prepared struct {
 	Hidden []string
 
 	watch  *watcher
+	home   *watcher // a full-access cage's home guard (shape.go)
 	links  []watched  // protected symlinks, restored when changed
 	lim    *limiter   // applies the limits to the started cage
 	files  []*os.File // handed to bwrap, closed by Finish
@@ -403,6 +404,9 @@ func (p *Prepared) Finish() []Violation {
 		if p.watch != nil {
 			out = append(out, p.watch.stop()...)
 		}
+		if p.home != nil {
+			out = append(out, p.home.stop()...)
+		}
 		for _, w := range p.links {
 			if v, ok := w.restore(); ok {
 				out = append(out, v)
@@ -462,6 +466,7 @@ func baseArgs() []string {
 func (c *Cage) bwrapArgs(spec Spec, dir string, sh policy.Cage, p *Prepared) ([]string, []*os.File, map[string]string, error) {
 	b := &argBuilder{}
 	defer func() { p.files = b.files }() // Finish closes them, on error too
+	c.toolCaches()                       // made before the home guard starts watching
 	b.add(baseArgs()...)
 	full := sh.Shape == policy.CageFullAccess
 	// /run is private too: it holds the sockets that command the host
@@ -504,6 +509,9 @@ func (c *Cage) bwrapArgs(spec Spec, dir string, sh policy.Cage, p *Prepared) ([]
 	}
 	if full {
 		c.fullAccessHold(b)
+		if err := c.guardHome(p); err != nil {
+			return nil, nil, nil, err
+		}
 		visible = append(append([]string(nil), visible...), "/tmp")
 		c.holdUserCaches(b, []string{"/"})
 	} else {

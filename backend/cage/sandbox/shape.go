@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/warden-dev/warden/backend/policy"
 )
@@ -128,4 +129,72 @@ func (c *Cage) fullAccessHold(b *argBuilder) {
 		}
 		b.add("--ro-bind", h, h)
 	}
+}
+
+// homeGuarded are the home folder's entries a full-access cage holds,
+// relative to it: those the engine asks about, the user's toolchain
+// caches and Warden's cache folder. The existing ones are bound
+// read-only (fullAccessHold); guardHome catches the ones a call creates.
+func homeGuarded() []string {
+	out := append(policy.HomeProtected(), userCaches...)
+	return append(out, ".cache/warden")
+}
+
+// guardHome watches, for the life of a full-access call, the home folder
+// and the folders on the way to each guarded entry that does not exist
+// (a read-only bind needs something to bind over): whatever the call
+// makes at a guarded path (a new ~/.zshrc, ~/.config/autostart/x.desktop,
+// a GOCACHE the user has not made yet) is removed at once and reported, as
+// the workspace's watch does for its protected names.
+func (c *Cage) guardHome(p *Prepared) error {
+	home := c.cfg.Home
+	if home == "" || !filepath.IsAbs(home) {
+		return nil
+	}
+	home = filepath.Clean(home)
+	guarded := homeGuarded()
+	judge := func(path string) bool {
+		rel, ok := strings.CutPrefix(path, home+string(filepath.Separator))
+		if !ok {
+			return false
+		}
+		for _, g := range guarded {
+			if rel == g || strings.HasPrefix(rel, g+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	dirs := map[string]bool{home: true}
+	for _, g := range guarded {
+		if _, err := os.Lstat(filepath.Join(home, g)); err == nil {
+			continue // held by its bind
+		}
+		for d := filepath.Dir(filepath.Join(home, g)); Within(home, d); d = filepath.Dir(d) {
+			if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
+				dirs[d] = true
+				break
+			}
+		}
+	}
+	w, err := newWatcher(&rules{roots: []string{home}, hidden: c.hidden, judge: judge})
+	if err != nil {
+		return err
+	}
+	p.home = w
+	for d := range dirs {
+		if err := w.add(d); err != nil {
+			return err
+		}
+	}
+	// What the call finds at a guarded path when it starts is the user's:
+	// a later look at the roots (an overflow) must not take it for new.
+	var s scan
+	for _, g := range guarded {
+		if _, err := os.Lstat(filepath.Join(home, g)); err == nil {
+			s.protected = append(s.protected, Protected{Path: filepath.Join(home, g)})
+		}
+	}
+	w.start(s)
+	return nil
 }

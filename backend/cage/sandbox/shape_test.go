@@ -93,6 +93,12 @@ func TestCageShapesHold(t *testing.T) {
 		{"the user's cargo registry", `echo evil > "$H/.cargo/registry/cache/x/a-1.0.crate"`, "home:.cargo/registry/cache/x/a-1.0.crate#evil", false, false, false, true, true},
 		{"Warden's browser driver", `echo evil > "$H/.cache/warden/playwright-driver/cli.js"`, "home:.cache/warden/playwright-driver/cli.js#evil", false, false, false, true, true},
 		{"a new file in the home folder", `echo x > "$H/notes.txt"`, "home:notes.txt", false, false, true, true, true},
+		{"a new ~/.zshrc", `echo evil > "$H/.zshrc"`, "home:.zshrc", false, false, false, true, true},
+		{"a new autostart entry", `mkdir -p "$H/.config/autostart" && echo evil > "$H/.config/autostart/x.desktop"`, "home:.config/autostart/x.desktop", false, false, false, true, true},
+		{"a new systemd user unit", `mkdir -p "$H/.config/systemd/user" && echo evil > "$H/.config/systemd/user/x.service"`, "home:.config/systemd/user/x.service", false, false, false, true, true},
+		{"a pip cache the user has not made", `mkdir -p "$H/.cache/pip" && echo evil > "$H/.cache/pip/x"`, "home:.cache/pip/x", false, false, false, true, true},
+		{"a new ~/.pam_environment", `echo evil > "$H/.pam_environment"`, "home:.pam_environment", false, false, false, true, true},
+		{"a .bashrc made by renaming", `echo evil > "$H/x.tmp" && mv "$H/x.tmp" "$H/.bash_login"`, "home:.bash_login", false, false, false, true, true},
 		{"/usr", `echo x > /usr/warden-shape-test`, "abs:/usr/warden-shape-test", false, false, false, os.Geteuid() == 0, os.Geteuid() == 0},
 	}
 	w := newShapeWorld(t)
