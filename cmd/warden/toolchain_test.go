@@ -54,10 +54,18 @@ func TestToolchainsRunInTheDefaultCage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The cage's caches persist between runs of this test (the first one
+	// builds Go's standard library, minutes on a busy machine): Warden's
+	// cache folder is a fixed one of the test's, outside the home folder.
+	xdg := filepath.Join(realHome, ".cache", "warden-cage-test", "toolchain-xdg-cache")
+	if err := os.MkdirAll(xdg, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("HOME", home)
-	for _, v := range []string{"XDG_CACHE_HOME", "GOCACHE", "GOMODCACHE", "GOPATH", "CARGO_HOME", "RUSTUP_HOME", "npm_config_cache", "GOFLAGS"} {
+	for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "CARGO_HOME", "RUSTUP_HOME", "npm_config_cache", "GOFLAGS"} {
 		t.Setenv(v, "")
 	}
+	t.Setenv("XDG_CACHE_HOME", xdg)
 	before := snapshotTrees(t, home, userCacheSeeds)
 
 	ws := cagedDir(t, "toolchain-ws-")
@@ -110,7 +118,7 @@ func TestToolchainsRunInTheDefaultCage(t *testing.T) {
 		t.Fatalf("the user's own caches changed:\n%s", diff)
 	}
 	// The builds used the cage's caches instead.
-	root := filepath.Join(home, ".cache", "warden", "cage")
+	root := filepath.Join(xdg, "warden", "cage")
 	for _, d := range []string{"go-build", "npm"} {
 		ents, err := os.ReadDir(filepath.Join(root, d))
 		if err != nil || len(ents) == 0 {
