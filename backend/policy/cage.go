@@ -129,35 +129,42 @@ func (ev *evaluation) claimOf(c *Classification) (CageShape, string) {
 	if len(c.Unknown) > 0 || c.Unresolved {
 		return CageFullAccess, "not classified (" + firstOf(c.Unknown) + ")"
 	}
-	full := ev.s.Sandbox.Kind == DangerFullAccess
-	targets := append(append([]string(nil), c.Writes...), c.Links...)
 	for _, m := range c.Moves {
-		if m.Dest != "" {
-			targets = append(targets, m.Dest)
-		}
 		if m.Unresolved || m.Dest == "" {
 			return CageFullAccess, "moves files named at run time"
 		}
-	}
-	for _, p := range targets {
-		if ev.inRoots(p) {
-			continue
+		if p, out := ev.outsideClaim(m.Dest); out {
+			return CageFullAccess, "writes outside the workspace (" + p + ")"
 		}
-		// Outside the roots: the private /tmp of a workspace-write cage
-		// holds a /tmp write, except under danger-full-access, where the
-		// host's /tmp is what the command means (a later call reads it).
-		if !full && filepath.IsAbs(p) && within(filepath.Clean(p), "/tmp") {
-			continue
-		}
-		return CageFullAccess, "writes outside the workspace (" + p + ")"
 	}
-	if len(targets) > 0 || len(c.Destructive) > 0 {
+	for _, list := range [2][]string{c.Writes, c.Links} {
+		for _, p := range list {
+			if _, out := ev.outsideClaim(p); out {
+				return CageFullAccess, "writes outside the workspace (" + p + ")"
+			}
+		}
+	}
+	if len(c.Writes) > 0 || len(c.Links) > 0 || len(c.Moves) > 0 || len(c.Destructive) > 0 {
 		return CageWorkspaceWrite, "writes in the workspace"
 	}
 	if c.Network {
 		return CageReadOnly, "classified read-only, with network"
 	}
 	return CageReadOnly, "classified read-only"
+}
+
+// outsideClaim reports a claimed write that no workspace-write cage holds:
+// outside the workspace and writable roots, where the private /tmp of a
+// workspace-write cage does not take it either (under danger-full-access
+// the host's /tmp is what the command means: a later call reads it).
+func (ev *evaluation) outsideClaim(p string) (string, bool) {
+	if ev.inRoots(p) {
+		return p, false
+	}
+	if ev.s.Sandbox.Kind != DangerFullAccess && filepath.IsAbs(p) && within(filepath.Clean(p), "/tmp") {
+		return p, false
+	}
+	return p, true
 }
 
 // axisCage is the widest cage the sandbox axis gives a command.

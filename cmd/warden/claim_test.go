@@ -2,13 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/warden-dev/warden/backend/assemble"
 	"github.com/warden-dev/warden/backend/policy"
 )
 
@@ -55,15 +58,36 @@ var homeFiles = map[string]string{
 	".config/gh/hosts.yml": "GH-TOKEN\n", ".netrc": "NETRC-PASSWORD\n", ".git-credentials": "GIT-CRED\n",
 }
 
-func newClaimWorld(t *testing.T, template string) claimWorld {
+// newClaimWorld makes a fresh workspace and outside folder, and puts the
+// home folder (one for the whole test: the cage's list of secrets is made
+// from it once) back to the user's files, keeping only the cage's caches.
+func newClaimWorld(t *testing.T, template, home string) claimWorld {
 	t.Helper()
-	w := claimWorld{ws: cagedDir(t, "claim-ws-"), out: cagedDir(t, "claim-out-"), home: cagedDir(t, "claim-home-")}
+	w := claimWorld{ws: cagedDir(t, "_claim-ws-"), out: cagedDir(t, "_claim-out-"), home: home}
 	if out, err := exec.Command("cp", "-a", template+"/.", w.ws).CombinedOutput(); err != nil {
 		t.Fatalf("copy the workspace: %v %s", err, out)
 	}
 	if err := os.Symlink(w.out, filepath.Join(w.ws, "outlink")); err != nil {
 		t.Fatal(err)
 	}
+	keep := map[string]bool{".cache": true, ".cache/warden": true, ".cache/warden/cage": true}
+	var clear func(dir, rel string)
+	clear = func(dir, rel string) {
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			r := filepath.Join(rel, e.Name())
+			switch {
+			case r == ".cache/warden/cage":
+			case keep[r]:
+				clear(filepath.Join(dir, e.Name()), r)
+			default:
+				if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	clear(home, "")
 	for rel, body := range homeFiles {
 		p := filepath.Join(w.home, rel)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -153,7 +177,7 @@ func admits(c *policy.Cage, class string) bool {
 // unconfined, where it must work.
 func TestClaimIsEnforced(t *testing.T) {
 	isolateHome(t)
-	template := cagedDir(t, "claim-template-")
+	template := cagedDir(t, "_claim-template-")
 	for _, c := range [][]string{{"init", "-q", "-b", "main"}, {"config", "user.email", "t@example.com"}, {"config", "user.name", "t"}} {
 		if out, err := exec.Command("git", append([]string{"-C", template}, c...)...).CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v %s", c, err, out)
@@ -172,7 +196,16 @@ func TestClaimIsEnforced(t *testing.T) {
 		}
 	}
 	t.Setenv("XDG_CACHE_HOME", "")
-	db := filepath.Join(t.TempDir(), "w.db")
+	home := cagedDir(t, "_claim-home-")
+	t.Setenv("HOME", home)
+	newClaimWorld(t, template, home)
+	// One graph, as `warden tool` builds it, for every call (opening one
+	// per call costs more than the calls): the cage's home is the test's.
+	g, err := assemble.Open(context.Background(), assemble.Options{Workspace: template, Headless: true, NoModel: true, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = g.Close() })
 	cases := readClaimCases(t)
 	perClass := map[string]int{}
 	for _, c := range cases {
@@ -186,59 +219,62 @@ func TestClaimIsEnforced(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.class+"/"+c.attack, func(t *testing.T) {
 			// Unconfined, the attack works: the checks below can fail.
-			w := newClaimWorld(t, template)
+			w := newClaimWorld(t, template, home)
 			cmd := exec.Command("bash", "-c", w.expand(c.attack))
-			cmd.Dir, cmd.Env = w.ws, append(os.Environ(), "HOME="+w.home)
+			cmd.Dir = w.ws
 			out, _ := cmd.CombinedOutput()
 			if !w.happened(t, c.effect) {
 				t.Fatalf("the attack does not work unconfined, so the caged runs prove nothing: %s", out)
 			}
 			for _, ap := range []string{"on-request", "never"} {
-				w := newClaimWorld(t, template)
-				t.Setenv("HOME", w.home)
-				r := w.call(t, db, ap, c.attack)
-				cage := r.out.Decision.Cage
-				if r.out.Decision.Verdict != policy.VerdictAllow {
+				w := newClaimWorld(t, template, home)
+				out := w.call(t, g, ap, c.attack)
+				cage := out.Decision.Cage
+				if out.Decision.Verdict != policy.VerdictAllow {
 					cage = nil // nothing ran
 				}
 				if w.happened(t, c.effect) && !admits(cage, c.class) {
 					t.Fatalf("%s: the effect %s happened; decision %s %v, cage %s\nresult: %s", ap, c.effect,
-						r.out.Decision.Verdict, r.out.Decision.Reasons, cage, resultText(r))
+						out.Decision.Verdict, out.Decision.Reasons, cage, resultText(out))
 				}
-				// The twin still runs: always under never; under
-				// on-request whenever the engine allows it unasked.
-				tw := newClaimWorld(t, template)
-				t.Setenv("HOME", tw.home)
-				r = tw.call(t, db, ap, c.twin)
-				if ap == "on-request" && r.out.Decision.Verdict != policy.VerdictAllow {
-					if r.out.Decision.Reason != policy.ReasonNoApprover {
-						t.Fatalf("twin %q: %s %s", c.twin, r.out.Decision.Verdict, r.out.Decision.Reason)
-					}
-					continue
-				}
-				if r.code != 0 || c.twinEffect != "none" && !tw.happened(t, c.twinEffect) {
-					t.Fatalf("%s: the twin %q did not run (exit %d, decision %s, cage %s):\n%s", ap, c.twin, r.code,
-						r.out.Decision.Verdict, r.out.Decision.Cage, resultText(r))
-				}
+			}
+			// The twin still runs (under never, where nothing is asked; the
+			// claim's cage is the one it gets under on-request too).
+			tw := newClaimWorld(t, template, home)
+			r := tw.call(t, g, "never", c.twin)
+			if r.Result.IsError || c.twinEffect != "none" && !tw.happened(t, c.twinEffect) {
+				t.Fatalf("the twin %q did not run (decision %s, cage %s):\n%s", c.twin, r.Decision.Verdict, r.Decision.Cage, resultText(r))
 			}
 		})
 	}
 }
 
-func (w claimWorld) call(t *testing.T, db, approval, command string) toolRun {
+// call runs one shell.exec through the graph's gate, exactly as `warden
+// tool shell.exec --sandbox danger-full-access --approval AP` does.
+func (w claimWorld) call(t *testing.T, g *assemble.Graph, approval, command string) toolOutput {
 	t.Helper()
-	args, _ := json.Marshal(map[string]any{"command": w.expand(command)})
-	r := runToolCLI(t, "shell.exec", "--workspace", w.ws, "--db", db, "--sandbox", "danger-full-access",
-		"--approval", approval, "--args", string(args))
-	if r.out.Decision == nil {
-		t.Fatalf("no decision: exit %d %s", r.code, r.stderr)
+	var f toolFlags
+	fs := flag.NewFlagSet("claim", flag.ContinueOnError)
+	f.register(fs, "")
+	if err := fs.Parse([]string{"--workspace", w.ws, "--sandbox", "danger-full-access", "--approval", approval}); err != nil {
+		t.Fatal(err)
 	}
-	return r
+	args, _ := json.Marshal(map[string]any{"command": w.expand(command)})
+	f.args = string(args)
+	s, err := f.session()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := callTool(context.Background(), g, s, "shell.exec", f, nil)
+	if err != nil || out.Decision == nil {
+		t.Fatalf("no decision: %v", err)
+	}
+	return out
 }
 
-func resultText(r toolRun) string {
+func resultText(r toolOutput) string {
 	var b strings.Builder
-	for _, c := range r.out.Result.Content {
+	for _, c := range r.Result.Content {
 		b.WriteString(c.Text)
 	}
 	return b.String()

@@ -38,7 +38,7 @@ func TestToolchainsRunInTheDefaultCage(t *testing.T) {
 		t.Fatal(err)
 	}
 	isolateHome(t)
-	home := cagedDir(t, "toolchain-home-")
+	home := cagedDir(t, "_toolchain-home-")
 	for _, rel := range userCacheSeeds {
 		p := filepath.Join(home, rel, "seed")
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -68,7 +68,7 @@ func TestToolchainsRunInTheDefaultCage(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", xdg)
 	before := snapshotTrees(t, home, userCacheSeeds)
 
-	ws := cagedDir(t, "toolchain-ws-")
+	ws := cagedDir(t, "_toolchain-ws-")
 	if out, err := exec.Command("cp", "-r", "testdata/projects/.", ws).CombinedOutput(); err != nil {
 		t.Fatalf("copy the projects: %v %s", err, out)
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/warden-dev/warden/backend/assemble"
+	"github.com/warden-dev/warden/backend/gate"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/tools"
 )
@@ -25,20 +27,18 @@ const fullAccessName = "warden full access, read-only claim"
 func fullAccessVariant(e startEnv) (*variant, error) {
 	sb := policy.SandboxPolicy{Kind: policy.DangerFullAccess}
 	env := tools.Env{SessionID: "bench-full", Workspace: e.ws, Sandbox: sb}
-	g, err := tools.NewGate(tools.GateConfig{
-		Decider: policy.New(policy.Config{}),
-		Session: func(context.Context, tools.Env) (policy.Session, error) {
-			return policy.Session{Workspace: e.ws, Sandbox: sb, Approval: policy.OnRequest, Caged: true, Now: time.Now()}, nil
-		},
-	})
+	g, err := assemble.NewGate(assemble.GateParts{Engine: policy.New(policy.Config{}), Headless: true})
 	if err != nil {
 		return nil, err
+	}
+	session := func(context.Context, tools.Env) (policy.Session, error) {
+		return policy.Session{Workspace: e.ws, Sandbox: sb, Approval: policy.OnRequest, Caged: true, Now: time.Now()}, nil
 	}
 	sh := tools.NewShellExec(e.cage)
 	v := &variant{name: fullAccessName}
 	v.run = func(ctx context.Context, script string) (string, error) {
 		args, _ := json.Marshal(tools.ShellExecParams{Command: script})
-		out, err := g.Call(ctx, sh, args, env)
+		out, err := g.Call(ctx, gate.Request{Tool: sh, Args: args, Env: env, Session: session})
 		if err != nil {
 			return "", err
 		}

@@ -1,4 +1,4 @@
-package tools
+package gate
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/warden-dev/warden/backend/cage/sandbox"
 	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/tools"
 )
 
 // mistaken is the engine with a classifier mistake: every shell command
@@ -50,7 +51,7 @@ func (a *answering) Approve(_ context.Context, req ApprovalRequest) (Approval, e
 
 func claimGate(t *testing.T, d Decider, ws string, sb policy.SandboxPolicy, ap policy.ApprovalPolicy, approver Approver) *Gate {
 	t.Helper()
-	g, err := NewGate(GateConfig{Decider: d, Approver: approver, Session: func(context.Context, Env) (policy.Session, error) {
+	g, err := New(Config{Decider: d, Approver: approver, Headless: approver == nil, Session: func(context.Context, tools.Env) (policy.Session, error) {
 		return policy.Session{Workspace: ws, Sandbox: sb, Approval: ap, Caged: true, Now: time.Now()}, nil
 	}})
 	if err != nil {
@@ -70,10 +71,10 @@ func TestMisclassifiedCommandFailsInTheCage(t *testing.T) {
 	full := policy.SandboxPolicy{Kind: policy.DangerFullAccess}
 	human := &answering{yes: true}
 	g := claimGate(t, mistaken{policy.New(policy.Config{}), "cat README"}, ws, full, policy.OnRequest, human)
-	sh := NewShellExec(testCage(t))
-	env := Env{SessionID: "s", Workspace: ws, Sandbox: full}
+	sh := tools.NewShellExec(testCage(t))
+	env := tools.Env{SessionID: "s", Workspace: ws, Sandbox: full}
 
-	out, err := g.Call(context.Background(), sh, mustJSON(t, map[string]any{"command": cmd}), env)
+	out, err := callGate(g, context.Background(), sh, mustJSON(t, map[string]any{"command": cmd}), env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestMisclassifiedCommandFailsInTheCage(t *testing.T) {
 		}
 	}
 
-	out, err = g.Call(context.Background(), sh, mustJSON(t, map[string]any{"command": cmd, "escalate": true}), env)
+	out, err = callGate(g, context.Background(), sh, mustJSON(t, map[string]any{"command": cmd, "escalate": true}), env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,17 +109,17 @@ func TestEscalateRefused(t *testing.T) {
 	ws := workspace(t)
 	outside := filepath.Join(hostDir(t), "planted")
 	full := policy.SandboxPolicy{Kind: policy.DangerFullAccess}
-	sh := NewShellExec(testCage(t))
-	env := Env{SessionID: "s", Workspace: ws, Sandbox: full}
+	sh := tools.NewShellExec(testCage(t))
+	env := tools.Env{SessionID: "s", Workspace: ws, Sandbox: full}
 	args := mustJSON(t, map[string]any{"command": "echo x > " + outside, "escalate": true})
 	no := &answering{}
 	g := claimGate(t, mistaken{policy.New(policy.Config{}), "ls"}, ws, full, policy.OnRequest, no)
-	out, err := g.Call(context.Background(), sh, args, env)
+	out, err := callGate(g, context.Background(), sh, args, env)
 	if err != nil || out.Invoked || len(no.asks) != 1 || exists(outside) {
 		t.Fatalf("a refused escalation ran: %+v %v", out, err)
 	}
 	g = claimGate(t, mistaken{policy.New(policy.Config{}), "ls"}, ws, full, policy.Never, nil)
-	out, err = g.Call(context.Background(), sh, args, env)
+	out, err = callGate(g, context.Background(), sh, args, env)
 	if err != nil || out.Invoked || out.Decision.Reason != policy.ReasonEscalation || exists(outside) ||
 		!strings.Contains(text(out.Result), "escalation") {
 		t.Fatalf("escalate under never: %+v %v", out.Decision, err)
@@ -131,15 +132,15 @@ func TestEscalateRefused(t *testing.T) {
 func TestClaimCageUnderWorkspaceWrite(t *testing.T) {
 	ws := workspace(t)
 	sb := policy.SandboxPolicy{Kind: policy.WorkspaceWrite}
-	sh := NewShellExec(testCage(t))
-	env := Env{SessionID: "s", Workspace: ws, Sandbox: sb}
+	sh := tools.NewShellExec(testCage(t))
+	env := tools.Env{SessionID: "s", Workspace: ws, Sandbox: sb}
 	g := claimGate(t, mistaken{policy.New(policy.Config{}), "git status"}, ws, sb, policy.OnRequest, nil)
-	out, err := g.Call(context.Background(), sh, mustJSON(t, map[string]any{"command": "echo x > made"}), env)
+	out, err := callGate(g, context.Background(), sh, mustJSON(t, map[string]any{"command": "echo x > made"}), env)
 	if err != nil || exists(filepath.Join(ws, "made")) || !strings.Contains(text(out.Result), "escalate") {
 		t.Fatalf("judged read-only, it wrote the workspace: %v %s", err, text(out.Result))
 	}
 	g = claimGate(t, policy.New(policy.Config{}), ws, sb, policy.OnRequest, nil)
-	out, err = g.Call(context.Background(), sh, mustJSON(t, map[string]any{"command": "echo x > made"}), env)
+	out, err = callGate(g, context.Background(), sh, mustJSON(t, map[string]any{"command": "echo x > made"}), env)
 	if err != nil || !exists(filepath.Join(ws, "made")) || out.Decision.Cage.Shape != policy.CageWorkspaceWrite {
 		t.Fatalf("a workspace write did not land: %v %s", err, text(out.Result))
 	}
@@ -195,13 +196,13 @@ func TestSecretReadsThroughTheGate(t *testing.T) {
 		t.Fatal(st.Reason)
 	}
 	t.Cleanup(func() { _ = c.Close() })
-	reg, err := Builtins(c, NewMonitors(c), "")
+	reg, err := tools.Builtins(c, tools.NewMonitors(c), "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := policy.New(policy.Config{Secrets: c.Hidden()})
 	sb := policy.SandboxPolicy{Kind: policy.WorkspaceWrite}
-	env := Env{SessionID: "s", Workspace: ws, Sandbox: sb}
+	env := tools.Env{SessionID: "s", Workspace: ws, Sandbox: sb}
 	for _, tc := range []struct {
 		tool, args string
 		ap         policy.ApprovalPolicy
@@ -219,7 +220,7 @@ func TestSecretReadsThroughTheGate(t *testing.T) {
 			tool, _ := reg.Get(tc.tool)
 			rec := &answering{}
 			g := claimGate(t, e, ws, sb, tc.ap, rec)
-			out, err := g.Call(context.Background(), tool, json.RawMessage(tc.args), env)
+			out, err := callGate(g, context.Background(), tool, json.RawMessage(tc.args), env)
 			if err != nil {
 				t.Fatal(err)
 			}
