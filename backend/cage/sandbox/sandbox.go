@@ -50,9 +50,15 @@
 // bound (/proc/net/unix) is covered instead, while the listed ones are
 // bound in.
 //
-// DangerFullAccess runs unconfined, and so does everything when the cage is
-// unavailable: the policy is told caged=false and asks before unknown commands.
-// Mode "container" trusts an outer container as the boundary; never the default.
+// What a call may reach is the engine's decision (policy.Cage, shape.go):
+// a command no human answered runs in the cage its claim shapes — read-only,
+// workspace-write or full-access — in every sandbox mode, danger-full-access
+// included; a human-approved call under danger-full-access runs on the host
+// with only the cage-protected set held (the host shape). Caged commands
+// keep their toolchain caches in folders of their own (caches.go). When the
+// cage is unavailable everything runs unconfined: the policy is told
+// caged=false and asks before unknown commands. Mode "container" trusts an
+// outer container as the boundary; never the default.
 package sandbox
 
 import (
@@ -313,7 +319,7 @@ type Prepared struct {
 	Hidden []string
 
 	watch  *watcher
-	home   *watcher // a full-access cage's home guard (shape.go)
+	home   *watcher   // a full-access cage's home guard (shape.go)
 	links  []watched  // protected symlinks, restored when changed
 	lim    *limiter   // applies the limits to the started cage
 	files  []*os.File // handed to bwrap, closed by Finish
@@ -518,6 +524,14 @@ func (c *Cage) bwrapArgs(spec Spec, dir string, sh policy.Cage, p *Prepared) ([]
 		c.holdUserCaches(b, writable)
 	}
 	env := c.bindCaches(b)
+	for _, kv := range sh.Env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+			if env == nil {
+				env = map[string]string{}
+			}
+			env[k] = v
+		}
+	}
 	if err := c.hide(b, visible); err != nil {
 		return nil, nil, nil, err
 	}
