@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/warden-dev/warden/backend/policy"
 )
@@ -254,5 +255,43 @@ func TestCageCaches(t *testing.T) {
 	out, code, _ = w.run(t, policy.Cage{Shape: policy.CageHost}, `echo "[$GOCACHE]"`)
 	if code != 0 || !strings.Contains(out, "[]") {
 		t.Fatalf("the host shape set GOCACHE: %s", out)
+	}
+}
+
+// inotifyCount is how many inotify instances this process holds.
+func inotifyCount(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range ents {
+		if l, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil && l == "anon_inode:inotify" {
+			n++
+		}
+	}
+	return n
+}
+
+// TestShapesLeaveNoWatch: the watches a call starts (the workspace's, a
+// full-access cage's home guard) end with it; a process making many calls
+// does not run out of inotify instances.
+func TestShapesLeaveNoWatch(t *testing.T) {
+	w := newShapeWorld(t)
+	before := inotifyCount(t)
+	for i := 0; i < 20; i++ {
+		for _, sh := range []policy.CageShape{policy.CageWorkspaceWrite, policy.CageFullAccess, policy.CageHost, policy.CageReadOnly} {
+			if out, code, _ := w.run(t, policy.Cage{Shape: sh}, "true"); code != 0 {
+				t.Fatalf("%s: exit %d %s", sh, code, out)
+			}
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for inotifyCount(t) > before && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := inotifyCount(t); n > before {
+		t.Fatalf("%d inotify instances left open after 80 calls (%d before)", n, before)
 	}
 }
