@@ -57,6 +57,19 @@ type Cage struct {
 	Why string `json:"why"`
 }
 
+// Confines reports a cage proper (own namespaces, secrets hidden, only
+// what the shape admits writable): not the host, not none.
+func (c *Cage) Confines() bool {
+	if c == nil {
+		return false
+	}
+	switch c.Shape {
+	case CageReadOnly, CageWorkspaceWrite, CageFullAccess:
+		return true
+	}
+	return false
+}
+
 // Escalates reports whether a human's answer would give the command more
 // than this cage under the sandbox sb: a claimed cage narrower than the
 // sandbox's own reach.

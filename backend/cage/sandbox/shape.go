@@ -46,13 +46,7 @@ func shapeOf(spec Spec) policy.Cage {
 
 // confining reports the shapes that run the command inside the cage
 // proper: own namespaces, seccomp, limits, hidden secrets.
-func confining(s policy.CageShape) bool {
-	switch s {
-	case policy.CageReadOnly, policy.CageWorkspaceWrite, policy.CageFullAccess:
-		return true
-	}
-	return false
-}
+func confining(s policy.CageShape) bool { return (&policy.Cage{Shape: s}).Confines() }
 
 // usesBwrap reports the shapes bubblewrap runs.
 func usesBwrap(s policy.CageShape) bool { return confining(s) || s == policy.CageHost }
