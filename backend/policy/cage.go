@@ -49,10 +49,6 @@ type Cage struct {
 	// does, not from a human's answer to the call; a blocked write may be
 	// the claim's mistake, which "escalate" takes to a human.
 	Claimed bool `json:"claimed,omitempty"`
-	// Env are variables (NAME=value) that keep a command's run as narrow
-	// as the claim (GIT_OPTIONAL_LOCKS=0 for a read-only git): the
-	// classifier names them, the cage sets them.
-	Env []string `json:"env,omitempty"`
 	// Why says, in words, what chose the shape ("classified read-only").
 	Why string `json:"why"`
 }

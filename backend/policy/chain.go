@@ -24,7 +24,7 @@ func onlyReadOrMeta(effects []Effect, planning bool) bool {
 }
 
 // reasonSet is a set of Reasons by their index in allReasons.
-type reasonSet uint16
+type reasonSet uint32
 
 func reasonBit(r Reason) reasonSet {
 	for i, a := range allReasons {
@@ -94,7 +94,7 @@ func (ev *evaluation) classify(i int) Classification {
 	} else if !filepath.IsAbs(cwd) && ev.s.Workspace != "" {
 		cwd = filepath.Join(ev.s.Workspace, cwd)
 	}
-	c := ClassifyShell(ef.Command, cwd)
+	c := ClassifyShellWith(ef.Command, cwd, ef.Links)
 	if ev.classes == nil {
 		ev.classes = map[int]Classification{}
 	}

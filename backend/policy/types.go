@@ -103,6 +103,10 @@ type Effect struct {
 	// Escalate (Exec): the model asks to run the command beyond the cage
 	// the engine's claim would give it; it always asks a human.
 	Escalate bool `json:"escalate,omitempty"`
+	// Exec: the symbolic links on disk that the command's paths pass
+	// through (link path -> target as readlink gives it), found by the tool
+	// with ShellLinks, so the classifier resolves paths as the kernel will.
+	Links map[string]string `json:"links,omitempty"`
 	// Browser: action verb and the origin (scheme://host:port) it acts on.
 	// Desktop: "screenshot" or "control".
 	Action string `json:"action,omitempty"`

@@ -12,15 +12,13 @@ func Builtins(cage *sandbox.Cage, mons *Monitors, rgPath string) (*Registry, err
 	if cage != nil {
 		hidden = cage.Hidden()
 	}
-	list, rg := NewFsList(), NewSearchRipgrep(rgPath)
-	list.secrets, rg.secrets = hidden, hidden
 	return NewRegistry(
 		NewShellExec(cage),
 		NewFsRead(),
 		NewFsWrite(),
-		list,
+		newFsList(hidden),
 		NewPatchApply(),
-		rg,
+		newSearchRipgrep(rgPath, hidden),
 		NewMonitorStart(mons),
 		NewMonitorList(mons),
 		NewMonitorStop(mons),

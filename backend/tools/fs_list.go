@@ -2,7 +2,7 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
+	_ "embed"
 	"errors"
 	"fmt"
 	"os"
@@ -27,51 +27,43 @@ type FsListParams struct {
 	IncludeHidden bool   `json:"include_hidden,omitempty" desc:"Also list names starting with a dot."`
 }
 
+//go:embed fs_list.md
+var fsListDescription string
+
 // FsList is the fs.list tool: a directory tree, .gitignore respected.
-type FsList struct {
-	// secrets are the paths the cage hides; the listing leaves them out
-	// (Builtins sets them).
-	secrets []string
-}
+type FsList = Typed[FsListParams]
 
 // NewFsList returns fs.list.
-func NewFsList() *FsList { return &FsList{} }
+func NewFsList() *FsList { return newFsList(nil) }
 
-func (*FsList) Name() string { return "fs.list" }
-func (*FsList) Description() string {
-	return "List a directory tree (folders end with /). Files ignored by .gitignore are left out, and .git is never descended into."
+// newFsList is fs.list leaving out what the cage hides (Builtins passes
+// the cage's list).
+func newFsList(secrets []string) *FsList {
+	invoke := func(ctx context.Context, p FsListParams, env Env) (Result, error) { return fsListInvoke(ctx, p, env, secrets) }
+	return NewTyped(Spec[FsListParams]{Name: "fs.list", Description: fsListDescription, Risk: policy.RiskLow,
+		Check: checkList, Effects: fsListEffects, Invoke: invoke})
 }
-func (*FsList) Schema() json.RawMessage { return SchemaOf[FsListParams]() }
-func (*FsList) Risk() policy.Risk       { return policy.RiskLow }
 
-func (*FsList) Effects(args json.RawMessage, env Env) ([]policy.Effect, error) {
-	_, path, err := parseList(args, env)
+func checkList(p *FsListParams) error {
+	if p.Depth < 0 || p.Depth > maxListDepth {
+		return fmt.Errorf("depth must be between 1 and %d", maxListDepth)
+	}
+	if p.Path == "" {
+		p.Path = "."
+	}
+	return nil
+}
+
+func fsListEffects(p FsListParams, env Env) ([]policy.Effect, error) {
+	path, err := resolveArg(env, p.Path)
 	if err != nil {
 		return nil, err
 	}
 	return []policy.Effect{{Kind: policy.EffectRead, Paths: []string{path}}}, nil
 }
 
-func parseList(args json.RawMessage, env Env) (FsListParams, string, error) {
-	p, err := decodeArgs[FsListParams](args)
-	if err != nil {
-		return p, "", err
-	}
-	if p.Depth < 0 || p.Depth > maxListDepth {
-		return p, "", fmt.Errorf("depth must be between 1 and %d", maxListDepth)
-	}
-	if p.Path == "" {
-		p.Path = "."
-	}
-	path, err := ResolvePath(env.Workspace, p.Path)
-	if err != nil {
-		return p, "", fmt.Errorf("path: %w", err)
-	}
-	return p, path, nil
-}
-
-func (t *FsList) Invoke(ctx context.Context, args json.RawMessage, env Env) (Result, error) {
-	p, root, err := parseList(args, env)
+func fsListInvoke(ctx context.Context, p FsListParams, env Env, secrets []string) (Result, error) {
+	root, err := resolveArg(env, p.Path)
 	if err != nil {
 		return ErrorResult(err.Error()), nil
 	}
@@ -89,7 +81,7 @@ func (t *FsList) Invoke(ctx context.Context, args json.RawMessage, env Env) (Res
 	if depth == 0 {
 		depth = defaultListDepth
 	}
-	l := &lister{ctx: ctx, hidden: p.IncludeHidden, maxDepth: depth, secrets: secretsBelow(root, t.secrets), ws: env.Workspace}
+	l := &lister{ctx: ctx, hidden: p.IncludeHidden, maxDepth: depth, secrets: secretsBelow(root, secrets), ws: env.Workspace}
 	// Paths are matched relative to the workspace, so the .gitignore files
 	// of the folders above the listed one apply too.
 	stack := ignore.Stack{}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	_ "embed"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -32,57 +33,53 @@ type SearchRipgrepParams struct {
 	MaxResults      int    `json:"max_results,omitempty" desc:"Stop after this many matching lines. Default 100."`
 }
 
+//go:embed search_ripgrep.md
+var searchRipgrepDescription string
+
 // SearchRipgrep is the search.ripgrep tool: the real rg, its JSON parsed.
-type SearchRipgrep struct {
-	rg string
-	// secrets are the paths the cage hides; matches in them are left out
-	// (Builtins sets them).
-	secrets []string
-}
+type SearchRipgrep = Typed[SearchRipgrepParams]
 
 // NewSearchRipgrep returns search.ripgrep running the rg binary at path
 // ("" means rg on PATH).
-func NewSearchRipgrep(path string) *SearchRipgrep {
+func NewSearchRipgrep(path string) *SearchRipgrep { return newSearchRipgrep(path, nil) }
+
+// newSearchRipgrep is search.ripgrep leaving out matches in what the cage
+// hides (Builtins passes the cage's list).
+func newSearchRipgrep(path string, secrets []string) *SearchRipgrep {
 	if path == "" {
 		path = "rg"
 	}
-	return &SearchRipgrep{rg: path}
+	s := ripgrep{rg: path, secrets: secrets}
+	return NewTyped(Spec[SearchRipgrepParams]{Name: "search.ripgrep", Description: searchRipgrepDescription, Risk: policy.RiskLow,
+		Check: checkSearch, Effects: searchEffects, Invoke: s.invoke})
 }
 
-func (*SearchRipgrep) Name() string { return "search.ripgrep" }
-func (*SearchRipgrep) Description() string {
-	return "Search file contents with ripgrep (respects .gitignore). Returns path:line: text for each matching line."
-}
-func (*SearchRipgrep) Schema() json.RawMessage { return SchemaOf[SearchRipgrepParams]() }
-func (*SearchRipgrep) Risk() policy.Risk       { return policy.RiskLow }
-
-func (*SearchRipgrep) Effects(args json.RawMessage, env Env) ([]policy.Effect, error) {
-	_, path, err := parseSearch(args, env)
-	if err != nil {
-		return nil, err
-	}
-	return []policy.Effect{{Kind: policy.EffectRead, Paths: []string{path}}}, nil
+// ripgrep runs the rg binary at its path; matches in secrets (the paths
+// the cage hides) are left out.
+type ripgrep struct {
+	rg      string
+	secrets []string
 }
 
-func parseSearch(args json.RawMessage, env Env) (SearchRipgrepParams, string, error) {
-	p, err := decodeArgs[SearchRipgrepParams](args)
-	if err != nil {
-		return p, "", err
-	}
+func checkSearch(p *SearchRipgrepParams) error {
 	if p.Pattern == "" {
-		return p, "", errors.New("pattern is empty")
+		return errors.New("pattern is empty")
 	}
 	if p.MaxResults < 0 || p.MaxResults > maxSearchResults {
-		return p, "", fmt.Errorf("max_results must be between 1 and %d", maxSearchResults)
+		return fmt.Errorf("max_results must be between 1 and %d", maxSearchResults)
 	}
 	if p.Path == "" {
 		p.Path = "."
 	}
-	path, err := ResolvePath(env.Workspace, p.Path)
+	return nil
+}
+
+func searchEffects(p SearchRipgrepParams, env Env) ([]policy.Effect, error) {
+	path, err := resolveArg(env, p.Path)
 	if err != nil {
-		return p, "", fmt.Errorf("path: %w", err)
+		return nil, err
 	}
-	return p, path, nil
+	return []policy.Effect{{Kind: policy.EffectRead, Paths: []string{path}}}, nil
 }
 
 // Match is one matching line.
@@ -115,8 +112,8 @@ type rgMatch struct {
 
 var matchPrefix = []byte(`{"type":"match"`)
 
-func (t *SearchRipgrep) Invoke(ctx context.Context, args json.RawMessage, env Env) (Result, error) {
-	p, path, err := parseSearch(args, env)
+func (t ripgrep) invoke(ctx context.Context, p SearchRipgrepParams, env Env) (Result, error) {
+	path, err := resolveArg(env, p.Path)
 	if err != nil {
 		return ErrorResult(err.Error()), nil
 	}

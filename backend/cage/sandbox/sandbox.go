@@ -524,14 +524,6 @@ func (c *Cage) bwrapArgs(spec Spec, dir string, sh policy.Cage, p *Prepared) ([]
 		c.holdUserCaches(b, writable)
 	}
 	env := c.bindCaches(b)
-	for _, kv := range sh.Env {
-		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
-			if env == nil {
-				env = map[string]string{}
-			}
-			env[k] = v
-		}
-	}
 	if err := c.hide(b, visible); err != nil {
 		return nil, nil, nil, err
 	}
