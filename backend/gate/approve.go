@@ -212,7 +212,6 @@ func Resolve(d policy.Decision, ans Approval) (policy.Decision, ask.Transition, 
 	final.Reasons = nil
 	final.Layer, final.LayerDetail = policy.LayerHuman, ans.Via
 	if ans.Approved {
-		final = policy.ApprovedByHuman(final)
 		final.Verdict, final.Source = policy.VerdictAllow, "human:once"
 		on := ask.AnswerOnce
 		if ans.Always && d.AlwaysRefused == "" {
@@ -359,4 +358,28 @@ func reasonList(rs []policy.Reason) string {
 		s[i] = string(r)
 	}
 	return strings.Join(s, ", ")
+}
+
+// cageOf gives the outcome of an ask the cage its answer earns (the claim
+// is enforced, permission-model.md): a human's yes — now or before a
+// restart — the whole sandbox (the engine's HumanCage, with the protected
+// paths the prompt showed); any other allow (an answerer) the claim's cage;
+// a re-decision after an axis change brings its own.
+func cageOf(asked, final policy.Decision) policy.Decision {
+	if final.Verdict != policy.VerdictAllow {
+		final.Cage, final.HumanCage = nil, nil // nothing runs
+		return final
+	}
+	if final.Layer == policy.LayerHuman {
+		if asked.HumanCage != nil {
+			final.Cage = policy.ApprovedByHuman(asked).Cage
+		}
+		final.HumanCage = nil
+		return final
+	}
+	if final.Cage == nil {
+		final.Cage = asked.Cage
+	}
+	final.HumanCage = nil
+	return final
 }

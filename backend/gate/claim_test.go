@@ -12,6 +12,8 @@ import (
 
 	"github.com/warden-dev/warden/backend/cage/sandbox"
 	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/store/storetest"
 	"github.com/warden-dev/warden/backend/tools"
 )
 
@@ -260,4 +262,91 @@ func TestSecretReadsThroughTheGate(t *testing.T) {
 		t.Fatalf("listing of the approved folder: %s", got)
 	}
 	_ = os.Remove(filepath.Join(home, "notes.txt"))
+}
+
+// yesAnswerer allows every ask put to it, as a reviewer might.
+type yesAnswerer struct{}
+
+func (yesAnswerer) Kind() string { return "test" }
+func (yesAnswerer) Answer(context.Context, Question) (Verdict, error) {
+	return Verdict{Answer: AnswererAllow, Why: "looks fine"}, nil
+}
+
+// TestCageOfEveryAnswer: the cage a call runs in follows who allowed it. A
+// human's yes through the seat (the window, the TUI, serve) earns the
+// whole sandbox — on the host under full access, with the protected file
+// the prompt showed let through; a reviewer's yes earns only the claim's
+// cage.
+func TestCageOfEveryAnswer(t *testing.T) {
+	ctx := context.Background()
+	full := policy.SandboxPolicy{Kind: policy.DangerFullAccess}
+	rig := func(t *testing.T, answerers []Answerer) (*Gate, *store.Store, tools.Env) {
+		db := filepath.Join(t.TempDir(), "w.db")
+		st, err := store.Open(ctx, db, storetest.KeyFor(db))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = st.Close() })
+		env := tools.Env{Workspace: workspace(t), Sandbox: full}
+		sess, err := st.CreateSession(ctx, store.NewSession{Workspace: env.Workspace})
+		if err != nil {
+			t.Fatal(err)
+		}
+		env.SessionID = sess.ID
+		g, err := New(Config{Decider: policy.New(policy.Config{}), Store: st, ApprovalTimeout: 20 * time.Second, Answerers: answerers,
+			Session: func(context.Context, tools.Env) (policy.Session, error) {
+				return policy.Session{Workspace: env.Workspace, Sandbox: full, Approval: policy.OnRequest, Caged: true, Now: time.Now()}, nil
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g, st, env
+	}
+	sh := tools.NewShellExec(testCage(t))
+	run := func(g *Gate, env tools.Env, cmd string) <-chan Outcome {
+		done := make(chan Outcome, 1)
+		go func() {
+			out, err := g.Call(ctx, Request{Tool: sh, Args: mustJSON(t, map[string]any{"command": cmd}), Env: env})
+			if err != nil {
+				t.Error(err)
+			}
+			done <- out
+		}()
+		return done
+	}
+	t.Run("a human through the seat", func(t *testing.T) {
+		g, _, env := rig(t, nil)
+		done := run(g, env, "echo 'use flake' > .envrc")
+		var ps []Pending
+		for deadline := time.Now().Add(10 * time.Second); len(ps) == 0 && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			ps, _ = g.Pending(ctx, env.SessionID)
+		}
+		if len(ps) != 1 {
+			t.Fatalf("pending %+v", ps)
+		}
+		if _, err := g.Answer(ctx, AnswerArgs{RequestID: ps[0].RequestID, Answer: AnswerOnce, Via: ViaWindow}, nil); err != nil {
+			t.Fatal(err)
+		}
+		out := <-done
+		if !out.Invoked || out.Decision.Cage == nil || out.Decision.Cage.Shape != policy.CageHost || out.Decision.Cage.Claimed ||
+			len(out.Decision.Cage.Approved) != 1 {
+			t.Fatalf("the human's yes ran in %+v", out.Decision.Cage)
+		}
+		if b, err := os.ReadFile(filepath.Join(env.Workspace, ".envrc")); err != nil || string(b) != "use flake\n" {
+			t.Fatalf("the approved protected write did not land: %v %s", err, text(out.Result))
+		}
+	})
+	t.Run("a reviewer", func(t *testing.T) {
+		g, _, env := rig(t, []Answerer{yesAnswerer{}})
+		out := <-run(g, env, "python3 -c 'print(1)'")
+		if !out.Invoked || out.Decision.Layer != policy.LayerAnswerer || out.Decision.Cage == nil ||
+			out.Decision.Cage.Shape != policy.CageFullAccess || !out.Decision.Cage.Claimed {
+			t.Fatalf("the reviewer's yes ran in %+v (layer %s)", out.Decision.Cage, out.Decision.Layer)
+		}
+		var res struct{ Cage *policy.Cage }
+		_ = json.Unmarshal(out.Result.Structured, &res)
+		if res.Cage == nil || res.Cage.Shape != policy.CageFullAccess {
+			t.Fatalf("the command ran in %+v", res.Cage)
+		}
+	})
 }

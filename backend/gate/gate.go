@@ -276,7 +276,7 @@ func (g *Gate) Run(ctx context.Context, p *Prepared) (Outcome, error) {
 	case st != nil:
 		// A human answered this very call's ask before a restart: that
 		// ask carries on (allowed → running); nothing is asked twice.
-		d = stood(*st, "decided "+string(d.Verdict)+" again after a restart")
+		d = cageOf(d, stood(*st, "decided "+string(d.Verdict)+" again after a restart"))
 		id = st.ID
 	case d.Verdict == policy.VerdictAllow:
 		if _, err := g.asks.Step(ctx, id, ask.Allow, granted(d)); err != nil {
@@ -284,11 +284,13 @@ func (g *Gate) Run(ctx context.Context, p *Prepared) (Outcome, error) {
 		}
 	case d.Verdict == policy.VerdictAsk:
 		asked = true
+		engine := d
 		d, err = g.ask(ctx, askCall{tool: t, args: p.req.Args, env: env, effects: effects, call: p.call, approver: p.req.Approver,
 			session: p.req.Session}, d, id, false)
 		if err != nil {
 			return out, err
 		}
+		d = cageOf(engine, d) // the cage the answer earns
 	default:
 		if err := g.deny(ctx, id, ask.Deny, d); err != nil {
 			return out, err
