@@ -39,7 +39,9 @@ func NewFsList() *FsList { return newFsList(nil) }
 // newFsList is fs.list leaving out what the cage hides (Builtins passes
 // the cage's list).
 func newFsList(secrets []string) *FsList {
-	invoke := func(ctx context.Context, p FsListParams, env Env) (Result, error) { return fsListInvoke(ctx, p, env, secrets) }
+	invoke := func(ctx context.Context, p FsListParams, env Env) (Result, error) {
+		return fsListInvoke(ctx, p, env, secrets)
+	}
 	return NewTyped(Spec[FsListParams]{Name: "fs.list", Description: fsListDescription, Risk: policy.RiskLow,
 		Check: checkList, Effects: fsListEffects, Invoke: invoke})
 }
