@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -349,4 +350,47 @@ func TestCageOfEveryAnswer(t *testing.T) {
 			t.Fatalf("the command ran in %+v", res.Cage)
 		}
 	})
+}
+
+// TestCageOfTable: cageOf is the one place an ask's outcome gets the cage
+// it runs in. Only a human's yes (now, through the seat, or standing
+// from before a restart) earns the human cage; every other allow keeps a
+// claim's cage (its own from a re-decision, else the asked one); nothing
+// that does not run carries a cage.
+func TestCageOfTable(t *testing.T) {
+	claim := &policy.Cage{Shape: policy.CageReadOnly, Claimed: true, Why: "classified read-only"}
+	human := &policy.Cage{Shape: policy.CageHost, Approved: []string{"/ws/.envrc"}, Why: "a human approved the call"}
+	redecided := &policy.Cage{Shape: policy.CageWorkspaceWrite, Claimed: true, Why: "writes in the workspace"}
+	asked := policy.Decision{Verdict: policy.VerdictAsk, Cage: claim, HumanCage: human}
+	askedFile := policy.Decision{Verdict: policy.VerdictAsk} // a file tool: no process, no cage
+	for _, c := range []struct {
+		name  string
+		asked policy.Decision
+		final policy.Decision
+		want  *policy.Cage
+	}{
+		{"human yes", asked, policy.Decision{Verdict: policy.VerdictAllow, Layer: policy.LayerHuman, LayerDetail: "window"}, human},
+		{"human yes, seat lost the cages", asked, policy.Decision{Verdict: policy.VerdictAllow, Layer: policy.LayerHuman, Source: "human:always"}, human},
+		{"standing yes after a restart", asked, policy.Decision{Verdict: policy.VerdictAllow, Layer: policy.LayerHuman, LayerDetail: "before a restart"}, human},
+		{"human yes to a file tool", askedFile, policy.Decision{Verdict: policy.VerdictAllow, Layer: policy.LayerHuman}, nil},
+		{"reviewer yes", asked, policy.Decision{Verdict: policy.VerdictAllow, Layer: policy.LayerAnswerer, LayerDetail: "test"}, claim},
+		{"re-decided allow brings its own", asked, policy.Decision{Verdict: policy.VerdictAllow, Layer: policy.LayerSandbox, Cage: redecided}, redecided},
+		{"re-decided allow without one", asked, policy.Decision{Verdict: policy.VerdictAllow, Layer: policy.LayerSandbox}, claim},
+		{"human no", asked, policy.Decision{Verdict: policy.VerdictDeny, Layer: policy.LayerHuman, Cage: claim, HumanCage: human}, nil},
+		{"reviewer no", asked, policy.Decision{Verdict: policy.VerdictDeny, Layer: policy.LayerAnswerer, Cage: claim}, nil},
+		{"no human attached", asked, policy.Decision{Verdict: policy.VerdictDeny, Reason: policy.ReasonNoApprover, Cage: claim, HumanCage: human}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := cageOf(c.asked, c.final)
+			if got.HumanCage != nil {
+				t.Errorf("the outcome still carries a human cage %+v", got.HumanCage)
+			}
+			if !reflect.DeepEqual(got.Cage, c.want) {
+				t.Errorf("cage %v, want %v", got.Cage, c.want)
+			}
+			if got.Verdict != c.final.Verdict || got.Layer != c.final.Layer {
+				t.Errorf("cageOf changed the outcome: %+v", got)
+			}
+		})
+	}
 }
