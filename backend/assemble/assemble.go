@@ -155,7 +155,7 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 		return nil, err
 	}
 	g.Engine = policy.New(policy.Config{ProtectedPaths: protectedData(g.DBPath, explicit, userPath)})
-	g.Cage = newCage(g.Config, g.Engine.ExtraProtected(), o.Forwarder)
+	g.Cage = newCage(g.Config, g.Engine.ExtraProtected(), o.Forwarder, o.Version)
 	g.CageStatus = g.Cage.Detect(ctx)
 	status := g.CageStatus
 	g.Monitors = tools.NewMonitors(g.Cage)

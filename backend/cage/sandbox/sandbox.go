@@ -109,6 +109,11 @@ type Config struct {
 	// forwarder (network.go); empty means the running binary. Set by
 	// bench/cmd/netbench to measure the warden binary's forwarder.
 	Forwarder string
+	// CacheDir keeps the result of a successful probe (probecache.go) so
+	// the next process on the same machine skips it; empty: probe every time.
+	CacheDir string
+	// Version is Warden's version, part of the cached probe's key.
+	Version string
 }
 
 // Status says whether the cage works on this machine, and why not. It is
@@ -198,6 +203,13 @@ func (c *Cage) detect(ctx context.Context) Status {
 		st.Reason = fmt.Sprintf("%s not found: install the bubblewrap package", c.cfg.Bwrap)
 		return st
 	}
+	key, keyed := c.currentProbeKey(path)
+	if keyed {
+		if cached, ok := c.cachedProbe(key); ok {
+			c.ready(path)
+			return cached
+		}
+	}
 	if st.Version, err = c.probeRun(ctx, path, "--version"); err != nil {
 		st.Reason = fmt.Sprintf("%s --version failed: %v", path, err)
 		return st
@@ -207,6 +219,16 @@ func (c *Cage) detect(ctx context.Context) Status {
 		st.Reason = fmt.Sprintf("bwrap cannot start a cage (user namespaces?): %v", err)
 		return st
 	}
+	c.ready(path)
+	st.Available, st.Reason = true, "bwrap "+path+": a user namespace with a read-only root works"
+	if keyed {
+		c.storeProbe(key, st)
+	}
+	return st
+}
+
+// ready makes the cage use bwrap at path, probed now or before.
+func (c *Cage) ready(path string) {
 	var pool *cgroupPool
 	if cg := pidsCgroupParent(); cg != "" && c.limits.Processes > 0 {
 		removeStaleCgroups(cg)
@@ -218,8 +240,13 @@ func (c *Cage) detect(ctx context.Context) Status {
 	c.mu.Lock()
 	c.bwrapPath, c.cgroups = path, pool
 	c.mu.Unlock()
-	st.Available, st.Reason = true, "bwrap "+path+": a user namespace with a read-only root works"
-	return st
+}
+
+// Reprobe forgets the cached probe and probes again: for a caged start
+// that failed as if the machine had changed since the probe was cached.
+func (c *Cage) Reprobe(ctx context.Context) Status {
+	c.dropProbe()
+	return c.Detect(ctx)
 }
 
 // probeRun runs bin and returns the first line of its stdout. A failure
