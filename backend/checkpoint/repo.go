@@ -285,7 +285,22 @@ func (r *Repo) snapshot(ctx context.Context) (string, error) {
 			r.nestedAt = r.mode.Scans + 1
 		}
 	}
-	return r.fullScan(ctx, why)
+	if r.wantWatch() {
+		return r.fullScan(ctx, why)
+	}
+	// A scan that sets no watcher up (a fresh process's first snapshot, a
+	// one-shot process): an unchanged workspace is answered from the stat
+	// record of the last full scan, with no git process (statcache.go).
+	tree, entries, racy, same := r.unchangedTree()
+	if same {
+		r.mode = Mode{Why: "unchanged since the last full scan (stat data)", Scans: r.mode.Scans + 1, Increments: r.mode.Increments}
+		return tree, nil
+	}
+	tree, err := r.fullScan(ctx, why)
+	if err == nil {
+		r.keepRecord(tree, entries, racy)
+	}
+	return tree, err
 }
 
 // gitScan is `git add -A && git write-tree` against the shadow index.
