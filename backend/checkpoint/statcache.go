@@ -57,7 +57,13 @@ func (r *Repo) walkStats() (entries []statEntry, racy bool, err error) {
 				}
 				e, r2 := statOf(p, fi, now)
 				entries, racy = append(entries, e), racy || r2
-				for _, f := range []string{"HEAD", "packed-refs"} {
+				files := []string{"HEAD", "packed-refs"}
+				if head, err := os.ReadFile(filepath.Join(p, "HEAD")); err == nil {
+					if ref, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: "); ok && !strings.Contains(ref, "..") {
+						files = append(files, filepath.FromSlash(ref)) // a commit moves the branch, not HEAD
+					}
+				}
+				for _, f := range files {
 					if fi, err := os.Lstat(filepath.Join(p, f)); err == nil {
 						e, r2 := statOf(filepath.Join(p, f), fi, now)
 						entries, racy = append(entries, e), racy || r2
@@ -65,6 +71,9 @@ func (r *Repo) walkStats() (entries []statEntry, racy bool, err error) {
 				}
 				return filepath.SkipDir
 			}
+			// A .git file points at a repository elsewhere, whose commits
+			// this walk would not see: no record for this workspace.
+			racy = true
 		}
 		fi, err := d.Info()
 		if err != nil {

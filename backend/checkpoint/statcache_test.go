@@ -46,6 +46,15 @@ func TestStatRecord(t *testing.T) {
 			must(t, os.Chmod(filepath.Join(ws, "a.txt"), 0o755))
 			return nil
 		}},
+		{name: "a commit in a nested repository", wantGits: true, change: func(t *testing.T, ws, _ string) []string {
+			nested := filepath.Join(ws, "sub")
+			for _, args := range [][]string{{"add", "b.txt"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "two"}} {
+				if out, err := exec.Command("git", append([]string{"-C", nested}, args...)...).CombinedOutput(); err != nil {
+					t.Fatalf("git %v: %v %s", args, err, out)
+				}
+			}
+			return nil
+		}},
 		{name: "a damaged record", wantGits: true, change: func(t *testing.T, _, dir string) []string {
 			write(t, filepath.Join(dir, statRecordName), "garbage")
 			return nil
@@ -64,6 +73,13 @@ func TestStatRecord(t *testing.T) {
 			t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 			write(t, filepath.Join(ws, "a.txt"), "a\n")
 			write(t, filepath.Join(ws, "sub", "b.txt"), "b\n")
+			// sub is a nested repository with one commit: its gitlink is in the tree.
+			write(t, filepath.Join(ws, "sub", "first.txt"), "1\n")
+			for _, args := range [][]string{{"init", "-q"}, {"add", "first.txt"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"}} {
+				if out, err := exec.Command(realGit, append([]string{"-C", filepath.Join(ws, "sub")}, args...)...).CombinedOutput(); err != nil {
+					t.Fatalf("git %v: %v %s", args, err, out)
+				}
+			}
 			// Old enough that the record is not racy.
 			old := time.Now().Add(-time.Minute)
 			for _, p := range []string{"a.txt", "sub/b.txt", "sub", "."} {
