@@ -2,9 +2,11 @@ package sandbox
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -121,4 +123,43 @@ func (c *Cage) dropProbe() {
 	if c.cfg.CacheDir != "" {
 		_ = os.Remove(filepath.Join(c.cfg.CacheDir, probeCacheName))
 	}
+}
+
+// staleStart: a caged start failed before bwrap made the cage (it never
+// reported the cage's first process). When this process took the cage's
+// readiness from the cached probe, the machine may have changed in a way
+// the key does not see (a security module's rule, a namespace limit), so
+// the cache is dropped and bwrap probed again, once per process. A probe
+// that works is kept (the failure was the call's own); one that fails
+// leaves no cache, and the next process starts from the truth. This
+// process's status is not lowered: Prepare runs a command uncaged when the
+// cage is unavailable, and a call the gate decided on a cage must fail
+// closed, never run unconfined.
+func (c *Cage) staleStart() {
+	c.mu.Lock()
+	cached, path := c.cachedKey != nil, c.bwrapPath
+	if !cached || c.reprobed {
+		c.mu.Unlock()
+		return
+	}
+	c.reprobed = true
+	c.mu.Unlock()
+	c.dropProbe()
+	key, keyed := c.currentProbeKey(path)
+	st := c.probeBwrap(context.Background(), path) // probeRun bounds each run
+	if !st.Available {
+		return
+	}
+	if keyed {
+		c.storeProbe(key, st)
+	}
+	c.mu.Lock()
+	c.cachedKey, c.status = nil, &st
+	c.mu.Unlock()
+}
+
+// exitedWithFailure: cmd ran and exited on its own with a non-zero status
+// (bwrap's own errors exit 1), not killed by a signal or never started.
+func exitedWithFailure(cmd *exec.Cmd) bool {
+	return cmd != nil && cmd.ProcessState != nil && cmd.ProcessState.Exited() && !cmd.ProcessState.Success()
 }

@@ -152,3 +152,118 @@ func TestProbeCacheKeepsNoFailure(t *testing.T) {
 		t.Fatalf("a failed probe was cached (stat: %v)", err)
 	}
 }
+
+// breakableBwrap is countingBwrap whose cage starts fail the way bwrap's
+// do on a machine that refuses user namespaces (exit 1 before the cage
+// exists) once the file broken exists; the script itself never changes,
+// so the probe's key still matches: a change the key cannot see.
+func breakableBwrap(t *testing.T, dir string) (bin, log, broken string) {
+	t.Helper()
+	real, err := exec.LookPath("bwrap")
+	if err != nil {
+		t.Fatalf("bwrap is required here: %v", err)
+	}
+	bin, log, broken = filepath.Join(dir, "bwrap"), filepath.Join(dir, "runs.log"), filepath.Join(dir, "broken")
+	script := "#!/bin/sh\necho run >>'" + log + "'\n" +
+		"if [ -e '" + broken + "' ] && [ \"$1\" != --version ]; then\n" +
+		"  echo 'bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces.' >&2\n  exit 1\nfi\n" +
+		"exec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin, log, broken
+}
+
+// TestStaleProbeReprobesOnce: a caged start that fails before the cage
+// exists, in a process that took the cage's readiness from the cache,
+// drops the cache and probes again — once per process. A command failing
+// inside a working cage, or a cage probed by this very process, probes
+// nothing. The failed process keeps saying caged (its calls fail closed);
+// the next process learns the truth from its own probe.
+func TestStaleProbeReprobesOnce(t *testing.T) {
+	cases := []struct {
+		name    string
+		cached  bool // the second process answers from the cache
+		breaks  bool // cage starts fail after the cache was written
+		command string
+		// bwrap runs of the second process: its Detect, then two calls
+		wantRuns  int
+		wantCache bool // a cache file is there afterwards
+		// what a third process's Detect says, and its bwrap runs
+		wantNext     bool
+		wantNextRuns int
+	}{
+		{name: "machine changed under the cache: one re-probe, cache dropped", cached: true, breaks: true, command: "true",
+			wantRuns: 0 + 1 + 2 + 1, wantCache: false, wantNext: false, wantNextRuns: 2},
+		{name: "command fails inside a working cage: no re-probe", cached: true, command: "exit 1",
+			wantRuns: 0 + 1 + 1, wantCache: true, wantNext: true, wantNextRuns: 0},
+		{name: "cage probed by this process: a failed start probes nothing more", breaks: true, command: "true",
+			wantRuns: 2 + 1 + 1, wantCache: false, wantNext: false, wantNextRuns: 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			dir := t.TempDir()
+			bin, log, broken := breakableBwrap(t, dir)
+			cacheDir := filepath.Join(dir, "cache")
+			cfg := Config{Bwrap: bin, CacheDir: cacheDir, Version: "v1"}
+			if tc.cached {
+				first := New(cfg)
+				if st := first.Detect(ctx); !st.Available {
+					t.Fatalf("first probe: %+v", st)
+				}
+				_ = first.Close()
+			}
+			if tc.breaks && tc.cached {
+				if err := os.WriteFile(broken, nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := runsIn(t, log)
+			second := New(cfg)
+			t.Cleanup(func() { _ = second.Close() })
+			if st := second.Detect(ctx); !st.Available {
+				t.Fatalf("second Detect: %+v", st)
+			}
+			if tc.breaks && !tc.cached {
+				if err := os.WriteFile(broken, nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				_ = os.Remove(filepath.Join(cacheDir, probeCacheName))
+			}
+			for i := 0; i < 2; i++ {
+				p, err := second.Prepare(ctx, Spec{Workspace: dir, Policy: ww, Args: []string{"bash", "-c", tc.command}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !p.Confined {
+					t.Fatalf("call %d ran unconfined", i)
+				}
+				err = p.Cmd.Run()
+				p.Finish()
+				if err == nil {
+					t.Fatalf("call %d: %q succeeded, want a failure", i, tc.command)
+				}
+			}
+			if runs := runsIn(t, log) - before; runs != tc.wantRuns {
+				t.Errorf("the second process ran bwrap %d times, want %d", runs, tc.wantRuns)
+			}
+			if !second.Status().Available {
+				t.Errorf("the second process lowered its status mid-flight: %+v", second.Status())
+			}
+			_, err := os.Stat(filepath.Join(cacheDir, probeCacheName))
+			if got := err == nil; got != tc.wantCache {
+				t.Errorf("cache file present = %v, want %v (stat: %v)", got, tc.wantCache, err)
+			}
+			before = runsIn(t, log)
+			third := New(cfg)
+			t.Cleanup(func() { _ = third.Close() })
+			if st := third.Detect(ctx); st.Available != tc.wantNext {
+				t.Errorf("next process: %+v, want available=%v", st, tc.wantNext)
+			}
+			if runs := runsIn(t, log) - before; runs != tc.wantNextRuns {
+				t.Errorf("the next process ran bwrap %d times, want %d", runs, tc.wantNextRuns)
+			}
+		})
+	}
+}

@@ -142,6 +142,10 @@ type Cage struct {
 	mu        sync.Mutex
 	status    *Status
 	bwrapPath string // found by Detect
+	// cachedKey is the key of the cached probe Detect answered from; a
+	// cage start that then fails re-probes once (staleStart).
+	cachedKey *probeKey
+	reprobed  bool
 }
 
 // New returns a cage; call Detect once at start to learn whether it works.
@@ -207,9 +211,26 @@ func (c *Cage) detect(ctx context.Context) Status {
 	if keyed {
 		if cached, ok := c.cachedProbe(key); ok {
 			c.ready(path)
+			c.mu.Lock()
+			c.cachedKey = &key
+			c.mu.Unlock()
 			return cached
 		}
 	}
+	if st = c.probeBwrap(ctx, path); !st.Available {
+		return st
+	}
+	c.ready(path)
+	if keyed {
+		c.storeProbe(key, st)
+	}
+	return st
+}
+
+// probeBwrap asks bwrap at path for its version and starts a trivial cage.
+func (c *Cage) probeBwrap(ctx context.Context, path string) Status {
+	st := Status{Mechanism: "bubblewrap"}
+	var err error
 	if st.Version, err = c.probeRun(ctx, path, "--version"); err != nil {
 		st.Reason = fmt.Sprintf("%s --version failed: %v", path, err)
 		return st
@@ -219,11 +240,7 @@ func (c *Cage) detect(ctx context.Context) Status {
 		st.Reason = fmt.Sprintf("bwrap cannot start a cage (user namespaces?): %v", err)
 		return st
 	}
-	c.ready(path)
 	st.Available, st.Reason = true, "bwrap "+path+": a user namespace with a read-only root works"
-	if keyed {
-		c.storeProbe(key, st)
-	}
 	return st
 }
 
@@ -327,6 +344,7 @@ type Prepared struct {
 	// Hidden are the paths hidden from this process.
 	Hidden []string
 
+	cage   *Cage
 	watch  *watcher
 	links  []watched  // protected symlinks, restored when changed
 	lim    *limiter   // applies the limits to the started cage
@@ -351,7 +369,7 @@ func (c *Cage) Prepare(ctx context.Context, spec Spec) (*Prepared, error) {
 	if dir == "" {
 		dir = spec.Workspace
 	}
-	p := &Prepared{}
+	p := &Prepared{cage: c}
 	argv := spec.Args
 	var extra []*os.File
 	if c.Caged(spec.Policy) && c.cfg.Mode == ModeBwrap {
@@ -395,6 +413,9 @@ func (p *Prepared) Finish() []Violation {
 		if p.lim != nil {
 			if err := p.lim.close(); err != nil {
 				out = append(out, Violation{Path: "(limits)", Detail: err.Error() + "; the call was stopped"})
+			}
+			if !p.lim.started.Load() && exitedWithFailure(p.Cmd) {
+				p.cage.staleStart() // bwrap gave up before the cage existed
 			}
 		}
 		for _, f := range p.files {
