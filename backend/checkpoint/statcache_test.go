@@ -103,10 +103,10 @@ func TestStatRecord(t *testing.T) {
 			if tc.change != nil {
 				excludes = tc.change(t, ws, first.Dir())
 			}
+			before := gitRuns(t, log) // the open counts too: a fresh process pays for both
 			second, err := Open(ctx, root, ws, excludes)
 			must(t, err)
 			t.Cleanup(second.Close)
-			before := gitRuns(t, log)
 			tree, err := second.Snapshot(ctx)
 			must(t, err)
 			ran := gitRuns(t, log) - before
