@@ -67,7 +67,7 @@ wall, cpu = med(x[0]/y[0] for x, y in zip(ra, rb)), med(x[1]/max(y[1], 1e-6) for
 print(f"ratio warden/bwrap, median of pairs:  wall {wall:.2f}x, cpu {cpu:.2f}x")
 print(f"target wall <= 3x bwrap: {'met' if wall <= 3 else 'NOT met'}; target cpu <= 5x bwrap: {'met' if cpu <= 5 else 'NOT met'}")
 PY
-echo "bwrap line: ${clean[*]:0:6} … (${#clean[@]} words)"
+echo "bwrap line (run from the workspace): ${clean[*]}"
 # Sleeps of one warden run, by thread (nanosleep/clock_nanosleep; Go's own
 # time.Sleep and timers wait in futex/epoll and never appear here).
 strace -f -qq -e trace=nanosleep,clock_nanosleep,execve,inotify_init1,inotify_add_watch -o "$work/sleep.txt" "$warden" "${args[@]}" >/dev/null
