@@ -114,7 +114,8 @@ func TestStatRecord(t *testing.T) {
 				t.Fatalf("a changed workspace was answered from the record (mode %+v)", second.LastMode())
 			}
 			if !tc.wantGits && ran != 0 {
-				t.Fatalf("an unchanged workspace started %d git processes (mode %+v)", ran, second.LastMode())
+				b, _ := os.ReadFile(log)
+				t.Fatalf("an unchanged workspace started %d git processes (mode %+v); git runs of the test:\n%s", ran, second.LastMode(), b)
 			}
 			if excludes != nil {
 				return // files tracked before stay tracked in that store: no fresh store to compare with
