@@ -196,7 +196,7 @@ func (g *Gate) Call(ctx context.Context, t Tool, args json.RawMessage, env Env) 
 			return out, err
 		}
 	case d.Verdict == policy.VerdictAsk:
-		d, err = g.ask(ctx, t, args, env, effects, d, id, false)
+		d, err = g.ask(ctx, t, args, env, effects, policy.RiskOf(policy.Call{Tool: t.Name(), Effects: effects}, s), d, id, false)
 		if err != nil {
 			return out, err
 		}
@@ -257,7 +257,7 @@ func (g *Gate) toolAsk(ctx context.Context, t Tool, env Env, q Question) (policy
 	if p := g.standing(id, d, true); p != nil {
 		return stood(*p, "asked again after a restart"), nil
 	}
-	return g.ask(ctx, t, q.Args, env, nil, d, id, true)
+	return g.ask(ctx, t, q.Args, env, nil, t.Risk(), d, id, true)
 }
 
 // standing is the ask of this call a human answered yes before a restart
@@ -290,9 +290,11 @@ func stood(a ask.Ask, saw string) policy.Decision {
 
 // ask takes an Ask to a human: requested, then one of the answers the
 // machine allows from there, each recorded before it counts.
-func (g *Gate) ask(ctx context.Context, t Tool, args json.RawMessage, env Env, effects []policy.Effect, d policy.Decision, id ask.ID, direct bool) (policy.Decision, error) {
+// Its risk comes from the call's effects (policy.RiskOf), a tool's own
+// question from the tool.
+func (g *Gate) ask(ctx context.Context, t Tool, args json.RawMessage, env Env, effects []policy.Effect, risk policy.Risk, d policy.Decision, id ask.ID, direct bool) (policy.Decision, error) {
 	req := ApprovalRequest{SessionID: env.SessionID, CallID: id.CallID, RequestID: id.RequestID, Tool: t.Name(), Args: args,
-		Effects: effects, Risk: t.Risk(), Reasons: d.Reasons, Signature: d.Signature, Trace: d.Trace,
+		Effects: effects, Risk: risk, Reasons: d.Reasons, Signature: d.Signature, Trace: d.Trace,
 		AlwaysRefused: d.AlwaysRefused, Direct: direct}
 	if pv, ok := t.(Previewer); ok && !direct {
 		if p, err := pv.Preview(args, env); err == nil {

@@ -128,7 +128,7 @@ func (nc *netCall) decide(ctx context.Context, dest policy.Destination) netproxy
 			timeout = DefaultNetworkAskTimeout
 		}
 		actx, cancel := context.WithTimeout(ctx, timeout)
-		final, err := g.ask(actx, t, args, nc.env, call.Effects, d, id, false)
+		final, err := g.ask(actx, t, args, nc.env, call.Effects, policy.RiskOf(call, s), d, id, false)
 		cancel()
 		if err != nil {
 			return netproxy.Verdict{Reason: "journal", Detail: err.Error()}
