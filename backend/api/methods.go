@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/warden-dev/warden/backend/checkpoint"
-	"github.com/warden-dev/warden/backend/mcp"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/settings"
 )
@@ -133,10 +132,12 @@ var (
 		onSettings((*settings.Service).ListModels)))
 	TestConnection = define("TestConnection", "checks a provider's address, key and model.", Both,
 		onSettings((*settings.Service).TestConnection))
-	McpServers = nullable(define("McpServers", "lists the configured MCP servers with their state and tools.", Both,
-		onSettings(func(svc *settings.Service, ctx context.Context, _ None) ([]mcp.ServerStatus, error) {
-			return svc.McpServers(ctx)
-		})))
+	McpServers = nullable(define("McpServers", "lists the configured MCP servers with their state and tools (an open session's: its workspace's servers and trust).", Both,
+		onSettings((*settings.Service).McpServers)))
+	SaveMcpServer = nullable(define("SaveMcpServer", "adds or edits an MCP server in the user's config.toml and reloads the servers, no restart.", Both,
+		onSettings((*settings.Service).SaveMcpServer)))
+	RemoveMcpServer = nullable(define("RemoveMcpServer", "removes an MCP server from the user's config.toml and stops it.", Both,
+		onSettings((*settings.Service).RemoveMcpServer)))
 	McpLog = define("McpLog", "returns the tail of an MCP server's stderr log.", Both,
 		onSettings((*settings.Service).McpLog))
 

@@ -16,6 +16,9 @@ type Info struct {
 	Caged      bool   `json:"caged"`
 	CageReason string `json:"cage_reason"`
 	DataPath   string `json:"data_path"`
+	// StartDir is the folder Warden was started in (or the workspace it
+	// was started on): a new session's workspace field starts there.
+	StartDir string `json:"start_dir"`
 }
 
 // Session is a session as a window shows it.

@@ -43,8 +43,12 @@ type Options struct {
 	ConfigPath    string
 	Runtime       *runtime.Service
 	BuildProvider ProviderBuilder
-	// MCP is the running manager; nil when no server is configured.
+	// MCP is the manager of the user's servers, shown when no session is
+	// open; nil when MCP is off.
 	MCP *mcp.Manager
+	// ReloadMCP re-reads the servers everywhere after a save (the pool of
+	// every workspace and MCP); nil: the file watch picks it up.
+	ReloadMCP func(ctx context.Context)
 	// Warnings are the problems found at start (ignored workspace settings,
 	// bad MCP server entries), shown on the screen.
 	Warnings     []string
