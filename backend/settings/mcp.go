@@ -25,7 +25,7 @@ const (
 type McpLogArgs struct {
 	SessionID string `json:"session_id,omitempty"`
 	Server    string `json:"server"`
-	Lines  int    `json:"lines,omitempty"`
+	Lines     int    `json:"lines,omitempty"`
 }
 
 // McpLog is the tail of a server's stderr log.
