@@ -86,6 +86,8 @@ var (
 		onRuntime(func(svc *runtime.Service, ctx context.Context, a runtime.RevokeGrantArgs) (None, error) {
 			return noErr(svc.RevokeGrant(ctx, a))
 		}))
+	RestoreGrant = define("RestoreGrant", "grants a revoked grant or rule again as it was: the Undo of Revoke (a new grant, with its event).", Both,
+		onRuntime((*runtime.Service).RestoreGrant))
 	TrustMcpServer = define("TrustMcpServer", "trusts an MCP server of a session's workspace, for the session or the workspace, and starts it.", Both,
 		onRuntime(func(svc *runtime.Service, ctx context.Context, a runtime.TrustMcpArgs) (None, error) {
 			return noErr(svc.TrustMcpServer(ctx, a))
