@@ -17,15 +17,48 @@ import (
 const maxTitle = 60
 
 // untitled reports a session that still has the title CreateSession gave
-// it (its folder's name), no message and no rename.
+// it (its folder's name): no rename and no prompt yet (a `!` command the
+// human ran does not name a conversation).
 func (s *Service) untitled(ctx context.Context, ss store.Session) bool {
 	if ss.ParentID != "" || ss.Title != filepath.Base(ss.Workspace) {
 		return false
 	}
-	evs, err := s.st.Events(ctx, store.EventQuery{SessionID: ss.ID,
-		Kinds: []store.Kind{store.KindMessageAppended, store.KindSessionRenamed}, Limit: 1})
-	return err == nil && len(evs) == 0
+	renamed, err := s.st.Events(ctx, store.EventQuery{SessionID: ss.ID, Kinds: []store.Kind{store.KindSessionRenamed}, Limit: 1})
+	if err != nil || len(renamed) > 0 {
+		return false
+	}
+	first, err := s.firstPrompt(ctx, ss.ID)
+	return err == nil && first == ""
 }
+
+// promptScan bounds how many early messages firstPrompt reads.
+const promptScan = 40
+
+// firstPrompt is the session's first message to the model ("" before
+// one): what the palette searches besides the title.
+func (s *Service) firstPrompt(ctx context.Context, sessionID string) (string, error) {
+	evs, err := s.st.Events(ctx, store.EventQuery{SessionID: sessionID, Kinds: []store.Kind{store.KindMessageAppended}, Limit: promptScan})
+	if err != nil {
+		return "", err
+	}
+	for _, e := range evs {
+		if m, ok := e.Event.(store.MessageAppended); ok && m.Role == "user" && !strings.HasPrefix(strings.TrimSpace(m.Text), "!") {
+			return m.Text, nil
+		}
+	}
+	return "", nil
+}
+
+// firstMessageView is the first prompt as a session view carries it: its
+// first lines, at most maxFirstMessage characters.
+func firstMessageView(text string) string {
+	if r := []rune(text); len(r) > maxFirstMessage {
+		return string(r[:maxFirstMessage]) + "…"
+	}
+	return text
+}
+
+const maxFirstMessage = 280
 
 // autoTitle renames the session after its first message; a failure leaves
 // the folder name, which is a fine title too.

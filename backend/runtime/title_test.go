@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -57,7 +58,7 @@ func FuzzTitleFrom(f *testing.F) {
 // the windows); a named one keeps its name; a later message changes nothing.
 // The assistant's message keeps what the provider said it cost.
 func TestAutoTitleAndUsage(t *testing.T) {
-	srv := newSSEServer(t, "5_done.sse", "5_done.sse", "5_done.sse")
+	srv := newSSEServer(t, "5_done.sse", "5_done.sse", "5_done.sse", "5_done.sse")
 	r := newRig(t, anthropicProvider(t, srv.URL), nil)
 	ctx := context.Background()
 	s := r.session(nil)
@@ -71,6 +72,9 @@ func TestAutoTitleAndUsage(t *testing.T) {
 	if got.Title != "Clean up the build folder" {
 		t.Fatalf("title %q after the first message", got.Title)
 	}
+	if got.FirstMessage != "Clean up the build folder\nand tell me what you removed" {
+		t.Fatalf("first message %q", got.FirstMessage)
+	}
 	if err := r.svc.Run(ctx, s.ID, "now something else"); err != nil {
 		t.Fatal(err)
 	}
@@ -83,6 +87,21 @@ func TestAutoTitleAndUsage(t *testing.T) {
 	}
 	if got, _ = r.svc.GetSession(ctx, named.ID); got.Title != "my title" {
 		t.Fatalf("a named session was retitled: %q", got.Title)
+	}
+	// A command the human ran first does not name the session; the first
+	// prompt after it does.
+	bang := r.session(nil)
+	if err := r.svc.Run(ctx, bang.ID, "!ls"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ = r.svc.GetSession(ctx, bang.ID); got.Title != filepath.Base(r.ws) || got.FirstMessage != "" {
+		t.Fatalf("after !ls: title %q, first message %q", got.Title, got.FirstMessage)
+	}
+	if err := r.svc.Run(ctx, bang.ID, "summarise the README"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ = r.svc.GetSession(ctx, bang.ID); got.Title != "summarise the README" {
+		t.Fatalf("after the first prompt: title %q", got.Title)
 	}
 	var usage *store.Usage
 	for _, e := range r.events(s.ID, store.KindMessageAppended) {

@@ -35,6 +35,9 @@ type Session struct {
 	UpdatedAt int64                 `json:"updated_at"`
 	Busy      bool                  `json:"busy"`
 	Pending   int                   `json:"pending"`
+	// FirstMessage is the session's first prompt (cut short), for finding
+	// a session by what it was about.
+	FirstMessage string `json:"first_message,omitempty"`
 }
 
 // Sandbox is policy.SandboxPolicy with its lists always present on the wire.

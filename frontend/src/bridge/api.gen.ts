@@ -20,6 +20,7 @@ export interface AppInfo {
   caged: boolean
   cage_reason: string
   data_path: string
+  start_dir: string
 }
 
 export interface Approval {
@@ -197,6 +198,7 @@ export interface McpLog {
 }
 
 export interface McpLogArgs {
+  session_id?: string
   server: string
   lines?: number
 }
@@ -212,6 +214,11 @@ export interface McpPendingServer {
   env_names?: string[]
   workspace: string
   changed?: boolean
+}
+
+export interface McpRemoveArgs {
+  session_id?: string
+  name: string
 }
 
 export interface McpServer {
@@ -234,7 +241,25 @@ export interface McpServer {
   tools: McpTool[] | null
 }
 
+export interface McpServerArgs {
+  session_id?: string
+  name: string
+  previous?: string
+  command?: string
+  args?: string[]
+  url?: string
+  env?: Record<string, string>
+  keep_env?: string[]
+  headers?: Record<string, string>
+  keep_headers?: string[]
+  sandbox?: '' | 'cage' | 'none'
+}
+
 export type McpServerState = 'idle' | 'starting' | 'running' | 'crashed' | 'failed' | 'stopped' | 'awaiting-trust'
+
+export interface McpServersArgs {
+  session_id?: string
+}
 
 export interface McpTool {
   name: string
@@ -329,6 +354,11 @@ export interface ProviderInfo {
 export interface RenameSessionArgs {
   session_id: string
   title: string
+}
+
+export interface RestoreGrantArgs {
+  session_id: string
+  id: string
 }
 
 export interface RestoreToArgs {
@@ -515,6 +545,8 @@ export interface Methods {
   ListGrants: [SessionArgs, GrantView[]]
   // RevokeGrant revokes a grant, rule or MCP trust.
   RevokeGrant: [RevokeGrantArgs, null]
+  // RestoreGrant grants a revoked grant or rule again as it was: the Undo of Revoke (a new grant, with its event).
+  RestoreGrant: [RestoreGrantArgs, GrantView]
   // TrustMcpServer trusts an MCP server of a session's workspace, for the session or the workspace, and starts it.
   TrustMcpServer: [TrustMcpArgs, null]
   // McpPending lists the servers of a session's workspace it has not trusted: the trust card.
@@ -543,8 +575,12 @@ export interface Methods {
   ListModels: [ProbeArgs, ModelInfo[] | null]
   // TestConnection checks a provider's address, key and model.
   TestConnection: [ProbeArgs, ConnectionResult]
-  // McpServers lists the configured MCP servers with their state and tools.
-  McpServers: [undefined, McpServer[] | null]
+  // McpServers lists the configured MCP servers with their state and tools (an open session's: its workspace's servers and trust).
+  McpServers: [McpServersArgs, McpServer[] | null]
+  // SaveMcpServer adds or edits an MCP server in the user's config.toml and reloads the servers, no restart.
+  SaveMcpServer: [McpServerArgs, McpServer[] | null]
+  // RemoveMcpServer removes an MCP server from the user's config.toml and stops it.
+  RemoveMcpServer: [McpRemoveArgs, McpServer[] | null]
   // McpLog returns the tail of an MCP server's stderr log.
   McpLog: [McpLogArgs, McpLog]
   // SaveAuditExport renders a session's audit and writes it where the human chooses in the native save dialog.

@@ -666,6 +666,7 @@ export namespace runtime {
 	    caged: boolean;
 	    cage_reason: string;
 	    data_path: string;
+	    start_dir: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Info(source);
@@ -680,6 +681,7 @@ export namespace runtime {
 	        this.caged = source["caged"];
 	        this.cage_reason = source["cage_reason"];
 	        this.data_path = source["data_path"];
+	        this.start_dir = source["start_dir"];
 	    }
 	}
 	
@@ -711,6 +713,20 @@ export namespace runtime {
 	        this.env_names = source["env_names"];
 	        this.workspace = source["workspace"];
 	        this.changed = source["changed"];
+	    }
+	}
+	export class RestoreGrantArgs {
+	    session_id: string;
+	    id: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RestoreGrantArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.id = source["id"];
 	    }
 	}
 	export class RestoreToArgs {
@@ -759,6 +775,7 @@ export namespace runtime {
 	    updated_at: number;
 	    busy: boolean;
 	    pending: number;
+	    first_message?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Session(source);
@@ -778,6 +795,7 @@ export namespace runtime {
 	        this.updated_at = source["updated_at"];
 	        this.busy = source["busy"];
 	        this.pending = source["pending"];
+	        this.first_message = source["first_message"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1017,6 +1035,7 @@ export namespace settings {
 	    }
 	}
 	export class McpLogArgs {
+	    session_id?: string;
 	    server: string;
 	    lines?: number;
 	
@@ -1026,8 +1045,67 @@ export namespace settings {
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
 	        this.server = source["server"];
 	        this.lines = source["lines"];
+	    }
+	}
+	export class McpRemoveArgs {
+	    session_id?: string;
+	    name: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new McpRemoveArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.name = source["name"];
+	    }
+	}
+	export class McpServerArgs {
+	    session_id?: string;
+	    name: string;
+	    previous?: string;
+	    command?: string;
+	    args?: string[];
+	    url?: string;
+	    env?: {[key: string]: string};
+	    keep_env?: string[];
+	    headers?: {[key: string]: string};
+	    keep_headers?: string[];
+	    sandbox?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new McpServerArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.name = source["name"];
+	        this.previous = source["previous"];
+	        this.command = source["command"];
+	        this.args = source["args"];
+	        this.url = source["url"];
+	        this.env = source["env"];
+	        this.keep_env = source["keep_env"];
+	        this.headers = source["headers"];
+	        this.keep_headers = source["keep_headers"];
+	        this.sandbox = source["sandbox"];
+	    }
+	}
+	export class McpServersArgs {
+	    session_id?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new McpServersArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
 	    }
 	}
 	export class ModelArgs {
