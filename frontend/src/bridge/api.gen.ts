@@ -406,6 +406,7 @@ export interface Session {
   updated_at: number
   busy: boolean
   pending: number
+  first_message?: string
 }
 
 export interface SessionArgs {

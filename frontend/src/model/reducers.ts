@@ -81,14 +81,37 @@ export interface Agent {
   result?: string
 }
 
+// What the model's answers cost, from the providers' usage fields: the
+// current turn (since the human's last prompt) and the context the last
+// request used. Null until a provider reports usage (the demo does not).
+export interface Usage {
+  turnInput: number
+  turnOutput: number
+  context: number
+  requests: number
+}
+
 export interface Transcript {
   lastSeq: number
   items: Item[]
   streaming: string
   agents: Agent[]
+  usage: Usage | null
 }
 
-export const emptyTranscript = (): Transcript => ({ lastSeq: 0, items: [], streaming: '', agents: [] })
+export const emptyTranscript = (): Transcript => ({ lastSeq: 0, items: [], streaming: '', agents: [], usage: null })
+
+const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
+
+// addUsage counts one assistant message's usage into the turn.
+function addUsage(u: Usage | null, raw: unknown): Usage | null {
+  if (!raw || typeof raw !== 'object') return u
+  const r = raw as Record<string, unknown>
+  const input = num(r.input_tokens)
+  const ctx = num(r.context_tokens) || input + num(r.cache_read_tokens) + num(r.cache_write_tokens)
+  const base = u ?? { turnInput: 0, turnOutput: 0, context: 0, requests: 0 }
+  return { turnInput: base.turnInput + ctx, turnOutput: base.turnOutput + num(r.output_tokens), context: ctx, requests: base.requests + 1 }
+}
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '')
 
@@ -109,6 +132,7 @@ interface Builder {
   items: Item[]
   streaming: string
   agents: Agent[]
+  usage: Usage | null
   calls: Map<string, number> | null
   // The history folded starts mid-story: a call whose start is on an older
   // page gets an item of its own instead of being dropped.
@@ -181,7 +205,13 @@ function fold(b: Builder, e: WardenEvent) {
       const role = str(d.role)
       if (role === 'tool') break
       const text = str(d.text)
-      if (role === 'assistant') b.streaming = ''
+      if (role === 'assistant') {
+        b.streaming = ''
+        b.usage = addUsage(b.usage, d.usage)
+      }
+      // A prompt starts a turn: its count starts again (the context stays
+      // until the next answer says what it is).
+      if (role === 'user' && !text.trimStart().startsWith('!') && b.usage) b.usage = { ...b.usage, turnInput: 0, turnOutput: 0, requests: 0 }
       const messageId = str(d.message_id)
       if (text) items.push({ type: 'message', key, role, text, at: e.at, ...(messageId ? { messageId } : {}) })
       break
@@ -326,7 +356,7 @@ function fold(b: Builder, e: WardenEvent) {
   b.lastSeq = e.seq
 }
 
-const publish = (b: Builder): Transcript => ({ lastSeq: b.lastSeq, items: b.items, streaming: b.streaming, agents: b.agents })
+const publish = (b: Builder): Transcript => ({ lastSeq: b.lastSeq, items: b.items, streaming: b.streaming, agents: b.agents, usage: b.usage })
 
 // applyEvent folds one stored event into the transcript. Events at or below
 // lastSeq were already folded (hydration and the live stream overlap).

@@ -80,3 +80,15 @@ export function signatureWords(sig: string, scope: GrantScope = 'session'): Sign
   if (words) return { text: `${words} ${where}` }
   return { text: `every call of the tool "${sig}", with any arguments, ${where}` }
 }
+
+// grantCovers is what a standing grant, rule or trust lets through, in the
+// words the prompt used when it was given: a grants list says what each row
+// covers, not why its first call was asked.
+export function grantCovers(g: { kind: string; signature: string; scope: string; server?: string | undefined }): string {
+  const scope: GrantScope = g.scope === 'session' ? 'session' : 'workspace'
+  if (g.kind === 'mcp-server' || g.kind === 'mcp-trust') {
+    const where = scope === 'workspace' ? 'in this workspace, from now on' : 'in this session'
+    return `every tool of the MCP server "${g.server ?? g.signature.replace(/^mcp-server:/, '')}" without asking, while its launch command and tool descriptions stay as they were when trusted, ${where}`
+  }
+  return signatureWords(g.signature, scope).text
+}

@@ -157,17 +157,28 @@ export function workspaceErrorText(path: string, message: string): string {
 }
 
 // A turn that ended in a model error, in words: the runtime notes it as a
-// system message "error: …" with the provider's own message inside.
-export function modelErrorText(note: string): string | null {
+// system message "error: …" with the provider's own message inside. The
+// words come first; the provider's raw message is kept apart as detail (the
+// chat folds it away).
+export function modelErrorParts(note: string): { text: string; detail: string } | null {
   if (!note.startsWith('error: ')) return null
   const m = note.slice(7)
-  if (/\b401\b|unauthori[sz]ed|invalid.{0,10}api.?key|authentication/i.test(m)) return `The model provider refused the API key. Check it in Settings. (${m})`
-  if (/\b403\b|forbidden|permission/i.test(m)) return `The model provider refused the request (not allowed for this key or model). (${m})`
-  if (/\b404\b|not.?found|model_not_found/i.test(m)) return `The model provider does not know this model. Pick another in Settings. (${m})`
-  if (/\b429\b|rate.?limit|too many requests/i.test(m)) return `The model provider is rate-limiting this key: wait a moment, then Retry. (${m})`
-  if (/\b(500|502|503|504|529)\b|overloaded|unavailable|bad gateway/i.test(m)) return `The model provider is having trouble right now: Retry in a moment. (${m})`
-  if (/connection refused|no such host|dial tcp|i\/o timeout|deadline exceeded|network is unreachable/i.test(m)) return `Warden cannot reach the model provider. Check the base URL and your connection. (${m})`
-  return `The model request failed: ${m}`
+  const w = (text: string) => ({ text, detail: m })
+  if (/\b401\b|unauthori[sz]ed|invalid.{0,10}api.?key|authentication/i.test(m)) return w('The model provider refused the API key. Check it in Settings.')
+  if (/\b403\b|forbidden|permission/i.test(m)) return w('The model provider refused the request (not allowed for this key or model).')
+  if (/\b404\b|not.?found|model_not_found/i.test(m)) return w('The model provider does not know this model. Pick another in Settings.')
+  if (/\b429\b|rate.?limit|too many requests/i.test(m)) return w('The model provider is rate-limiting this key: wait a moment, then Retry.')
+  if (/\b(500|502|503|504|529)\b|overloaded|unavailable|bad gateway/i.test(m)) return w('The model provider is having trouble right now: Retry in a moment.')
+  if (/connection refused|no such host|dial tcp|i\/o timeout|deadline exceeded|network is unreachable/i.test(m)) return w('Warden cannot reach the model provider. Check the base URL and your connection.')
+  return { text: `The model request failed: ${m}`, detail: '' }
+}
+
+// modelErrorText is the whole note in one line: the words, then the
+// provider's message in brackets.
+export function modelErrorText(note: string): string | null {
+  const p = modelErrorParts(note)
+  if (!p) return null
+  return p.detail ? `${p.text} (${p.detail})` : p.text
 }
 
 // The audit trail's kinds and sources in words: the log keeps the engine's
@@ -227,4 +238,11 @@ export function sourceText(source: string): string {
   // A refused connection's source is the reason it was refused.
   if (reasonWords[source]) return reasonLabel(source)
   return source
+}
+
+// tokensText is a token count as the status bar shows it: 950, 12.3k, 1.2M.
+export function tokensText(n: number): string {
+  if (n >= 1_000_000) return `${(n / 1_000_000).toFixed(n >= 10_000_000 ? 0 : 1)}M`
+  if (n >= 1000) return `${(n / 1000).toFixed(n >= 100_000 ? 0 : 1)}k`
+  return String(Math.max(0, Math.round(n)))
 }

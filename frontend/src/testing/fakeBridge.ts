@@ -9,6 +9,7 @@ export const testInfo: AppInfo = {
   caged: true,
   cage_reason: '',
   data_path: '/tmp/warden.db',
+  start_dir: '/work/proj',
 }
 
 export function testSession(over: Partial<Session> = {}): Session {
