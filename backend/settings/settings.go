@@ -115,13 +115,16 @@ type ProviderInfo struct {
 	Label          string `json:"label"`
 	NeedsKey       bool   `json:"needs_key"`
 	DefaultBaseURL string `json:"default_base_url"`
+	// DefaultModel is what the model field starts with for this provider
+	// (the one Save names in its hint); "" where there is none.
+	DefaultModel string `json:"default_model"`
 }
 
 // Providers are the choices, in the order the screen lists them.
 var providers = []ProviderInfo{
 	{ID: model.KindDemo, Label: "Built-in demo (no model)"},
-	{ID: model.KindAnthropic, Label: "Anthropic", NeedsKey: true, DefaultBaseURL: anthropicDefaultBase},
-	{ID: model.KindOpenAI, Label: "OpenAI or compatible (Ollama, vLLM, LM Studio)", NeedsKey: true, DefaultBaseURL: openaiDefaultBase},
+	{ID: model.KindAnthropic, Label: "Anthropic", NeedsKey: true, DefaultBaseURL: anthropicDefaultBase, DefaultModel: exampleModel(model.KindAnthropic)},
+	{ID: model.KindOpenAI, Label: "OpenAI or compatible (Ollama, vLLM, LM Studio)", NeedsKey: true, DefaultBaseURL: openaiDefaultBase, DefaultModel: exampleModel(model.KindOpenAI)},
 	{ID: model.KindScript, Label: "Recorded script file"},
 }
 

@@ -232,6 +232,7 @@ export interface McpServer {
   url?: string
   sandbox?: string
   sandbox_why?: string
+  sandbox_setting?: '' | 'cage' | 'none'
   config_hash: string
   state: McpServerState
   last_error?: string
@@ -349,6 +350,7 @@ export interface ProviderInfo {
   label: string
   needs_key: boolean
   default_base_url: string
+  default_model: string
 }
 
 export interface RenameSessionArgs {
