@@ -61,7 +61,7 @@ export type Item =
       undoneBy?: string
     }
   // An undo, a restore, or what changed between calls.
-  | { type: 'change'; key: string; change: WorkspaceChange; at: number; undoneBy?: string }
+  | { type: 'change'; key: string; change: WorkspaceChange; at: number; undoneBy?: string; undid?: string }
   | { type: 'permission'; key: string; event: WardenEvent }
   | { type: 'note'; key: string; text: string; at: number }
   | { type: 'plan'; key: string; text: string; at: number }
@@ -178,19 +178,22 @@ function patchTool(b: Builder, e: WardenEvent, f: (it: ToolItem) => ToolItem) {
   )
 }
 
-// markUndone marks the call (or the undo, restore) an undo reverted.
-function markUndone(b: Builder, target: string, by: string) {
+// markUndone marks the call (or the undo, restore) an undo reverted, and
+// says what that was in words ("the shell.exec call"), for the undo's own
+// heading; '' when it is not loaded.
+function markUndone(b: Builder, target: string, by: string): string {
   for (let i = b.items.length - 1; i >= 0; i--) {
     const it = b.items[i]
     if (it?.type === 'tool' && it.callId === target) {
       b.items[i] = { ...it, undoneBy: by }
-      return
+      return `the ${it.tool} call`
     }
     if (it?.type === 'change' && it.change.call_id === target) {
       b.items[i] = { ...it, undoneBy: by }
-      return
+      return it.change.cause === 'outside' ? 'the changes made between calls' : `the ${it.change.cause}`
     }
   }
+  return ''
 }
 
 // fold applies one event to the builder. Items already in the list are
@@ -262,12 +265,12 @@ function fold(b: Builder, e: WardenEvent) {
       break
     case 'workspace_changed': {
       const c = d as unknown as WorkspaceChange
+      const undid = c.undo_of ? markUndone(b, c.undo_of, c.call_id) : ''
       if (c.cause === 'call') {
         patchTool(b, e, (it) => ({ ...it, changes: c }))
       } else {
-        items.push({ type: 'change', key, change: c, at: e.at })
+        items.push({ type: 'change', key, change: c, at: e.at, ...(undid ? { undid } : {}) })
       }
-      if (c.undo_of) markUndone(b, c.undo_of, c.call_id)
       break
     }
     case 'approval_policy_changed':

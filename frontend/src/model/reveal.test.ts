@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { revealHtml, showCommand } from './reveal'
+import { proseHtml, revealHtml, showCommand } from './reveal'
 
 // The reveal rule's cases are shared with the terminal UI
 // (reveal.cases.test.ts reads testdata/reveal-cases.json); these are the
@@ -26,4 +26,17 @@ describe('showCommand', () => {
   it('titles a folded blank run', () => {
     expect(showCommand('a\n\n\n\nb').lines[1]!.html).toBe('<span class="inv" title="3 blank lines">⟨3 blank lines⟩</span>')
   })
+})
+
+describe('proseHtml', () => {
+  const cases: { name: string; in: string; want: string }[] = [
+    { name: 'code spans become code', in: 'read-only sandbox: `rm -rf x` is destructive (rm -r)', want: 'Read-only sandbox: <code>rm -rf x</code> is destructive (rm -r).' },
+    { name: 'a full stop is added once', in: 'network access is off.', want: 'Network access is off.' },
+    { name: 'two spans', in: '`a` then `b`', want: '<code>a</code> then <code>b</code>.' },
+    { name: 'an odd backtick stays', in: 'it has one ` here', want: 'It has one ` here.' },
+    { name: 'HTML is escaped inside and out', in: '`<b>` & <i>', want: '<code>&lt;b&gt;</code> &amp; &lt;i&gt;.' },
+    { name: 'invisible characters are badges in code', in: '`r\u200bm`', want: '<code>r<span class="inv" title="zero-width character">⟨U+200B⟩</span>m</code>.' },
+    { name: 'empty', in: '  ', want: '' },
+  ]
+  for (const c of cases) it(c.name, () => expect(proseHtml(c.in)).toBe(c.want))
 })

@@ -173,3 +173,23 @@ export function foldedLines(all: ShownLine[], head = 3, tail = 5): (ShownLine | 
   if (gap) out.push({ gap })
   return out
 }
+
+// proseHtml shows an engine's sentence ("`rm -rf x` would write /etc")
+// as prose: what stands between backticks as code, every part revealed
+// (escaped, invisible characters as badges), the first letter capitalised
+// and a full stop at the end, so two sentences never run together.
+export function proseHtml(s: string, capitalize = true): string {
+  let t = s.trim()
+  if (!t) return ''
+  if (!/[.!?:]$/.test(t)) t += '.'
+  const parts = t.split('`')
+  // An odd backtick has no partner: leave it as text.
+  const pairs = parts.length % 2 === 1
+  let out = ''
+  parts.forEach((p, i) => {
+    if (pairs && i % 2 === 1) out += `<code>${revealHtml(p)}</code>`
+    else out += revealHtml(i === 0 && capitalize ? p.charAt(0).toUpperCase() + p.slice(1) : p).replace(/\n/g, ' ')
+    if (!pairs && i < parts.length - 1) out += '`'
+  })
+  return out
+}
