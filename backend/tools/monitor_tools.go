@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -79,7 +80,7 @@ func (*MonitorStart) Effects(args json.RawMessage, env Env) ([]policy.Effect, er
 		return nil, err
 	}
 	if spec.Command != "" {
-		return []policy.Effect{{Kind: policy.EffectExec, Command: spec.Command, Cwd: spec.Cwd}}, nil
+		return []policy.Effect{{Kind: policy.EffectExec, Command: spec.Command, Cwd: spec.Cwd, Links: policy.ShellLinks(spec.Command, spec.Cwd, os.Readlink)}}, nil
 	}
 	return []policy.Effect{{Kind: policy.EffectRead, Paths: []string{spec.WatchPath}}}, nil
 }

@@ -52,7 +52,10 @@ func (*ShellExec) Effects(args json.RawMessage, env Env) ([]policy.Effect, error
 	if err != nil {
 		return nil, err
 	}
-	return []policy.Effect{{Kind: policy.EffectExec, Command: commandForPolicy(p.Command, p.Env), Cwd: cwd}}, nil
+	cmd := commandForPolicy(p.Command, p.Env)
+	// The links on disk the command's paths pass through: the classifier
+	// resolves its paths through them as the kernel will.
+	return []policy.Effect{{Kind: policy.EffectExec, Command: cmd, Cwd: cwd, Links: policy.ShellLinks(cmd, cwd, os.Readlink)}}, nil
 }
 
 func (t *ShellExec) Invoke(ctx context.Context, args json.RawMessage, env Env) (Result, error) {
@@ -64,7 +67,7 @@ func (t *ShellExec) Invoke(ctx context.Context, args json.RawMessage, env Env) (
 	if p.TimeoutMs > 0 {
 		timeout = time.Duration(p.TimeoutMs) * time.Millisecond
 	}
-	run, err := runShell(ctx, t.cage, env, p.Command, cwd, p.Env, timeout)
+	run, err := runShell(ctx, t.cage, env, p.Command, cwd, quietEnv(p.Command, cwd, p.Env), timeout)
 	if err != nil {
 		return Result{}, err
 	}
@@ -128,6 +131,26 @@ func commandForPolicy(command string, env map[string]string) string {
 		b.WriteString(k + "=" + shellQuote(env[k]) + " ")
 	}
 	return b.String() + command
+}
+
+// quietEnv adds the environment that keeps reading programs from writing
+// their caches (GIT_OPTIONAL_LOCKS=0 for git status...), as the classifier
+// names it, under what the caller set itself.
+func quietEnv(command, cwd string, extra map[string]string) map[string]string {
+	env := policy.ClassifyShell(commandForPolicy(command, extra), cwd).Env
+	if len(env) == 0 {
+		return extra
+	}
+	out := make(map[string]string, len(extra)+len(env))
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			out[k] = v
+		}
+	}
+	for k, v := range extra {
+		out[k] = v
+	}
+	return out
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

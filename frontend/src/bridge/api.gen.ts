@@ -8,6 +8,7 @@ export interface AnswerArgs {
   expires_in_sec?: number
   note?: string
   trust_server?: 'session' | 'persistent'
+  via?: 'window' | 'tui' | 'serve' | 'cli' | 'remote'
 }
 
 export type ApiKeySource = '' | 'config' | `env:${string}`
@@ -120,6 +121,7 @@ export interface Effect {
   hosts?: string[]
   command?: string
   cwd?: string
+  links?: Record<string, string>
   action?: string
   origin?: string
   server?: string
