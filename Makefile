@@ -33,7 +33,14 @@ display:
 dev: display deps ## desktop app with hot reload of the frontend (scripts/dev.sh)
 	LDFLAGS="$(LDFLAGS)" scripts/dev.sh
 
-frontend: deps ## type-check and build the frontend into frontend/dist
+# The frontend is rebuilt only when one of its sources changed since the last
+# build, so a second `make run` starts in seconds.
+FRONTEND_SRC := $(shell find frontend/src frontend/wailsjs -type f 2>/dev/null) frontend/index.html \
+	frontend/package.json frontend/package-lock.json frontend/vite.config.ts frontend/tsconfig.json
+
+frontend: deps frontend/dist/index.html ## type-check and build the frontend into frontend/dist (when a source changed)
+
+frontend/dist/index.html: $(FRONTEND_SRC) | deps
 	cd frontend && npm run build
 
 desktop: frontend ## build the desktop app into build/bin/warden-desktop
