@@ -42,7 +42,7 @@ describe('McpServersPanel', () => {
       s: testMcpServer(),
       state: 'Running',
       tone: 'ok',
-      trust: 'Trusted (persistent)',
+      trust: 'Trusted in this workspace',
       endpoint: 'npx -y @modelcontextprotocol/server-filesystem /tmp',
       error: null,
     },
