@@ -15,7 +15,7 @@ DESKTOP_TAGS := desktop,production,webkit2_41
 DESKTOP_BIN := build/bin/warden-desktop
 XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
 
-.PHONY: help display deps run dev desktop frontend cli test check-bindings bindings vet gotest typecheck vitest smoke e2e e2e-audit e2e-tui bench clean package package-check package-fresh fresh-clone readme-check screenshot
+.PHONY: help display deps run dev desktop frontend cli test check-bindings bindings tidy vet gotest typecheck vitest smoke e2e e2e-audit e2e-tui bench clean package package-check package-fresh fresh-clone readme-check screenshot
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
@@ -55,12 +55,15 @@ bindings: deps ## regenerate app/api_gen.go, the bridge's api.gen.ts and fronten
 check-bindings: deps ## fail if anything generated from backend/api is stale
 	scripts/bindings.sh --check
 
+tidy: ## fail when go.mod or go.sum differ from what `go mod tidy` writes
+	@go mod tidy -diff || { echo "make tidy: go.mod/go.sum are not tidy (the diff above); run go mod tidy" >&2; exit 1; }
+
 vet: deps ## go vet, the smoke test's build tag included
 	go vet ./...
 	go vet -tags smoke ./tests/smoke/
 
 gotest: deps ## Go tests with the race detector
-	go test -race ./...
+	go test -race -timeout 20m ./...
 
 typecheck: deps ## vue-tsc over the frontend
 	cd frontend && npx vue-tsc --noEmit
@@ -86,7 +89,7 @@ e2e-audit: frontend cli ## the audit trail at 20,000 rows in Chromium (AUDIT_ROW
 e2e-tui: deps cli ## warden tui in a real terminal: tmux, a script model, the permission modal, signals
 	go test -tags e2e_tui -count=1 -v ./tests/tui/
 
-test: deps check-bindings vet gotest typecheck vitest cli smoke e2e e2e-audit e2e-tui package-check fresh-clone readme-check ## every check (what CI runs)
+test: deps check-bindings tidy vet gotest typecheck vitest cli smoke e2e e2e-audit e2e-tui package-check fresh-clone readme-check ## every check (what CI runs)
 	@echo "make test: all checks passed"
 
 package: desktop cli ## build dist/warden_<version>_amd64.deb (nfpm, its own module in scripts/package)

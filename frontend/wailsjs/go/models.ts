@@ -435,6 +435,7 @@ export namespace mcp {
 	    url?: string;
 	    sandbox?: string;
 	    sandbox_why?: string;
+	    sandbox_setting?: string;
 	    config_hash: string;
 	    state: string;
 	    last_error?: string;
@@ -459,6 +460,7 @@ export namespace mcp {
 	        this.url = source["url"];
 	        this.sandbox = source["sandbox"];
 	        this.sandbox_why = source["sandbox_why"];
+	        this.sandbox_setting = source["sandbox_setting"];
 	        this.config_hash = source["config_hash"];
 	        this.state = source["state"];
 	        this.last_error = source["last_error"];
@@ -1251,6 +1253,7 @@ export namespace settings {
 	    label: string;
 	    needs_key: boolean;
 	    default_base_url: string;
+	    default_model: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new ProviderInfo(source);
@@ -1262,6 +1265,7 @@ export namespace settings {
 	        this.label = source["label"];
 	        this.needs_key = source["needs_key"];
 	        this.default_base_url = source["default_base_url"];
+	        this.default_model = source["default_model"];
 	    }
 	}
 	export class Settings {
@@ -1307,6 +1311,49 @@ export namespace settings {
 		    }
 		    return a;
 		}
+	}
+
+}
+
+export namespace telemetry {
+	
+	export class ExportStatus {
+	    enabled: boolean;
+	    endpoint: string;
+	    protocol: string;
+	    log_arguments: boolean;
+	    required: boolean;
+	    pinned: string[];
+	    state: string;
+	    queued: number;
+	    oldest_ms: number;
+	    sent: number;
+	    dropped: number;
+	    last_success_ms: number;
+	    last_error: string;
+	    last_error_ms: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ExportStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.enabled = source["enabled"];
+	        this.endpoint = source["endpoint"];
+	        this.protocol = source["protocol"];
+	        this.log_arguments = source["log_arguments"];
+	        this.required = source["required"];
+	        this.pinned = source["pinned"];
+	        this.state = source["state"];
+	        this.queued = source["queued"];
+	        this.oldest_ms = source["oldest_ms"];
+	        this.sent = source["sent"];
+	        this.dropped = source["dropped"];
+	        this.last_success_ms = source["last_success_ms"];
+	        this.last_error = source["last_error"];
+	        this.last_error_ms = source["last_error_ms"];
+	    }
 	}
 
 }
