@@ -2,19 +2,9 @@
 // not the call (permission-model.md, "Signatures"); the human must read what
 // that signature will let through before clicking, for every form it takes.
 
-export type GrantScope = 'session' | 'workspace'
+import { toolWords } from '../bridge'
 
-const toolWords: Record<string, string> = {
-  'fs.read': 'every file read',
-  'fs.list': 'every folder listing',
-  'fs.write': 'every file write, to any path the sandbox admits',
-  'patch.apply': 'every patch, to any file the sandbox admits',
-  'search.ripgrep': 'every search with ripgrep',
-  'monitor.start': 'every background process started',
-  'monitor.stop': 'every background process stopped',
-  'computer.use': 'every mouse and keyboard action on your desktop',
-  'browser.batch': 'every batch of browser actions',
-}
+export type GrantScope = 'session' | 'workspace'
 
 const pushFlags: Record<string, string> = {
   force: 'force (overwrites the remote history)',

@@ -1,23 +1,19 @@
 // Every policy word the UI shows, in one place so tests can check each one.
+// The words of reasons, axis values and layers are generated from the Go
+// table (backend/policy/words.go, `make bindings`): one place for each fact,
+// the same text in the window, the TUI and the CLI.
+import { approvalWords, layerWords, reasonWords as generatedReasonWords, sandboxWords } from '../bridge'
 import type { ApprovalPolicy, Sandbox, SandboxKind } from '../bridge'
 
-export const reasonWords: Record<string, string> = {
-  'sandbox-rejected': 'Sandbox: the current sandbox does not allow this',
-  'policy-always': 'Approval policy "Always ask": every action is asked',
-  'destructive-effect': 'Destructive: can remove or overwrite work for good',
-  'unknown-command': 'Unknown command: Warden cannot tell what it does',
-  'network-request': 'Network: reaches the network',
-  'untrusted-mcp-server': 'Untrusted MCP server: its tools are not trusted yet',
-  'protected-path': 'Protected path: writes where code or config runs later (git hooks, .warden, rc files, lockfiles, .env)',
-  'desktop-control': 'Desktop control: moves the mouse or types on your desktop',
-  'outside-workspace': 'Outside the workspace: writes outside the workspace, its writable roots and /tmp (Full access)',
-  'planning-freeze': 'Planning freeze: actions are paused while a plan is drafted',
-  'no-approver': 'No approver: nobody was there to answer',
-  'user-denied': 'Denied by you',
-  'host-denied': 'Host denied: the network settings deny this host',
-  'private-address': 'Private address: a loopback, private or metadata address nobody allowed',
-  'answerer-denied': 'Denied by an answerer: a reviewer you configured refused it',
-  'hook-denied': 'Denied by a hook: a pre-call hook you configured refused it',
+// reasonWords is looked up by the strings the events carry (a reason the
+// build does not know reads as its code).
+export const reasonWords: Readonly<Record<string, string>> = generatedReasonWords
+
+// layerText is the deciding layer in words ("Approval policy"), with what it
+// means as the title; an unknown layer reads as its code.
+export function layerText(layer: string): { label: string; title: string } {
+  const w = (layerWords as Record<string, { label: string; text: string } | undefined>)[layer]
+  return w ? { label: w.label, title: `${layer}: ${w.text}` } : { label: layer, title: layer }
 }
 
 export function reasonText(r: string): string {
@@ -33,31 +29,20 @@ export function reasonLabel(r: string): string {
   return colon < 0 ? w : w.slice(0, colon)
 }
 
-export const approvalLabels: Record<ApprovalPolicy, string> = {
-  never: 'Never ask',
-  'on-request': 'On request',
-  always: 'Always ask',
-}
+const labels = <K extends string>(w: Record<K, { label: string }>) =>
+  Object.fromEntries(Object.entries<{ label: string }>(w).map(([k, v]) => [k, v.label])) as Record<K, string>
+const texts = <K extends string>(w: Record<K, { text: string }>) =>
+  Object.fromEntries(Object.entries<{ text: string }>(w).map(([k, v]) => [k, v.text])) as Record<K, string>
+
+export const approvalLabels: Record<ApprovalPolicy, string> = labels(approvalWords)
 
 // One line per option of both selectors, shown beside them: "Never" alone
 // reads as "never allow", which is the opposite of what it does.
-export const approvalDescriptions: Record<ApprovalPolicy, string> = {
-  never: 'Never asks you: runs everything the sandbox admits; what would need you is refused.',
-  'on-request': 'Asks when an action is destructive, reaches the network, touches protected files, or is unknown outside the cage.',
-  always: 'Asks you before every action (plans and questions excepted).',
-}
+export const approvalDescriptions: Record<ApprovalPolicy, string> = texts(approvalWords)
 
-export const sandboxDescriptions: Record<SandboxKind, string> = {
-  'read-only': 'Reads anything, writes nothing: commands run in a read-only cage.',
-  'workspace-write': 'Writes only in the workspace and its writable roots: commands run in the cage, network only when turned on.',
-  'danger-full-access': 'No cage: commands run as you, can write anywhere and reach the network.',
-}
+export const sandboxDescriptions: Record<SandboxKind, string> = texts(sandboxWords)
 
-export const sandboxLabels: Record<SandboxKind, string> = {
-  'read-only': 'Read only',
-  'workspace-write': 'Workspace write',
-  'danger-full-access': 'Full access',
-}
+export const sandboxLabels: Record<SandboxKind, string> = labels(sandboxWords)
 
 // What allowed a call, from PermissionGranted.source.
 export function grantSourceText(source: string): string {
