@@ -118,6 +118,12 @@ describe('words come from the generated table (backend/policy/words.go)', () => 
     }
     expect(reasonWords).toBe(generatedReasonWords)
   })
+  it('every value of the table is offered, narrowest first', () => {
+    expect(Object.keys(approvalLabels)).toEqual(['never', 'on-request', 'always'])
+    expect(Object.keys(sandboxLabels)).toEqual(['read-only', 'workspace-write', 'danger-full-access'])
+    expect(Object.keys(approvalLabels).sort()).toEqual(Object.keys(approvalWords).sort())
+    expect(Object.keys(sandboxLabels).sort()).toEqual(Object.keys(sandboxWords).sort())
+  })
   const layers: { name: string; layer: string; label: string }[] = [
     { name: 'organisation', layer: 'org', label: 'Organisation' },
     { name: 'a human', layer: 'human', label: 'You' },

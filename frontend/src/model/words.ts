@@ -29,20 +29,24 @@ export function reasonLabel(r: string): string {
   return colon < 0 ? w : w.slice(0, colon)
 }
 
-const labels = <K extends string>(w: Record<K, { label: string }>) =>
-  Object.fromEntries(Object.entries<{ label: string }>(w).map(([k, v]) => [k, v.label])) as Record<K, string>
-const texts = <K extends string>(w: Record<K, { text: string }>) =>
-  Object.fromEntries(Object.entries<{ text: string }>(w).map(([k, v]) => [k, v.text])) as Record<K, string>
+// The selectors list their options in these orders (narrowest first), not
+// in the generated table's alphabetical one.
+const approvalOrder: readonly ApprovalPolicy[] = ['never', 'on-request', 'always']
+const sandboxOrder: readonly SandboxKind[] = ['read-only', 'workspace-write', 'danger-full-access']
+const labels = <K extends string>(order: readonly K[], w: Record<K, { label: string }>) =>
+  Object.fromEntries(order.map((k) => [k, w[k].label])) as Record<K, string>
+const texts = <K extends string>(order: readonly K[], w: Record<K, { text: string }>) =>
+  Object.fromEntries(order.map((k) => [k, w[k].text])) as Record<K, string>
 
-export const approvalLabels: Record<ApprovalPolicy, string> = labels(approvalWords)
+export const approvalLabels: Record<ApprovalPolicy, string> = labels(approvalOrder, approvalWords)
 
 // One line per option of both selectors, shown beside them: "Never" alone
 // reads as "never allow", which is the opposite of what it does.
-export const approvalDescriptions: Record<ApprovalPolicy, string> = texts(approvalWords)
+export const approvalDescriptions: Record<ApprovalPolicy, string> = texts(approvalOrder, approvalWords)
 
-export const sandboxDescriptions: Record<SandboxKind, string> = texts(sandboxWords)
+export const sandboxDescriptions: Record<SandboxKind, string> = texts(sandboxOrder, sandboxWords)
 
-export const sandboxLabels: Record<SandboxKind, string> = labels(sandboxWords)
+export const sandboxLabels: Record<SandboxKind, string> = labels(sandboxOrder, sandboxWords)
 
 // What allowed a call, from PermissionGranted.source.
 export function grantSourceText(source: string): string {
