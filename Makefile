@@ -1,5 +1,7 @@
 # Warden: `make run` opens the desktop app, `make test` runs every check.
-# Both install what is missing first (scripts/install-deps.sh).
+# Every target that builds or tests installs what is missing first
+# (scripts/install-deps.sh, through the `deps` prerequisite), so each works
+# on a fresh clone; `make fresh-clone` checks that for `make package`.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -13,7 +15,7 @@ DESKTOP_TAGS := desktop,production,webkit2_41
 DESKTOP_BIN := build/bin/warden-desktop
 XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
 
-.PHONY: help display deps run dev desktop frontend cli test check-bindings bindings tidy vet gotest typecheck vitest smoke e2e e2e-audit e2e-tui bench clean package package-check package-fresh
+.PHONY: help display deps run dev desktop frontend cli test check-bindings bindings tidy vet gotest typecheck vitest smoke e2e e2e-audit e2e-tui bench clean package package-check package-fresh fresh-clone readme-check screenshot
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
@@ -31,7 +33,14 @@ display:
 dev: display deps ## desktop app with hot reload of the frontend (scripts/dev.sh)
 	LDFLAGS="$(LDFLAGS)" scripts/dev.sh
 
-frontend: ## type-check and build the frontend into frontend/dist
+# The frontend is rebuilt only when one of its sources changed since the last
+# build, so a second `make run` starts in seconds.
+FRONTEND_SRC := $(shell find frontend/src frontend/wailsjs -type f 2>/dev/null) frontend/index.html \
+	frontend/package.json frontend/package-lock.json frontend/vite.config.ts frontend/tsconfig.json
+
+frontend: deps frontend/dist/index.html ## type-check and build the frontend into frontend/dist (when a source changed)
+
+frontend/dist/index.html: $(FRONTEND_SRC) | deps
 	cd frontend && npm run build
 
 desktop: frontend ## build the desktop app into build/bin/warden-desktop
@@ -40,26 +49,26 @@ desktop: frontend ## build the desktop app into build/bin/warden-desktop
 cli: ## build the headless CLI into bin/warden (pure Go)
 	CGO_ENABLED=0 go build -ldflags "$(LDFLAGS)" -o bin/warden ./cmd/warden
 
-bindings: ## regenerate app/api_gen.go, the bridge's api.gen.ts and frontend/wailsjs from backend/api
+bindings: deps ## regenerate app/api_gen.go, the bridge's api.gen.ts and frontend/wailsjs from backend/api
 	scripts/bindings.sh --write
 
-check-bindings: ## fail if anything generated from backend/api is stale
+check-bindings: deps ## fail if anything generated from backend/api is stale
 	scripts/bindings.sh --check
 
 tidy: ## fail when go.mod or go.sum differ from what `go mod tidy` writes
 	@go mod tidy -diff || { echo "make tidy: go.mod/go.sum are not tidy (the diff above); run go mod tidy" >&2; exit 1; }
 
-vet: ## go vet, the smoke test's build tag included
+vet: deps ## go vet, the smoke test's build tag included
 	go vet ./...
 	go vet -tags smoke ./tests/smoke/
 
-gotest: ## Go tests with the race detector
+gotest: deps ## Go tests with the race detector
 	go test -race -timeout 20m ./...
 
-typecheck: ## vue-tsc over the frontend
+typecheck: deps ## vue-tsc over the frontend
 	cd frontend && npx vue-tsc --noEmit
 
-vitest: ## frontend unit and component tests
+vitest: deps ## frontend unit and component tests
 	cd frontend && npx vitest run
 
 smoke: desktop ## start the real window under Xvfb, screenshot it, quit it
@@ -71,16 +80,17 @@ e2e: frontend cli ## the chat, settings and MCP end to end: Chromium against war
 	node e2e/checkpoint.e2e.mjs
 	node e2e/network.e2e.mjs
 	node e2e/screens.e2e.mjs
+	node e2e/journey.e2e.mjs
 	CGO_ENABLED=0 go build -o bin/mcp-testserver ./backend/mcp/cmd/mcp-testserver
 	node e2e/mcp.e2e.mjs
 
 e2e-audit: frontend cli ## the audit trail at 20,000 rows in Chromium (AUDIT_ROWS=100000 for the full measurement)
 	node e2e/audit.e2e.mjs
 
-e2e-tui: cli ## warden tui in a real terminal: tmux, a script model, the permission modal, signals
+e2e-tui: deps cli ## warden tui in a real terminal: tmux, a script model, the permission modal, signals
 	go test -tags e2e_tui -count=1 -v ./tests/tui/
 
-test: deps check-bindings tidy vet gotest typecheck vitest cli smoke e2e e2e-audit e2e-tui package-check ## every check (what CI runs)
+test: deps check-bindings tidy vet gotest typecheck vitest cli smoke e2e e2e-audit e2e-tui package-check fresh-clone readme-check ## every check (what CI runs)
 	@echo "make test: all checks passed"
 
 package: desktop cli ## build dist/warden_<version>_amd64.deb (nfpm, its own module in scripts/package)
@@ -90,6 +100,15 @@ package-check: package ## inspect the .deb, unpack it into a temp root, run its 
 	cd scripts/package && go vet -tags packagecheck . && go test -count=1 . && \
 		$(XVFB) go test -tags packagecheck -count=1 -v -run 'TestPackage|TestInstalled|TestDepends|TestDesktopEntry' . \
 		-args -dist "$(CURDIR)/dist" -version "$(VERSION)"
+
+fresh-clone: deps ## `make package` in a fresh `git clone` of this checkout's HEAD, as a new user's first command (a few minutes)
+	scripts/fresh-clone.sh
+
+readme-check: deps desktop cli ## run every command of README.md (tests/readme: the safe ones for real, the window under Xvfb)
+	go test -tags readme -count=1 -v ./tests/readme/
+
+screenshot: frontend cli ## re-shoot docs/screenshot.png: a real demo session in Chromium against warden serve (scripts/screenshot.mjs)
+	node scripts/screenshot.mjs
 
 package-fresh: package ## as root: a real `apt install` of the .deb on a fresh Debian 12 (mmdebstrap, minutes; not in make test)
 	scripts/package/fresh.sh "dist/$$(cd scripts/package && go run . -version "$(VERSION)" -name)"

@@ -102,6 +102,11 @@ func (a *App) RevokeGrant(args runtime.RevokeGrantArgs) error {
 	return err
 }
 
+// RestoreGrant grants a revoked grant or rule again as it was: the Undo of Revoke (a new grant, with its event).
+func (a *App) RestoreGrant(args runtime.RestoreGrantArgs) (runtime.GrantView, error) {
+	return api.RestoreGrant.Call(a.ctx(), a.services(), args)
+}
+
 // TrustMcpServer trusts an MCP server of a session's workspace, for the session or the workspace, and starts it.
 func (a *App) TrustMcpServer(args runtime.TrustMcpArgs) error {
 	_, err := api.TrustMcpServer.Call(a.ctx(), a.services(), args)
@@ -169,9 +174,19 @@ func (a *App) TestConnection(args settings.ProbeArgs) (settings.ConnectionResult
 	return api.TestConnection.Call(a.ctx(), a.services(), args)
 }
 
-// McpServers lists the configured MCP servers with their state and tools.
-func (a *App) McpServers() ([]mcp.ServerStatus, error) {
-	return api.McpServers.Call(a.ctx(), a.services(), api.None{})
+// McpServers lists the configured MCP servers with their state and tools (an open session's: its workspace's servers and trust).
+func (a *App) McpServers(args settings.McpServersArgs) ([]mcp.ServerStatus, error) {
+	return api.McpServers.Call(a.ctx(), a.services(), args)
+}
+
+// SaveMcpServer adds or edits an MCP server in the user's config.toml and reloads the servers, no restart.
+func (a *App) SaveMcpServer(args settings.McpServerArgs) ([]mcp.ServerStatus, error) {
+	return api.SaveMcpServer.Call(a.ctx(), a.services(), args)
+}
+
+// RemoveMcpServer removes an MCP server from the user's config.toml and stops it.
+func (a *App) RemoveMcpServer(args settings.McpRemoveArgs) ([]mcp.ServerStatus, error) {
+	return api.RemoveMcpServer.Call(a.ctx(), a.services(), args)
 }
 
 // McpLog returns the tail of an MCP server's stderr log.

@@ -83,7 +83,7 @@ const heapMB = async () => {
   return { heap: m.JSHeapUsedSize / 2 ** 20, nodes: m.Nodes }
 }
 const digits = (s) => Number(String(s).replace(/[^\d]/g, '') || 0)
-const rowSeq = (loc) => loc.locator('span').first().innerText().then(digits)
+const rowSeq = (loc) => loc.locator('.r').first().getAttribute('data-seq').then(digits)
 
 const m = { rows, events: seeded.events, seed_seconds: seeded.seconds, loadavg_start: loadavg()[0] }
 const list = page.getByRole('list', { name: 'Audit events' })

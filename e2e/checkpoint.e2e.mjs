@@ -102,7 +102,8 @@ try {
     await waitFor('src/util.go back on disk', () => existsSync(join(workspace, 'src', 'util.go')))
     assert.equal(readFileSync(join(workspace, 'src', 'util.go'), 'utf8'), files['src/util.go'])
     await waitFor('src/main.go restored', () => readNow(join(workspace, 'src', 'main.go')) === files['src/main.go'])
-    await page.getByText(/Undone \(undo-/).first().waitFor()
+    await page.getByTestId('undone').first().waitFor()
+    assert.doesNotMatch(await page.getByTestId('undone').first().innerText(), /undo-/)
     await page.screenshot({ path: join(out, 'checkpoint-2-undone.png') })
   })
 

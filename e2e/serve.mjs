@@ -8,9 +8,10 @@ import { join } from 'node:path'
 
 // serve starts `bin args…` and resolves with the process and the URL it
 // prints (with its one-time sign-in ?code=), or rejects with its log if it
-// exits or prints none in 20 s.
-export function serve(bin, args, env) {
-  const p = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env })
+// exits or prints none in 20 s. opts.cwd is the folder it is started in
+// (where a new session's folder field starts).
+export function serve(bin, args, env, opts = {}) {
+  const p = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env, cwd: opts.cwd })
   let log = ''
   p.stderr.on('data', (b) => (log += b))
   return new Promise((res, rej) => {

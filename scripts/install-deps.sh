@@ -16,6 +16,8 @@ APT_PACKAGES=(
 	chromium                                 # browser tool and end-to-end tests
 	socat                                    # network test helpers
 	x11-utils                                # xmessage, a window for the computer.use tests
+	tmux                                     # the terminal UI end to end (make e2e-tui)
+	git                                      # checkpoints; make fresh-clone
 )
 
 log() { printf 'install-deps: %s\n' "$*"; }

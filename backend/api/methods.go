@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/warden-dev/warden/backend/checkpoint"
-	"github.com/warden-dev/warden/backend/mcp"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/settings"
 	"github.com/warden-dev/warden/backend/telemetry"
@@ -88,6 +87,8 @@ var (
 		onRuntime(func(svc *runtime.Service, ctx context.Context, a runtime.RevokeGrantArgs) (None, error) {
 			return noErr(svc.RevokeGrant(ctx, a))
 		}))
+	RestoreGrant = define("RestoreGrant", "grants a revoked grant or rule again as it was: the Undo of Revoke (a new grant, with its event).", Both,
+		onRuntime((*runtime.Service).RestoreGrant))
 	TrustMcpServer = define("TrustMcpServer", "trusts an MCP server of a session's workspace, for the session or the workspace, and starts it.", Both,
 		onRuntime(func(svc *runtime.Service, ctx context.Context, a runtime.TrustMcpArgs) (None, error) {
 			return noErr(svc.TrustMcpServer(ctx, a))
@@ -134,10 +135,12 @@ var (
 		onSettings((*settings.Service).ListModels)))
 	TestConnection = define("TestConnection", "checks a provider's address, key and model.", Both,
 		onSettings((*settings.Service).TestConnection))
-	McpServers = nullable(define("McpServers", "lists the configured MCP servers with their state and tools.", Both,
-		onSettings(func(svc *settings.Service, ctx context.Context, _ None) ([]mcp.ServerStatus, error) {
-			return svc.McpServers(ctx)
-		})))
+	McpServers = nullable(define("McpServers", "lists the configured MCP servers with their state and tools (an open session's: its workspace's servers and trust).", Both,
+		onSettings((*settings.Service).McpServers)))
+	SaveMcpServer = nullable(define("SaveMcpServer", "adds or edits an MCP server in the user's config.toml and reloads the servers, no restart.", Both,
+		onSettings((*settings.Service).SaveMcpServer)))
+	RemoveMcpServer = nullable(define("RemoveMcpServer", "removes an MCP server from the user's config.toml and stops it.", Both,
+		onSettings((*settings.Service).RemoveMcpServer)))
 	McpLog = define("McpLog", "returns the tail of an MCP server's stderr log.", Both,
 		onSettings((*settings.Service).McpLog))
 	TelemetryStatus = define("TelemetryStatus", "reads the OpenTelemetry export's state: endpoint, last success, queued records, last error.", Both,

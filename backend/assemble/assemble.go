@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync/atomic"
 	"time"
 
@@ -79,6 +80,10 @@ type Options struct {
 	Version       string
 	// AllowHosts are --allow-host entries, added to [network] allow.
 	AllowHosts []policy.HostPattern
+	// StartDir is the folder a new session's workspace field starts with
+	// (runtime.Info.StartDir); "" is the working directory Warden was
+	// started in.
+	StartDir string
 	// Forwarder is the binary the cage re-executes as its network
 	// forwarder (sandbox.Config.Forwarder); "" is the running binary. The
 	// desktop app names the CLI beside it (desktop.CageForwarder).
@@ -125,6 +130,8 @@ type Graph struct {
 	mcpService atomic.Pointer[runtime.Service]
 
 	mcpWarnings []string
+	// reloadMCP re-reads every workspace's servers (Settings' MCP saves).
+	reloadMCP func(ctx context.Context)
 
 	// Checkpoints records every state-changing call's change set and
 	// undoes it.
@@ -217,7 +224,7 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 		Store: g.Store, Gate: g.Gate, Tools: reg, Provider: prov, Demo: demo,
 		Caged: g.Cage.Caged, CageReason: status.Reason, NetworkProxied: g.Cage.Proxied,
 		Approval: g.Config.Approval, Sandbox: g.Config.Sandbox, Version: o.Version,
-		LeaveSessions: o.LeaveSessions,
+		LeaveSessions: o.LeaveSessions, StartDir: startDir(o),
 	}
 	cfg.Checkpoints = g.Checkpoints
 	cfg.Images = runtime.ImageConfig{Limits: imagecap.Limits{MaxEdge: g.Config.Images.MaxEdge, MaxBytes: g.Config.Images.MaxBytes},
@@ -239,7 +246,7 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	}
 	g.mcpService.Store(g.Service)
 	g.Settings, err = settings.New(settings.Options{ConfigPath: userPath, Runtime: g.Service, BuildProvider: Provider,
-		MCP: g.MCP, Warnings: append(append([]string{}, g.Config.Warnings...), g.mcpWarnings...), Cage: g.Cage,
+		MCP: g.MCP, ReloadMCP: g.reloadMCP, Warnings: append(append([]string{}, g.Config.Warnings...), g.mcpWarnings...), Cage: g.Cage,
 		AllowHosts: o.AllowHosts, Telemetry: g.TelemetryStatus})
 	if err != nil {
 		return nil, err
@@ -411,4 +418,21 @@ func networkConfig(c config.Config, allow []policy.HostPattern) (gate.NetworkCon
 		return gate.NetworkConfig{}, fmt.Errorf("assemble: %w", err)
 	}
 	return gate.NetworkConfig{Rules: rules.With(allow...), AskTimeout: c.Network.AskTimeout}, nil
+}
+
+// startDir is the folder a new session starts in: the --workspace of a
+// front end that names one, else the working directory (a project folder
+// Warden was started from; the home folder for a menu launch).
+func startDir(o Options) string {
+	switch {
+	case o.StartDir != "":
+		return o.StartDir
+	case o.Workspace != "":
+		return o.Workspace
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	return dir
 }

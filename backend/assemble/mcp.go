@@ -45,9 +45,8 @@ func (g *Graph) openMCP(ctx context.Context, o Options, userPath string) error {
 	for _, e := range mc.Errors {
 		g.mcpWarnings = append(g.mcpWarnings, e.Error())
 	}
-	if len(mc.Servers) == 0 {
-		return nil
-	}
+	// The manager exists even with no server yet: a server added from
+	// Settings joins it on the reload (reloadMCP), without a restart.
 	opts := tmpl
 	opts.Config = mc
 	if o.Workspace != "" {
@@ -58,6 +57,13 @@ func (g *Graph) openMCP(ctx context.Context, o Options, userPath string) error {
 	}
 	if g.MCP, err = mcp.NewManager(opts); err != nil {
 		return fmt.Errorf("assemble: MCP: %w", err)
+	}
+	g.reloadMCP = func(ctx context.Context) {
+		g.MCPPool.Reload(ctx, "")
+		g.MCP.Reload(ctx, mcp.LoadConfig(userPath, o.Workspace))
+	}
+	if len(mc.Servers) == 0 {
+		return nil
 	}
 	// Settings shows each server's state and tools: learn them now, as
 	// before. Sessions run their own servers through the pool.

@@ -75,6 +75,9 @@ type askCall struct {
 	call     tools.Prepared // the decoded call, when the ask is about one
 	approver Approver       // the request's, else the gate's seat or Config.Approver
 	session  SessionFunc    // for the network asks of the call's commands
+	// risk is the prompt's badge, from the call's effects (policy.RiskOf);
+	// "" for a tool's own question, which takes the tool's.
+	risk policy.Risk
 }
 
 // toolAsk is Env.Ask: a question the running tool puts to the human
@@ -129,8 +132,11 @@ func stood(a ask.Ask, saw string) policy.Decision {
 // of the answers the machine allows from there, each recorded before it
 // counts.
 func (g *Gate) ask(ctx context.Context, c askCall, d policy.Decision, id ask.ID, direct bool) (policy.Decision, error) {
+	if c.risk == "" {
+		c.risk = c.tool.Risk()
+	}
 	req := ApprovalRequest{SessionID: c.env.SessionID, CallID: id.CallID, RequestID: id.RequestID, Tool: c.tool.Name(), Args: c.args,
-		Effects: c.effects, Risk: c.tool.Risk(), Reasons: d.Reasons, Signature: d.Signature, Trace: d.Trace,
+		Effects: c.effects, Risk: c.risk, Reasons: d.Reasons, Signature: d.Signature, Trace: d.Trace,
 		AlwaysRefused: d.AlwaysRefused, Direct: direct}
 	if pv, ok := c.call.(tools.PreparedPreviewer); ok && !direct {
 		if p, err := pv.Preview(c.env); err == nil {

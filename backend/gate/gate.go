@@ -288,7 +288,7 @@ func (g *Gate) Run(ctx context.Context, p *Prepared) (Outcome, error) {
 		asked = true
 		engine := d
 		d, err = g.ask(ctx, askCall{tool: t, args: p.req.Args, env: env, effects: effects, call: p.call, approver: p.req.Approver,
-			session: p.req.Session}, d, id, false)
+			session: p.req.Session, risk: policy.RiskOf(policy.Call{Tool: t.Name(), Effects: effects}, s)}, d, id, false)
 		if err != nil {
 			return out, err
 		}

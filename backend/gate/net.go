@@ -130,7 +130,7 @@ func (nc *netCall) decide(ctx context.Context, dest policy.Destination) netproxy
 		}
 		actx, cancel := context.WithTimeout(ctx, timeout)
 		final, err := g.ask(actx, askCall{tool: t, args: args, env: nc.env, effects: call.Effects, approver: nc.req.Approver,
-			session: nc.req.Session}, d, id, false)
+			session: nc.req.Session, risk: policy.RiskOf(call, s)}, d, id, false)
 		cancel()
 		if err != nil {
 			return netproxy.Verdict{Reason: "journal", Detail: err.Error()}

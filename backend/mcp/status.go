@@ -20,15 +20,18 @@ type ServerStatus struct {
 	// Sandbox is how a stdio server runs: "cage" or "none" ("" for HTTP);
 	// SandboxWhy says why (its config, the default, the cage unavailable),
 	// or why it cannot start when its config insists on a missing cage.
-	Sandbox    string       `json:"sandbox,omitempty"`
-	SandboxWhy string       `json:"sandbox_why,omitempty"`
-	ConfigHash string       `json:"config_hash"`
-	State      ServerState  `json:"state"`
-	LastError  string       `json:"last_error,omitempty"`
-	LogPath    string       `json:"log_path"`
-	Restarts   int          `json:"restarts"`
-	Trust      *TrustStatus `json:"trust,omitempty"` // nil: never trusted
-	Tools      []ToolStatus `json:"tools" ts:"McpTool[] | null"`
+	Sandbox    string `json:"sandbox,omitempty"`
+	SandboxWhy string `json:"sandbox_why,omitempty"`
+	// SandboxSetting is the "sandbox" value as written in its config ("",
+	// "cage" or "none"), so an edit keeps it.
+	SandboxSetting string       `json:"sandbox_setting,omitempty" ts:"'' | 'cage' | 'none'"`
+	ConfigHash     string       `json:"config_hash"`
+	State          ServerState  `json:"state"`
+	LastError      string       `json:"last_error,omitempty"`
+	LogPath        string       `json:"log_path"`
+	Restarts       int          `json:"restarts"`
+	Trust          *TrustStatus `json:"trust,omitempty"` // nil: never trusted
+	Tools          []ToolStatus `json:"tools" ts:"McpTool[] | null"`
 }
 
 // TrustStatus is the trust record of a server as it applies now.
@@ -72,6 +75,7 @@ func (m *Manager) StatusFor(ctx context.Context, sessionID string) []ServerStatu
 		}
 		s.mu.Unlock()
 		st.Sandbox, st.SandboxWhy = sandboxStatus(s.cfg, m.opts.Cage)
+		st.SandboxSetting = s.cfg.Sandbox
 		if rec, ok, err := m.record(ctx, sessionID, name); err != nil {
 			st.LastError = err.Error()
 		} else if ok {

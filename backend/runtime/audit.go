@@ -179,15 +179,7 @@ func (s *Service) ListGrants(ctx context.Context, sessionID string) ([]GrantView
 		if !g.Active(now) {
 			continue
 		}
-		v := GrantView{ID: g.ID, Kind: "grant", Signature: g.Signature, Scope: string(g.Scope), Reasons: g.Reasons,
-			CreatedAt: g.CreatedAt.UnixMilli(), Uses: g.UseCount}
-		if g.Scope == "workspace" {
-			v.Kind = "rule"
-		}
-		if !g.ExpiresAt.IsZero() {
-			v.ExpiresAt = g.ExpiresAt.UnixMilli()
-		}
-		out = append(out, v)
+		out = append(out, grantView(g))
 	}
 	trusts, err := s.mcpGrants(ctx, ss)
 	if err != nil {
@@ -214,4 +206,17 @@ func (s *Service) RevokeGrant(ctx context.Context, a RevokeGrantArgs) error {
 		return s.revokeMcp(ctx, a.SessionID, a.ID)
 	}
 	return fmt.Errorf("kind %q is not grant, rule or mcp-server", a.Kind)
+}
+
+// grantView is a stored grant as ListGrants shows it.
+func grantView(g store.GrantRecord) GrantView {
+	v := GrantView{ID: g.ID, Kind: "grant", Signature: g.Signature, Scope: string(g.Scope), Reasons: g.Reasons,
+		CreatedAt: g.CreatedAt.UnixMilli(), Uses: g.UseCount}
+	if g.Scope == "workspace" {
+		v.Kind = "rule"
+	}
+	if !g.ExpiresAt.IsZero() {
+		v.ExpiresAt = g.ExpiresAt.UnixMilli()
+	}
+	return v
 }

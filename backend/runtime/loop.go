@@ -99,8 +99,12 @@ func (s *Service) start(ctx context.Context, sessionID, text string) (*turn, err
 			return nil, ErrNoModel
 		}
 		run = func(ctx context.Context) error {
+			first := s.untitled(ctx, ss)
 			if _, err := s.st.Append(ctx, sessionID, store.AnyVersion, store.MessageAppended{MessageID: s.newID(), Role: "user", Text: text}); err != nil {
 				return err
+			}
+			if first {
+				s.autoTitle(ctx, sessionID, text)
 			}
 			_, err := s.loop(ctx, sessionID, 0)
 			return err
@@ -216,7 +220,7 @@ func (s *Service) loop(ctx context.Context, sessionID string, depth int) (string
 			calls[i] = store.ToolCall{ID: c.ID, Name: c.Name, Args: c.Args}
 		}
 		am := store.MessageAppended{MessageID: s.newID(), Role: "assistant", Text: msg.Text(), ToolCalls: calls,
-			Model: modelName(prov)}
+			Model: modelName(prov), Usage: usageOf(prov.Name(), resp.Usage)}
 		if _, err := s.st.Append(context.WithoutCancel(ctx), sessionID, store.AnyVersion, am); err != nil {
 			return "", err
 		}
@@ -354,4 +358,20 @@ func resultText(r tools.Result) string {
 		}
 	}
 	return b.String()
+}
+
+// usageOf is a response's usage as stored, nil when the provider reported
+// none (the script provider, a server that sends no usage). The context a
+// request used is counted the provider's way: Anthropic reports cached
+// input beside input_tokens, OpenAI inside prompt_tokens.
+func usageOf(provider string, u model.Usage) *store.Usage {
+	if u == (model.Usage{}) {
+		return nil
+	}
+	ctx := u.InputTokens
+	if provider == model.KindAnthropic {
+		ctx += u.CacheReadTokens + u.CacheWriteTokens
+	}
+	return &store.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens, ContextTokens: ctx}
 }

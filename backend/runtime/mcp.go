@@ -358,3 +358,18 @@ func (s *Service) McpTrustVoided(workspace string, servers []string) {
 		}
 	}
 }
+
+// McpStatus reports the servers of a session's workspace (the user's and
+// the workspace's own) with the trust that applies in that session, without
+// starting any: the Settings screen's list while a session is open, so its
+// Trust and Untrust act where the session's calls are decided.
+func (s *Service) McpStatus(ctx context.Context, sessionID string) ([]mcp.ServerStatus, error) {
+	m, owner, err := s.mcpFor(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return []mcp.ServerStatus{}, nil
+	}
+	return m.StatusFor(ctx, owner), nil
+}

@@ -66,6 +66,9 @@ type Config struct {
 	// MaxSteps bounds the model turns of one user message (default 50).
 	MaxSteps int
 	Version  string
+	// StartDir is the folder a new session's workspace starts with in a
+	// window (Info.StartDir): where Warden was started.
+	StartDir string
 	Now      func() time.Time
 }
 
@@ -204,7 +207,7 @@ func (s *Service) Subscribe(ctx context.Context) <-chan Push { return s.hub.subs
 func (s *Service) Info(ctx context.Context) (Info, error) {
 	l := s.current()
 	in := Info{Name: "Warden", Version: s.cfg.Version, Demo: l.demo, Caged: s.cfg.Caged(l.sandbox),
-		CageReason: s.cfg.CageReason, DataPath: s.st.Path()}
+		CageReason: s.cfg.CageReason, DataPath: s.st.Path(), StartDir: s.cfg.StartDir}
 	switch {
 	case l.demo:
 		in.Model = "script:demo"

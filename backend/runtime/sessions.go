@@ -251,6 +251,11 @@ func (s *Service) view(ctx context.Context, ss store.Session) Session {
 	if p, err := s.st.PendingRequests(ctx, ss.ID); err == nil {
 		v.Pending = len(p)
 	}
+	if ss.ParentID == "" {
+		if first, err := s.firstPrompt(ctx, ss.ID); err == nil {
+			v.FirstMessage = firstMessageView(first)
+		}
+	}
 	return v
 }
 

@@ -17,6 +17,9 @@ type Info struct {
 	Caged      bool   `json:"caged"`
 	CageReason string `json:"cage_reason"`
 	DataPath   string `json:"data_path"`
+	// StartDir is the folder Warden was started in (or the workspace it
+	// was started on): a new session's workspace field starts there.
+	StartDir string `json:"start_dir"`
 }
 
 // Session is a session as a window shows it.
@@ -33,6 +36,9 @@ type Session struct {
 	UpdatedAt int64                 `json:"updated_at"`
 	Busy      bool                  `json:"busy"`
 	Pending   int                   `json:"pending"`
+	// FirstMessage is the session's first prompt (cut short), for finding
+	// a session by what it was about.
+	FirstMessage string `json:"first_message,omitempty"`
 }
 
 // Sandbox is policy.SandboxPolicy with its lists always present on the wire.

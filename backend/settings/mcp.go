@@ -23,8 +23,9 @@ const (
 
 // McpLogArgs name a server and how many of its last log lines to show.
 type McpLogArgs struct {
-	Server string `json:"server"`
-	Lines  int    `json:"lines,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
+	Server    string `json:"server"`
+	Lines     int    `json:"lines,omitempty"`
 }
 
 // McpLog is the tail of a server's stderr log.
@@ -35,8 +36,13 @@ type McpLog struct {
 	Truncated bool     `json:"truncated"`
 }
 
-// McpServers reports every configured server without starting any.
-func (s *Service) McpServers(ctx context.Context) ([]mcp.ServerStatus, error) {
+// McpServers reports every configured server without starting any: with a
+// session, the servers of its workspace and the trust that applies in it;
+// without, the user's servers.
+func (s *Service) McpServers(ctx context.Context, a McpServersArgs) ([]mcp.ServerStatus, error) {
+	if a.SessionID != "" {
+		return s.opts.Runtime.McpStatus(ctx, a.SessionID)
+	}
 	if s.opts.MCP == nil {
 		return []mcp.ServerStatus{}, nil
 	}
@@ -55,7 +61,7 @@ func (s *Service) McpLog(ctx context.Context, a McpLogArgs) (McpLog, error) {
 	case n > maxLogLines:
 		n = maxLogLines
 	}
-	servers, _ := s.McpServers(ctx)
+	servers, _ := s.McpServers(ctx, McpServersArgs{SessionID: a.SessionID})
 	for _, st := range servers {
 		if st.Name != a.Server {
 			continue

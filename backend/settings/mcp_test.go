@@ -18,7 +18,7 @@ import (
 
 func TestMcpServersEmptyIsAList(t *testing.T) {
 	r := newRig(t, "")
-	got, err := r.g.Settings.McpServers(context.Background())
+	got, err := r.g.Settings.McpServers(context.Background(), settings.McpServersArgs{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestMcpServersEmptyIsAList(t *testing.T) {
 func TestMcpServerStatusAndLog(t *testing.T) {
 	r := newRig(t, "mcp.toml")
 	ctx := context.Background()
-	servers, err := r.g.Settings.McpServers(ctx)
+	servers, err := r.g.Settings.McpServers(ctx, settings.McpServersArgs{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestMcpServersWithServerEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = g.Close() })
-	servers, err := g.Settings.McpServers(context.Background())
+	servers, err := g.Settings.McpServers(context.Background(), settings.McpServersArgs{})
 	if err != nil {
 		t.Fatal(err)
 	}

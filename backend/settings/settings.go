@@ -44,8 +44,12 @@ type Options struct {
 	ConfigPath    string
 	Runtime       *runtime.Service
 	BuildProvider ProviderBuilder
-	// MCP is the running manager; nil when no server is configured.
+	// MCP is the manager of the user's servers, shown when no session is
+	// open; nil when MCP is off.
 	MCP *mcp.Manager
+	// ReloadMCP re-reads the servers everywhere after a save (the pool of
+	// every workspace and MCP); nil: the file watch picks it up.
+	ReloadMCP func(ctx context.Context)
 	// Warnings are the problems found at start (ignored workspace settings,
 	// bad MCP server entries), shown on the screen.
 	Warnings     []string
@@ -114,13 +118,16 @@ type ProviderInfo struct {
 	Label          string `json:"label"`
 	NeedsKey       bool   `json:"needs_key"`
 	DefaultBaseURL string `json:"default_base_url"`
+	// DefaultModel is what the model field starts with for this provider
+	// (the one Save names in its hint); "" where there is none.
+	DefaultModel string `json:"default_model"`
 }
 
 // Providers are the choices, in the order the screen lists them.
 var providers = []ProviderInfo{
 	{ID: model.KindDemo, Label: "Built-in demo (no model)"},
-	{ID: model.KindAnthropic, Label: "Anthropic", NeedsKey: true, DefaultBaseURL: anthropicDefaultBase},
-	{ID: model.KindOpenAI, Label: "OpenAI or compatible (Ollama, vLLM, LM Studio)", NeedsKey: true, DefaultBaseURL: openaiDefaultBase},
+	{ID: model.KindAnthropic, Label: "Anthropic", NeedsKey: true, DefaultBaseURL: anthropicDefaultBase, DefaultModel: exampleModel(model.KindAnthropic)},
+	{ID: model.KindOpenAI, Label: "OpenAI or compatible (Ollama, vLLM, LM Studio)", NeedsKey: true, DefaultBaseURL: openaiDefaultBase, DefaultModel: exampleModel(model.KindOpenAI)},
 	{ID: model.KindScript, Label: "Recorded script file"},
 }
 

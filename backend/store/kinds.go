@@ -113,6 +113,22 @@ type MessageAppended struct {
 	// Images are what the model is shown besides Text (a tool's
 	// screenshots, already capped and downscaled for the model).
 	Images []Image `json:"images,omitempty"`
+	// Usage is what producing an assistant message cost, as the provider
+	// reported it (absent when it reported nothing).
+	Usage *Usage `json:"usage,omitempty"`
+}
+
+// Usage counts the tokens of one model response: InputTokens is what the
+// request held (the context used, with the cached parts), OutputTokens what
+// the model wrote.
+type Usage struct {
+	InputTokens      int64 `json:"input_tokens"`
+	OutputTokens     int64 `json:"output_tokens"`
+	CacheReadTokens  int64 `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
+	// ContextTokens is the whole request the model read, cached parts
+	// included (providers count those differently).
+	ContextTokens int64 `json:"context_tokens,omitempty"`
 }
 
 // Image is one picture inside a message; Data is base64 in JSON.

@@ -21,6 +21,7 @@ export interface AppInfo {
   caged: boolean
   cage_reason: string
   data_path: string
+  start_dir: string
 }
 
 export interface Approval {
@@ -219,6 +220,7 @@ export interface McpLog {
 }
 
 export interface McpLogArgs {
+  session_id?: string
   server: string
   lines?: number
 }
@@ -236,6 +238,11 @@ export interface McpPendingServer {
   changed?: boolean
 }
 
+export interface McpRemoveArgs {
+  session_id?: string
+  name: string
+}
+
 export interface McpServer {
   name: string
   transport: McpTransport
@@ -247,6 +254,7 @@ export interface McpServer {
   url?: string
   sandbox?: string
   sandbox_why?: string
+  sandbox_setting?: '' | 'cage' | 'none'
   config_hash: string
   state: McpServerState
   last_error?: string
@@ -256,7 +264,25 @@ export interface McpServer {
   tools: McpTool[] | null
 }
 
+export interface McpServerArgs {
+  session_id?: string
+  name: string
+  previous?: string
+  command?: string
+  args?: string[]
+  url?: string
+  env?: Record<string, string>
+  keep_env?: string[]
+  headers?: Record<string, string>
+  keep_headers?: string[]
+  sandbox?: '' | 'cage' | 'none'
+}
+
 export type McpServerState = 'idle' | 'starting' | 'running' | 'crashed' | 'failed' | 'stopped' | 'awaiting-trust'
+
+export interface McpServersArgs {
+  session_id?: string
+}
 
 export interface McpTool {
   name: string
@@ -346,6 +372,7 @@ export interface ProviderInfo {
   label: string
   needs_key: boolean
   default_base_url: string
+  default_model: string
 }
 
 export type Reason = 'answerer-denied' | 'desktop-control' | 'destructive-effect' | 'escalation' | 'hook-denied' | 'host-denied' | 'network-request' | 'no-approver' | 'outside-workspace' | 'planning-freeze' | 'policy-always' | 'private-address' | 'protected-path' | 'sandbox-rejected' | 'secret-read' | 'unknown-command' | 'untrusted-mcp-server' | 'user-denied'
@@ -353,6 +380,11 @@ export type Reason = 'answerer-denied' | 'desktop-control' | 'destructive-effect
 export interface RenameSessionArgs {
   session_id: string
   title: string
+}
+
+export interface RestoreGrantArgs {
+  session_id: string
+  id: string
 }
 
 export interface RestoreToArgs {
@@ -400,6 +432,7 @@ export interface Session {
   updated_at: number
   busy: boolean
   pending: number
+  first_message?: string
 }
 
 export interface SessionArgs {
@@ -544,6 +577,8 @@ export interface Methods {
   ListGrants: [SessionArgs, GrantView[]]
   // RevokeGrant revokes a grant, rule or MCP trust.
   RevokeGrant: [RevokeGrantArgs, null]
+  // RestoreGrant grants a revoked grant or rule again as it was: the Undo of Revoke (a new grant, with its event).
+  RestoreGrant: [RestoreGrantArgs, GrantView]
   // TrustMcpServer trusts an MCP server of a session's workspace, for the session or the workspace, and starts it.
   TrustMcpServer: [TrustMcpArgs, null]
   // McpPending lists the servers of a session's workspace it has not trusted: the trust card.
@@ -572,8 +607,12 @@ export interface Methods {
   ListModels: [ProbeArgs, ModelInfo[] | null]
   // TestConnection checks a provider's address, key and model.
   TestConnection: [ProbeArgs, ConnectionResult]
-  // McpServers lists the configured MCP servers with their state and tools.
-  McpServers: [undefined, McpServer[] | null]
+  // McpServers lists the configured MCP servers with their state and tools (an open session's: its workspace's servers and trust).
+  McpServers: [McpServersArgs, McpServer[] | null]
+  // SaveMcpServer adds or edits an MCP server in the user's config.toml and reloads the servers, no restart.
+  SaveMcpServer: [McpServerArgs, McpServer[] | null]
+  // RemoveMcpServer removes an MCP server from the user's config.toml and stops it.
+  RemoveMcpServer: [McpRemoveArgs, McpServer[] | null]
   // McpLog returns the tail of an MCP server's stderr log.
   McpLog: [McpLogArgs, McpLog]
   // TelemetryStatus reads the OpenTelemetry export's state: endpoint, last success, queued records, last error.

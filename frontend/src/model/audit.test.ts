@@ -258,11 +258,11 @@ describe('audit summaries say the engine codes in words', () => {
     })
   }
   it('a refused connection says its reason in words, in the summary and the source', () => {
-    const r = auditRow(ev('network_connection', { host: 'evil.test', port: 443, allowed: false, reason: 'host-denied' }))
-    expect(r.summary).toContain('refused (Host denied)')
-    expect(r.summary).not.toContain('host-denied')
-    expect(sourceText(r.source)).toBe('Host denied')
-    expect(filterRows([r], 'host-denied', '')).toHaveLength(1)
+    const r = auditRow(ev('network_connection', { host: '169.254.169.254', port: 80, allowed: false, reason: 'private-address' }))
+    expect(r.summary).toContain('refused (Private address)')
+    expect(r.summary).not.toContain('private-address')
+    expect(sourceText(r.source)).toBe('Private address')
+    expect(filterRows([r], 'private-address', '')).toHaveLength(1)
   })
   it('an unknown code is shown as written, not dropped', () => {
     expect(auditRow(ev('permission_denied', { by: 'sandbox', reason: 'brand-new-reason' })).summary).toBe('brand-new-reason')
@@ -278,7 +278,7 @@ describe('every engine reason has words', () => {
     for (const m of readFileSync(join(dir, f), 'utf8').matchAll(/\bReason\s*=\s*"([a-z-]+)"/g)) declared.add(m[1]!)
   }
   it('finds the engine reasons', () => expect(declared.size).toBeGreaterThanOrEqual(14))
-  for (const code of declared) it(code, () => expect(reasonWords[code], `${code} has no words in model/words.ts`).toBeTruthy())
+  for (const code of declared) it(code, () => expect(reasonWords[code], `${code} has no words in backend/policy/words.go (make bindings)`).toBeTruthy())
 })
 
 describe('layer column', () => {

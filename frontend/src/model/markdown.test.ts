@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { highlight, renderMarkdown } from './markdown'
+import { highlight } from './html'
+import { renderMarkdown } from './markdown'
 
 describe('renderMarkdown', () => {
   const cases: { name: string; src: string; want: string }[] = [

@@ -61,7 +61,7 @@ export type Item =
       undoneBy?: string
     }
   // An undo, a restore, or what changed between calls.
-  | { type: 'change'; key: string; change: WorkspaceChange; at: number; undoneBy?: string }
+  | { type: 'change'; key: string; change: WorkspaceChange; at: number; undoneBy?: string; undid?: string }
   | { type: 'permission'; key: string; event: WardenEvent }
   | { type: 'note'; key: string; text: string; at: number }
   | { type: 'plan'; key: string; text: string; at: number }
@@ -81,14 +81,37 @@ export interface Agent {
   result?: string
 }
 
+// What the model's answers cost, from the providers' usage fields: the
+// current turn (since the human's last prompt) and the context the last
+// request used. Null until a provider reports usage (the demo does not).
+export interface Usage {
+  turnInput: number
+  turnOutput: number
+  context: number
+  requests: number
+}
+
 export interface Transcript {
   lastSeq: number
   items: Item[]
   streaming: string
   agents: Agent[]
+  usage: Usage | null
 }
 
-export const emptyTranscript = (): Transcript => ({ lastSeq: 0, items: [], streaming: '', agents: [] })
+export const emptyTranscript = (): Transcript => ({ lastSeq: 0, items: [], streaming: '', agents: [], usage: null })
+
+const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
+
+// addUsage counts one assistant message's usage into the turn.
+function addUsage(u: Usage | null, raw: unknown): Usage | null {
+  if (!raw || typeof raw !== 'object') return u
+  const r = raw as Record<string, unknown>
+  const input = num(r.input_tokens)
+  const ctx = num(r.context_tokens) || input + num(r.cache_read_tokens) + num(r.cache_write_tokens)
+  const base = u ?? { turnInput: 0, turnOutput: 0, context: 0, requests: 0 }
+  return { turnInput: base.turnInput + ctx, turnOutput: base.turnOutput + num(r.output_tokens), context: ctx, requests: base.requests + 1 }
+}
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '')
 
@@ -109,6 +132,7 @@ interface Builder {
   items: Item[]
   streaming: string
   agents: Agent[]
+  usage: Usage | null
   calls: Map<string, number> | null
   // The history folded starts mid-story: a call whose start is on an older
   // page gets an item of its own instead of being dropped.
@@ -154,19 +178,22 @@ function patchTool(b: Builder, e: WardenEvent, f: (it: ToolItem) => ToolItem) {
   )
 }
 
-// markUndone marks the call (or the undo, restore) an undo reverted.
-function markUndone(b: Builder, target: string, by: string) {
+// markUndone marks the call (or the undo, restore) an undo reverted, and
+// says what that was in words ("the shell.exec call"), for the undo's own
+// heading; '' when it is not loaded.
+function markUndone(b: Builder, target: string, by: string): string {
   for (let i = b.items.length - 1; i >= 0; i--) {
     const it = b.items[i]
     if (it?.type === 'tool' && it.callId === target) {
       b.items[i] = { ...it, undoneBy: by }
-      return
+      return `the ${it.tool} call`
     }
     if (it?.type === 'change' && it.change.call_id === target) {
       b.items[i] = { ...it, undoneBy: by }
-      return
+      return it.change.cause === 'outside' ? 'the changes made between calls' : `the ${it.change.cause}`
     }
   }
+  return ''
 }
 
 // fold applies one event to the builder. Items already in the list are
@@ -181,7 +208,13 @@ function fold(b: Builder, e: WardenEvent) {
       const role = str(d.role)
       if (role === 'tool') break
       const text = str(d.text)
-      if (role === 'assistant') b.streaming = ''
+      if (role === 'assistant') {
+        b.streaming = ''
+        b.usage = addUsage(b.usage, d.usage)
+      }
+      // A prompt starts a turn: its count starts again (the context stays
+      // until the next answer says what it is).
+      if (role === 'user' && !text.trimStart().startsWith('!') && b.usage) b.usage = { ...b.usage, turnInput: 0, turnOutput: 0, requests: 0 }
       const messageId = str(d.message_id)
       if (text) items.push({ type: 'message', key, role, text, at: e.at, ...(messageId ? { messageId } : {}) })
       break
@@ -232,12 +265,12 @@ function fold(b: Builder, e: WardenEvent) {
       break
     case 'workspace_changed': {
       const c = d as unknown as WorkspaceChange
+      const undid = c.undo_of ? markUndone(b, c.undo_of, c.call_id) : ''
       if (c.cause === 'call') {
         patchTool(b, e, (it) => ({ ...it, changes: c }))
       } else {
-        items.push({ type: 'change', key, change: c, at: e.at })
+        items.push({ type: 'change', key, change: c, at: e.at, ...(undid ? { undid } : {}) })
       }
-      if (c.undo_of) markUndone(b, c.undo_of, c.call_id)
       break
     }
     case 'approval_policy_changed':
@@ -326,7 +359,7 @@ function fold(b: Builder, e: WardenEvent) {
   b.lastSeq = e.seq
 }
 
-const publish = (b: Builder): Transcript => ({ lastSeq: b.lastSeq, items: b.items, streaming: b.streaming, agents: b.agents })
+const publish = (b: Builder): Transcript => ({ lastSeq: b.lastSeq, items: b.items, streaming: b.streaming, agents: b.agents, usage: b.usage })
 
 // applyEvent folds one stored event into the transcript. Events at or below
 // lastSeq were already folded (hydration and the live stream overlap).

@@ -3,32 +3,8 @@
 // (zero-width, bidi controls), that reorder what is around them (U+202E), that
 // look like ordinary spaces (U+00A0) or that push the dangerous part out of
 // view (a run of 4,000 spaces, 60 blank lines) are drawn as visible badges.
-import { escapeHtml, highlight } from './markdown'
-
-// What a badge says about a code point, or null for an ordinary character.
-export function invisibleName(cp: number): string | null {
-  if (cp === 0x09) return null // a tab is shown as white space (runs are collapsed below)
-  if (cp < 0x20 || cp === 0x7f) return 'control character'
-  if (cp >= 0x80 && cp <= 0x9f) return 'control character'
-  if (cp >= 0x202a && cp <= 0x202e) return 'bidi control (reorders the text around it)'
-  if (cp >= 0x2066 && cp <= 0x2069) return 'bidi isolate (reorders the text around it)'
-  if (cp === 0x200e || cp === 0x200f || cp === 0x061c) return 'direction mark'
-  if (cp === 0x00a0 || cp === 0x202f || cp === 0x2007) return 'non-breaking space'
-  if (cp >= 0x2000 && cp <= 0x200a) return 'unusual space'
-  if (cp === 0x205f || cp === 0x3000 || cp === 0x1680) return 'unusual space'
-  if (cp >= 0x200b && cp <= 0x200d) return 'zero-width character'
-  if (cp === 0x2060 || cp === 0xfeff || cp === 0x180e || cp === 0x00ad || cp === 0x034f) return 'invisible character'
-  if (cp >= 0x2061 && cp <= 0x2064) return 'invisible operator'
-  if (cp === 0x2028 || cp === 0x2029) return 'line or paragraph separator'
-  if (cp >= 0xfe00 && cp <= 0xfe0f) return 'variation selector'
-  if (cp >= 0xe0000 && cp <= 0xe007f) return 'tag character (invisible)'
-  if (cp >= 0xfff9 && cp <= 0xfffb) return 'interlinear annotation'
-  return null
-}
-
-export function codePointLabel(cp: number): string {
-  return 'U+' + cp.toString(16).toUpperCase().padStart(4, '0')
-}
+import { escapeHtml, highlight } from './html'
+import { codePointLabel, invisibleName } from './invisible'
 
 // A piece of one line: visible text, or a badge standing for a run of one
 // invisible character (or of more ordinary spaces than a human can count).
@@ -195,5 +171,25 @@ export function foldedLines(all: ShownLine[], head = 3, tail = 5): (ShownLine | 
     } else gap += l.blank ?? 1
   })
   if (gap) out.push({ gap })
+  return out
+}
+
+// proseHtml shows an engine's sentence ("`rm -rf x` would write /etc")
+// as prose: what stands between backticks as code, every part revealed
+// (escaped, invisible characters as badges), the first letter capitalised
+// and a full stop at the end, so two sentences never run together.
+export function proseHtml(s: string, capitalize = true): string {
+  let t = s.trim()
+  if (!t) return ''
+  if (!/[.!?:]$/.test(t)) t += '.'
+  const parts = t.split('`')
+  // An odd backtick has no partner: leave it as text.
+  const pairs = parts.length % 2 === 1
+  let out = ''
+  parts.forEach((p, i) => {
+    if (pairs && i % 2 === 1) out += `<code>${revealHtml(p)}</code>`
+    else out += revealHtml(i === 0 && capitalize ? p.charAt(0).toUpperCase() + p.slice(1) : p).replace(/\n/g, ' ')
+    if (!pairs && i < parts.length - 1) out += '`'
+  })
   return out
 }

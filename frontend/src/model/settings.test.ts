@@ -139,12 +139,12 @@ describe('sandboxText', () => {
 describe('trustText', () => {
   const cases: { name: string; t: McpTrust | undefined; label: string; tone: Tone }[] = [
     { name: 'never trusted', t: undefined, label: 'Not trusted', tone: 'muted' },
-    { name: 'persistent', t: { scope: 'persistent', trusted_at: '', config_matches: true }, label: 'Trusted (persistent)', tone: 'ok' },
+    { name: 'persistent', t: { scope: 'persistent', trusted_at: '', config_matches: true }, label: 'Trusted in this workspace', tone: 'ok' },
     { name: 'session', t: { scope: 'session', trusted_at: '', config_matches: true }, label: 'Trusted for this session', tone: 'ok' },
     {
       name: 'config changed',
       t: { scope: 'persistent', trusted_at: '', config_matches: false },
-      label: 'Trusted (persistent), config changed since trusted',
+      label: 'Trusted in this workspace, config changed since trusted',
       tone: 'warn',
     },
   ]

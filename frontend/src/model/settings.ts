@@ -121,7 +121,7 @@ export function mcpStateText(s: Pick<McpServer, 'state' | 'last_error'>): { labe
 
 export function trustText(t: McpTrust | undefined): { label: string; tone: Tone } {
   if (!t) return { label: 'Not trusted', tone: 'muted' }
-  const scope = t.scope === 'persistent' ? 'Trusted (persistent)' : 'Trusted for this session'
+  const scope = t.scope === 'persistent' ? 'Trusted in this workspace' : 'Trusted for this session'
   if (!t.config_matches) return { label: `${scope}, config changed since trusted`, tone: 'warn' }
   return { label: scope, tone: 'ok' }
 }

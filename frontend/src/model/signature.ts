@@ -2,19 +2,9 @@
 // not the call (permission-model.md, "Signatures"); the human must read what
 // that signature will let through before clicking, for every form it takes.
 
-export type GrantScope = 'session' | 'workspace'
+import { toolWords } from '../bridge'
 
-const toolWords: Record<string, string> = {
-  'fs.read': 'every file read',
-  'fs.list': 'every folder listing',
-  'fs.write': 'every file write, to any path the sandbox admits',
-  'patch.apply': 'every patch, to any file the sandbox admits',
-  'search.ripgrep': 'every search with ripgrep',
-  'monitor.start': 'every background process started',
-  'monitor.stop': 'every background process stopped',
-  'computer.use': 'every mouse and keyboard action on your desktop',
-  'browser.batch': 'every batch of browser actions',
-}
+export type GrantScope = 'session' | 'workspace'
 
 const pushFlags: Record<string, string> = {
   force: 'force (overwrites the remote history)',
@@ -79,4 +69,16 @@ export function signatureWords(sig: string, scope: GrantScope = 'session'): Sign
   const words = toolWords[sig]
   if (words) return { text: `${words} ${where}` }
   return { text: `every call of the tool "${sig}", with any arguments, ${where}` }
+}
+
+// grantCovers is what a standing grant, rule or trust lets through, in the
+// words the prompt used when it was given: a grants list says what each row
+// covers, not why its first call was asked.
+export function grantCovers(g: { kind: string; signature: string; scope: string; server?: string | undefined }): string {
+  const scope: GrantScope = g.scope === 'session' ? 'session' : 'workspace'
+  if (g.kind === 'mcp-server' || g.kind === 'mcp-trust') {
+    const where = scope === 'workspace' ? 'in this workspace, from now on' : 'in this session'
+    return `every tool of the MCP server "${g.server ?? g.signature.replace(/^mcp-server:/, '')}" without asking, while its launch command and tool descriptions stay as they were when trusted, ${where}`
+  }
+  return signatureWords(g.signature, scope).text
 }

@@ -1,5 +1,21 @@
 import { describe, expect, it } from 'vitest'
-import { approvalText, axesText, kindText, modelErrorText, reasonLabel, sandboxText, sourceText, workspaceErrorText } from './words'
+import { approvalWords, reasonWords as generatedReasonWords, sandboxWords } from '../bridge'
+import {
+  approvalDescriptions,
+  approvalLabels,
+  approvalText,
+  axesText,
+  kindText,
+  layerText,
+  modelErrorText,
+  reasonLabel,
+  reasonWords,
+  sandboxDescriptions,
+  sandboxLabels,
+  sandboxText,
+  sourceText,
+  workspaceErrorText,
+} from './words'
 
 describe('workspaceErrorText', () => {
   const cases: { name: string; msg: string; want: string }[] = [
@@ -72,7 +88,7 @@ describe('reasonLabel', () => {
     ['destructive-effect', 'Destructive'],
     ['policy-always', 'Approval policy "Always ask"'],
     ['user-denied', 'Denied by you'],
-    ['host-denied', 'Host denied'],
+    ['answerer-denied', 'Denied by an answerer'],
     ['not-a-reason', 'not-a-reason'],
   ]
   for (const [code, want] of cases) it(code, () => expect(reasonLabel(code)).toBe(want))
@@ -88,4 +104,38 @@ describe('sandboxText and approvalText', () => {
   ]
   for (const [v, want] of cases) it(`sandbox ${JSON.stringify(v)}`, () => expect(sandboxText(v)).toBe(want))
   it('approval', () => expect([approvalText('never'), approvalText('on-request'), approvalText('x'), approvalText(1)]).toEqual(['Never ask', 'On request', 'x', '']))
+})
+
+describe('words come from the generated table (backend/policy/words.go)', () => {
+  it('the selectors say what the Go table says', () => {
+    for (const [k, w] of Object.entries(approvalWords)) {
+      expect(approvalLabels[k as keyof typeof approvalWords]).toBe(w.label)
+      expect(approvalDescriptions[k as keyof typeof approvalWords]).toBe(w.text)
+    }
+    for (const [k, w] of Object.entries(sandboxWords)) {
+      expect(sandboxLabels[k as keyof typeof sandboxWords]).toBe(w.label)
+      expect(sandboxDescriptions[k as keyof typeof sandboxWords]).toBe(w.text)
+    }
+    expect(reasonWords).toBe(generatedReasonWords)
+  })
+  it('every value of the table is offered, narrowest first', () => {
+    expect(Object.keys(approvalLabels)).toEqual(['never', 'on-request', 'always'])
+    expect(Object.keys(sandboxLabels)).toEqual(['read-only', 'workspace-write', 'danger-full-access'])
+    expect(Object.keys(approvalLabels).sort()).toEqual(Object.keys(approvalWords).sort())
+    expect(Object.keys(sandboxLabels).sort()).toEqual(Object.keys(sandboxWords).sort())
+  })
+  const layers: { name: string; layer: string; label: string }[] = [
+    { name: 'organisation', layer: 'org', label: 'Organisation' },
+    { name: 'a human', layer: 'human', label: 'You' },
+    { name: 'a grant', layer: 'grant', label: 'Grant' },
+    { name: 'unknown kept as written', layer: 'future-layer', label: 'future-layer' },
+    { name: 'none', layer: '', label: '' },
+  ]
+  for (const c of layers) {
+    it(`layer ${c.name}`, () => {
+      const t = layerText(c.layer)
+      expect(t.label).toBe(c.label)
+      if (c.layer && c.label !== c.layer) expect(t.title).toContain(c.layer)
+    })
+  }
 })

@@ -1,25 +1,19 @@
 // Every policy word the UI shows, in one place so tests can check each one.
+// The words of reasons, axis values and layers are generated from the Go
+// table (backend/policy/words.go, `make bindings`): one place for each fact,
+// the same text in the window, the TUI and the CLI.
+import { approvalWords, layerWords, reasonWords as generatedReasonWords, sandboxWords } from '../bridge'
 import type { ApprovalPolicy, Sandbox, SandboxKind } from '../bridge'
 
-export const reasonWords: Record<string, string> = {
-  'sandbox-rejected': 'Sandbox: the current sandbox does not allow this',
-  'policy-always': 'Approval policy "Always ask": every action is asked',
-  'destructive-effect': 'Destructive: can remove or overwrite work for good',
-  'unknown-command': 'Unknown command: Warden cannot tell what it does',
-  'network-request': 'Network: reaches the network',
-  'untrusted-mcp-server': 'Untrusted MCP server: its tools are not trusted yet',
-  'protected-path': 'Protected path: writes where code or config runs later (git hooks, .warden, rc files, lockfiles, .env)',
-  'desktop-control': 'Desktop control: moves the mouse or types on your desktop',
-  'outside-workspace': 'Outside the workspace: writes outside the workspace, its writable roots and /tmp (Full access)',
-  escalation: "Escalation: the command failed in the cage its classification gave it and asks to run with the sandbox's full reach",
-  'secret-read': "Secret: reads a key, credential, browser profile or Warden's own data that the sandbox hides",
-  'planning-freeze': 'Planning freeze: actions are paused while a plan is drafted',
-  'no-approver': 'No approver: nobody was there to answer',
-  'user-denied': 'Denied by you',
-  'host-denied': 'Host denied: the network settings deny this host',
-  'private-address': 'Private address: a loopback, private or metadata address nobody allowed',
-  'answerer-denied': 'Denied by an answerer: a reviewer you configured refused it',
-  'hook-denied': 'Denied by a hook: a pre-call hook you configured refused it',
+// reasonWords is looked up by the strings the events carry (a reason the
+// build does not know reads as its code).
+export const reasonWords: Readonly<Record<string, string>> = generatedReasonWords
+
+// layerText is the deciding layer in words ("Approval policy"), with what it
+// means as the title; an unknown layer reads as its code.
+export function layerText(layer: string): { label: string; title: string } {
+  const w = (layerWords as Record<string, { label: string; text: string } | undefined>)[layer]
+  return w ? { label: w.label, title: `${layer}: ${w.text}` } : { label: layer, title: layer }
 }
 
 export function reasonText(r: string): string {
@@ -35,32 +29,24 @@ export function reasonLabel(r: string): string {
   return colon < 0 ? w : w.slice(0, colon)
 }
 
-export const approvalLabels: Record<ApprovalPolicy, string> = {
-  never: 'Never ask',
-  'on-request': 'On request',
-  always: 'Always ask',
-}
+// The selectors list their options in these orders (narrowest first), not
+// in the generated table's alphabetical one.
+const approvalOrder: readonly ApprovalPolicy[] = ['never', 'on-request', 'always']
+const sandboxOrder: readonly SandboxKind[] = ['read-only', 'workspace-write', 'danger-full-access']
+const labels = <K extends string>(order: readonly K[], w: Record<K, { label: string }>) =>
+  Object.fromEntries(order.map((k) => [k, w[k].label])) as Record<K, string>
+const texts = <K extends string>(order: readonly K[], w: Record<K, { text: string }>) =>
+  Object.fromEntries(order.map((k) => [k, w[k].text])) as Record<K, string>
+
+export const approvalLabels: Record<ApprovalPolicy, string> = labels(approvalOrder, approvalWords)
 
 // One line per option of both selectors, shown beside them: "Never" alone
 // reads as "never allow", which is the opposite of what it does.
-export const approvalDescriptions: Record<ApprovalPolicy, string> = {
-  never: 'Never asks you: runs everything the sandbox admits; what would need you is refused.',
-  'on-request': 'Asks when an action is destructive, reaches the network, touches protected files, or is unknown outside the cage.',
-  always: 'Asks you before every action (plans and questions excepted).',
-}
+export const approvalDescriptions: Record<ApprovalPolicy, string> = texts(approvalOrder, approvalWords)
 
-export const sandboxDescriptions: Record<SandboxKind, string> = {
-  'read-only': 'Reads anything, writes nothing: commands run in a read-only cage.',
-  'workspace-write': 'Writes only in the workspace and its writable roots: commands run in the cage, network only when turned on.',
-  'danger-full-access':
-    'Can write anywhere and reach the network: a command runs in the cage its classification gives it, and as you only once you approve it.',
-}
+export const sandboxDescriptions: Record<SandboxKind, string> = texts(sandboxOrder, sandboxWords)
 
-export const sandboxLabels: Record<SandboxKind, string> = {
-  'read-only': 'Read only',
-  'workspace-write': 'Workspace write',
-  'danger-full-access': 'Full access',
-}
+export const sandboxLabels: Record<SandboxKind, string> = labels(sandboxOrder, sandboxWords)
 
 // What allowed a call, from PermissionGranted.source.
 export function grantSourceText(source: string): string {
@@ -162,17 +148,28 @@ export function workspaceErrorText(path: string, message: string): string {
 }
 
 // A turn that ended in a model error, in words: the runtime notes it as a
-// system message "error: …" with the provider's own message inside.
-export function modelErrorText(note: string): string | null {
+// system message "error: …" with the provider's own message inside. The
+// words come first; the provider's raw message is kept apart as detail (the
+// chat folds it away).
+export function modelErrorParts(note: string): { text: string; detail: string } | null {
   if (!note.startsWith('error: ')) return null
   const m = note.slice(7)
-  if (/\b401\b|unauthori[sz]ed|invalid.{0,10}api.?key|authentication/i.test(m)) return `The model provider refused the API key. Check it in Settings. (${m})`
-  if (/\b403\b|forbidden|permission/i.test(m)) return `The model provider refused the request (not allowed for this key or model). (${m})`
-  if (/\b404\b|not.?found|model_not_found/i.test(m)) return `The model provider does not know this model. Pick another in Settings. (${m})`
-  if (/\b429\b|rate.?limit|too many requests/i.test(m)) return `The model provider is rate-limiting this key: wait a moment, then Retry. (${m})`
-  if (/\b(500|502|503|504|529)\b|overloaded|unavailable|bad gateway/i.test(m)) return `The model provider is having trouble right now: Retry in a moment. (${m})`
-  if (/connection refused|no such host|dial tcp|i\/o timeout|deadline exceeded|network is unreachable/i.test(m)) return `Warden cannot reach the model provider. Check the base URL and your connection. (${m})`
-  return `The model request failed: ${m}`
+  const w = (text: string) => ({ text, detail: m })
+  if (/\b401\b|unauthori[sz]ed|invalid.{0,10}api.?key|authentication/i.test(m)) return w('The model provider refused the API key. Check it in Settings.')
+  if (/\b403\b|forbidden|permission/i.test(m)) return w('The model provider refused the request (not allowed for this key or model).')
+  if (/\b404\b|not.?found|model_not_found/i.test(m)) return w('The model provider does not know this model. Pick another in Settings.')
+  if (/\b429\b|rate.?limit|too many requests/i.test(m)) return w('The model provider is rate-limiting this key: wait a moment, then Retry.')
+  if (/\b(500|502|503|504|529)\b|overloaded|unavailable|bad gateway/i.test(m)) return w('The model provider is having trouble right now: Retry in a moment.')
+  if (/connection refused|no such host|dial tcp|i\/o timeout|deadline exceeded|network is unreachable/i.test(m)) return w('Warden cannot reach the model provider. Check the base URL and your connection.')
+  return { text: `The model request failed: ${m}`, detail: '' }
+}
+
+// modelErrorText is the whole note in one line: the words, then the
+// provider's message in brackets.
+export function modelErrorText(note: string): string | null {
+  const p = modelErrorParts(note)
+  if (!p) return null
+  return p.detail ? `${p.text} (${p.detail})` : p.text
 }
 
 // The audit trail's kinds and sources in words: the log keeps the engine's
@@ -232,4 +229,11 @@ export function sourceText(source: string): string {
   // A refused connection's source is the reason it was refused.
   if (reasonWords[source]) return reasonLabel(source)
   return source
+}
+
+// tokensText is a token count as the status bar shows it: 950, 12.3k, 1.2M.
+export function tokensText(n: number): string {
+  if (n >= 1_000_000) return `${(n / 1_000_000).toFixed(n >= 10_000_000 ? 0 : 1)}M`
+  if (n >= 1000) return `${(n / 1000).toFixed(n >= 100_000 ? 0 : 1)}k`
+  return String(Math.max(0, Math.round(n)))
 }

@@ -34,17 +34,41 @@ export const useGrantsStore = defineStore('grants', () => {
     }
   }
 
-  async function revoke(g: GrantView) {
+  // revoke says whether it was revoked, so the window can offer Undo.
+  async function revoke(g: GrantView): Promise<boolean> {
     try {
       // A workspace rule is a grant with workspace scope in the backend.
       const kind = g.kind === 'mcp-server' || g.kind === 'mcp-trust' ? g.kind : 'grant'
       await bridge.call('RevokeGrant', sessionId.value ? { id: g.id, kind, session_id: sessionId.value } : { id: g.id, kind })
       list.value = list.value.filter((x) => x.id !== g.id)
       error.value = null
+      return true
     } catch (e) {
       error.value = toBridgeError('RevokeGrant', e)
+      return false
     }
   }
 
-  return { sessionId, list, error, load, onPush, revoke }
+  // restore is the Undo of a revoke, in the session it was revoked from: a
+  // grant or rule comes back as it was; an MCP server is trusted again with
+  // the same scope (as it is now: a server whose config changed meanwhile
+  // is trusted as changed, which the human sees in the row).
+  async function restore(g: GrantView, id: string): Promise<boolean> {
+    const kind = g.kind === 'mcp-trust' ? 'mcp-server' : g.kind
+    try {
+      if (kind === 'mcp-server') {
+        await bridge.call('TrustMcpServer', { session_id: id, server: g.server ?? g.id.replace(/^[a-z]+:/, ''), scope: g.scope === 'session' ? 'session' : 'workspace' })
+      } else {
+        await bridge.call('RestoreGrant', { session_id: id, id: g.id })
+      }
+      error.value = null
+      if (sessionId.value === id) await load(id)
+      return true
+    } catch (e) {
+      error.value = toBridgeError(kind === 'mcp-server' ? 'TrustMcpServer' : 'RestoreGrant', e)
+      return false
+    }
+  }
+
+  return { sessionId, list, error, load, onPush, revoke, restore }
 })

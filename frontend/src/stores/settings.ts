@@ -1,9 +1,10 @@
 import { defineStore } from 'pinia'
 import { ref } from 'vue'
 import {
+  BridgeError,
   toBridgeError,
   useBridge,
-  type BridgeError,
+  type McpServerArgs,
   type ConnectionResult,
   type Defaults,
   type McpLog,
@@ -85,10 +86,16 @@ export const useSettingsStore = defineStore('settings', () => {
     }
   }
 
-  async function loadServers(): Promise<void> {
+  // The servers as an open session sees them (its workspace's, its trust);
+  // without one, the user's servers.
+  const serversSession = ref<string | null>(null)
+  const withSession = <T extends object>(a: T): T & { session_id?: string } => (serversSession.value ? { ...a, session_id: serversSession.value } : a)
+
+  async function loadServers(sessionId: string | null = serversSession.value): Promise<void> {
+    serversSession.value = sessionId
     serversLoading.value = true
     try {
-      servers.value = (await bridge.call('McpServers')) ?? []
+      servers.value = (await bridge.call('McpServers', withSession({}))) ?? []
       serversError.value = null
     } catch (e) {
       serversError.value = toBridgeError('McpServers', e)
@@ -99,9 +106,52 @@ export const useSettingsStore = defineStore('settings', () => {
 
   async function mcpLog(server: string, lines?: number): Promise<McpLog> {
     try {
-      return await bridge.call('McpLog', lines === undefined ? { server } : { server, lines })
+      return await bridge.call('McpLog', withSession(lines === undefined ? { server } : { server, lines }))
     } catch (e) {
       throw toBridgeError('McpLog', e)
+    }
+  }
+
+  // Adds or edits a server in config.toml; the list comes back reloaded
+  // (the servers start again without a restart). Throws the refusal.
+  async function saveServer(a: McpServerArgs): Promise<void> {
+    try {
+      servers.value = (await bridge.call('SaveMcpServer', withSession(a))) ?? []
+      serversError.value = null
+    } catch (e) {
+      throw toBridgeError('SaveMcpServer', e)
+    }
+  }
+  async function removeServer(name: string): Promise<void> {
+    try {
+      servers.value = (await bridge.call('RemoveMcpServer', withSession({ name }))) ?? []
+      serversError.value = null
+    } catch (e) {
+      throw toBridgeError('RemoveMcpServer', e)
+    }
+  }
+  // Trust and untrust act in the open session's workspace, through the
+  // same calls as the trust card and the Grants list.
+  async function trustServer(name: string, scope: 'session' | 'workspace'): Promise<void> {
+    const id = serversSession.value
+    if (!id) throw new BridgeError('backend', 'TrustMcpServer', 'Open a session first: trust applies to its workspace.')
+    try {
+      await bridge.call('TrustMcpServer', { session_id: id, server: name, scope })
+    } catch (e) {
+      throw toBridgeError('TrustMcpServer', e)
+    } finally {
+      await loadServers(id)
+    }
+  }
+  async function untrustServer(name: string, scope: 'session' | 'workspace'): Promise<void> {
+    const id = serversSession.value
+    if (!id) throw new BridgeError('backend', 'RevokeGrant', 'Open a session first: trust applies to its workspace.')
+    try {
+      await bridge.call('RevokeGrant', { session_id: id, kind: 'mcp-server', id: `${scope}:${name}` })
+    } catch (e) {
+      throw toBridgeError('RevokeGrant', e)
+    } finally {
+      await loadServers(id)
     }
   }
 
@@ -117,7 +167,12 @@ export const useSettingsStore = defineStore('settings', () => {
     saveNetwork,
     listModels,
     testConnection,
+    serversSession,
     loadServers,
     mcpLog,
+    saveServer,
+    removeServer,
+    trustServer,
+    untrustServer,
   }
 })

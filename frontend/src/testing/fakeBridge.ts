@@ -9,6 +9,7 @@ export const testInfo: AppInfo = {
   caged: true,
   cage_reason: '',
   data_path: '/tmp/warden.db',
+  start_dir: '/work/proj',
 }
 
 export function testSession(over: Partial<Session> = {}): Session {
@@ -41,10 +42,10 @@ export function testSettings(over: Partial<Settings> = {}): Settings {
     active_model: 'anthropic:claude-sonnet-4-5',
     defaults: { approval: 'on-request', sandbox: { kind: 'workspace-write', network_access: false, writable_roots: [] } },
     providers: [
-      { id: 'demo', label: 'Demo (no key)', needs_key: false, default_base_url: '' },
-      { id: 'anthropic', label: 'Anthropic', needs_key: true, default_base_url: 'https://api.anthropic.com' },
-      { id: 'openai', label: 'OpenAI or compatible', needs_key: true, default_base_url: 'https://api.openai.com/v1' },
-      { id: 'script', label: 'Script file', needs_key: false, default_base_url: '' },
+      { id: 'demo', label: 'Demo (no key)', needs_key: false, default_base_url: '', default_model: '' },
+      { id: 'anthropic', label: 'Anthropic', needs_key: true, default_base_url: 'https://api.anthropic.com', default_model: 'claude-sonnet-4-5' },
+      { id: 'openai', label: 'OpenAI or compatible', needs_key: true, default_base_url: 'https://api.openai.com/v1', default_model: 'gpt-4.1' },
+      { id: 'script', label: 'Script file', needs_key: false, default_base_url: '', default_model: '' },
     ],
     warnings: [],
     network: { presets: [], enabled: [], allow: [], deny: [], command_line: [] },

@@ -435,6 +435,7 @@ export namespace mcp {
 	    url?: string;
 	    sandbox?: string;
 	    sandbox_why?: string;
+	    sandbox_setting?: string;
 	    config_hash: string;
 	    state: string;
 	    last_error?: string;
@@ -459,6 +460,7 @@ export namespace mcp {
 	        this.url = source["url"];
 	        this.sandbox = source["sandbox"];
 	        this.sandbox_why = source["sandbox_why"];
+	        this.sandbox_setting = source["sandbox_setting"];
 	        this.config_hash = source["config_hash"];
 	        this.state = source["state"];
 	        this.last_error = source["last_error"];
@@ -677,6 +679,7 @@ export namespace runtime {
 	    caged: boolean;
 	    cage_reason: string;
 	    data_path: string;
+	    start_dir: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Info(source);
@@ -691,6 +694,7 @@ export namespace runtime {
 	        this.caged = source["caged"];
 	        this.cage_reason = source["cage_reason"];
 	        this.data_path = source["data_path"];
+	        this.start_dir = source["start_dir"];
 	    }
 	}
 	export class McpPendingServer {
@@ -721,6 +725,20 @@ export namespace runtime {
 	        this.env_names = source["env_names"];
 	        this.workspace = source["workspace"];
 	        this.changed = source["changed"];
+	    }
+	}
+	export class RestoreGrantArgs {
+	    session_id: string;
+	    id: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RestoreGrantArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.id = source["id"];
 	    }
 	}
 	export class RestoreToArgs {
@@ -769,6 +787,7 @@ export namespace runtime {
 	    updated_at: number;
 	    busy: boolean;
 	    pending: number;
+	    first_message?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Session(source);
@@ -788,6 +807,7 @@ export namespace runtime {
 	        this.updated_at = source["updated_at"];
 	        this.busy = source["busy"];
 	        this.pending = source["pending"];
+	        this.first_message = source["first_message"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1027,6 +1047,7 @@ export namespace settings {
 	    }
 	}
 	export class McpLogArgs {
+	    session_id?: string;
 	    server: string;
 	    lines?: number;
 	
@@ -1036,8 +1057,67 @@ export namespace settings {
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
 	        this.server = source["server"];
 	        this.lines = source["lines"];
+	    }
+	}
+	export class McpRemoveArgs {
+	    session_id?: string;
+	    name: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new McpRemoveArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.name = source["name"];
+	    }
+	}
+	export class McpServerArgs {
+	    session_id?: string;
+	    name: string;
+	    previous?: string;
+	    command?: string;
+	    args?: string[];
+	    url?: string;
+	    env?: {[key: string]: string};
+	    keep_env?: string[];
+	    headers?: {[key: string]: string};
+	    keep_headers?: string[];
+	    sandbox?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new McpServerArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.name = source["name"];
+	        this.previous = source["previous"];
+	        this.command = source["command"];
+	        this.args = source["args"];
+	        this.url = source["url"];
+	        this.env = source["env"];
+	        this.keep_env = source["keep_env"];
+	        this.headers = source["headers"];
+	        this.keep_headers = source["keep_headers"];
+	        this.sandbox = source["sandbox"];
+	    }
+	}
+	export class McpServersArgs {
+	    session_id?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new McpServersArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
 	    }
 	}
 	export class ModelArgs {
@@ -1175,6 +1255,7 @@ export namespace settings {
 	    label: string;
 	    needs_key: boolean;
 	    default_base_url: string;
+	    default_model: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new ProviderInfo(source);
@@ -1186,6 +1267,7 @@ export namespace settings {
 	        this.label = source["label"];
 	        this.needs_key = source["needs_key"];
 	        this.default_base_url = source["default_base_url"];
+	        this.default_model = source["default_model"];
 	    }
 	}
 	export class Settings {

@@ -157,7 +157,7 @@ function backend(n: number, fail: (call: number) => boolean = () => false) {
 
 const mountWith = (bridge: Bridge) => mountTrail(bridge, 's', true)
 const count = (w: ReturnType<typeof mountWith>) => w.get('[data-testid="audit-count"]').text()
-const firstSeq = (w: ReturnType<typeof mountWith>) => w.get('[role="listitem"] span').text()
+const firstSeq = (w: ReturnType<typeof mountWith>) => w.get('[role="listitem"] .r').attributes('data-seq')
 
 describe('AuditTrail', () => {
   it('shows the newest page before the rest has loaded, then all of it', async () => {
@@ -437,3 +437,19 @@ describe('AuditTrail live updates', () => {
     w.unmount()
   })
 })
+
+describe('AuditTrail row numbers', () => {
+  it('numbers the rows as listed, 1, 2, 3 …, whatever gaps the log has; the log number is in the row title', async () => {
+    const b = pageBackend()
+    const w = mountLive(b.bridge)
+    await flushPromises()
+    const seqs = rowSeqs(w)
+    expect(seqs.length).toBeGreaterThan(5)
+    // The page's seqs skip (other sessions' events): the numbers do not.
+    expect(seqs.some((s, i) => i > 0 && seqs[i - 1]! - s > 1)).toBe(true)
+    const numbers = w.findAll('[data-testid="audit-row-number"]').map((n) => Number(n.text()))
+    expect(numbers).toEqual(numbers.map((_, i) => i + 1))
+    expect(w.get('[role="listitem"] .r').attributes('title')).toBe(`Event ${seqs[0]} of Warden's log`)
+  })
+})
+

@@ -83,7 +83,15 @@ describe('ChangeSet', () => {
   it('an undone call says so and offers no second undo', () => {
     const { w } = mountWith(change, () => ({ done: true, restored: [] }), { undoneBy: 'undo-1' })
     expect(w.find('[data-testid="undo-call"]').exists()).toBe(false)
-    expect(w.text()).toContain('Undone (undo-1)')
+    expect(w.get('[data-testid="undone"]').text()).toMatch(/^Undone: these files are back as they were before (the \S+ call|this call)\.$/)
+    expect(w.text()).not.toContain('undo-1')
+  })
+
+  it('an undo names what it reverted, never an id', () => {
+    const undo = { call_id: 'undo-7f3a', cause: 'undo', undo_of: 'c1', workspace: '/w', files: change.files } as typeof change
+    const { w } = mountWith(undo, () => ({ done: true, restored: [] }), { undid: 'the shell.exec call', heading: true })
+    expect(w.get('summary').text()).toContain('Undo of the shell.exec call:')
+    expect(w.html()).not.toContain('undo-7f3a')
   })
 
   it('a call without a checkpoint says why', () => {

@@ -31,7 +31,7 @@ describe('McpServersPanel', () => {
       const { w } = setup(() => c.list)
       await flushPromises()
       expect(w.get('[data-testid="mcp-empty"]').text()).toBe(
-        'No MCP servers configured — add them under [mcp.servers] in /home/u/.config/warden/config.toml, then restart Warden.',
+        'No MCP servers yet. Add server… writes one into /home/u/.config/warden/config.toml and starts it — no restart needed.',
       )
     })
   }
@@ -42,7 +42,7 @@ describe('McpServersPanel', () => {
       s: testMcpServer(),
       state: 'Running',
       tone: 'ok',
-      trust: 'Trusted (persistent)',
+      trust: 'Trusted in this workspace',
       endpoint: 'npx -y @modelcontextprotocol/server-filesystem /tmp',
       error: null,
     },
@@ -166,10 +166,10 @@ describe('McpServersPanel', () => {
     expect(w.text()).toContain('restarted 1×')
   })
 
-  it('a listed server comes with the note that changes need a restart', async () => {
+  it('a listed server needs no restart note any more', async () => {
     const { w } = setup(() => [testMcpServer()])
     await flushPromises()
-    expect(w.get('[data-testid="mcp-restart-note"]').text()).toContain('restart it')
+    expect(w.text()).not.toContain('restart it')
     expect(w.find('[data-testid="mcp-empty"]').exists()).toBe(false)
   })
 
@@ -180,5 +180,107 @@ describe('McpServersPanel', () => {
     await flushPromises()
     expect(w.get('[role="alert"]').text()).toBe('Could not list the MCP servers: mcp: trust store closed')
     expect(w.find('[data-testid="mcp-empty"]').exists()).toBe(false)
+  })
+
+  describe('add, edit, remove, trust', () => {
+    const config = '/home/u/.config/warden/config.toml'
+    function rig(list: McpServer[], sessionId: string | null = 's1') {
+      let servers = list
+      const f = fakeBridge({
+        handlers: {
+          McpServers: () => servers,
+          SaveMcpServer: (a: { name: string; command?: string; args?: string[] }) => {
+            if (a.name === 'taken') throw new BridgeError('backend', 'SaveMcpServer', 'invalid settings: a server named "taken" is already in ' + config)
+            servers = [...servers.filter((s) => s.name !== a.name), testMcpServer({ name: a.name, source: config, command: a.command ?? '', args: a.args ?? [], trust: undefined })]
+            return servers
+          },
+          RemoveMcpServer: (a: { name: string }) => (servers = servers.filter((s) => s.name !== a.name)),
+          TrustMcpServer: (a: { server: string; scope: string }) => {
+            servers = servers.map((s) => (s.name === a.server ? { ...s, state: 'running', trust: { scope: a.scope === 'session' ? 'session' : 'persistent', trusted_at: '', config_matches: true } } : s))
+            return null
+          },
+          RevokeGrant: (a: { id: string }) => {
+            servers = servers.map((s) => (`workspace:${s.name}` === a.id || `session:${s.name}` === a.id ? testMcpServer({ ...s, trust: undefined }) : s))
+            return null
+          },
+        },
+      })
+      const w = mount(McpServersPanel, {
+        props: { configPath: config, sessionId, workspace: '/work/proj' },
+        global: { plugins: [createPinia()], provide: { [BridgeKey as symbol]: f.bridge } },
+        attachTo: document.body,
+      })
+      return { f, w }
+    }
+    const call = (f: ReturnType<typeof fakeBridge>, m: string) => f.call.mock.calls.filter((c) => c[0] === m).map((c) => c[1])
+
+    it('adds a program server with its arguments, in the open session', async () => {
+      const { f, w } = rig([])
+      await flushPromises()
+      await w.get('[data-testid="mcp-add"]').trigger('click')
+      await w.get('[data-testid="mcp-name"]').setValue('everything')
+      await w.get('[data-testid="mcp-command"]').setValue('/opt/bin/mcp-server-everything')
+      await w.get('[data-testid="mcp-args"]').setValue('stdio')
+      await w.get('[data-testid="mcp-form"]').trigger('submit')
+      await flushPromises()
+      expect(call(f, 'SaveMcpServer')).toEqual([{ name: 'everything', command: '/opt/bin/mcp-server-everything', args: ['stdio'], session_id: 's1' }])
+      expect(w.find('[data-testid="mcp-form"]').exists()).toBe(false)
+      expect(w.get('[data-testid="mcp-server"]').text()).toContain('everything')
+      w.unmount()
+    })
+    it('shows a refusal in the form and keeps what was typed', async () => {
+      const { w } = rig([])
+      await flushPromises()
+      await w.get('[data-testid="mcp-add"]').trigger('click')
+      await w.get('[data-testid="mcp-name"]').setValue('taken')
+      await w.get('[data-testid="mcp-command"]').setValue('x')
+      await w.get('[data-testid="mcp-form"]').trigger('submit')
+      await flushPromises()
+      expect(w.get('[data-testid="mcp-form-error"]').text()).toContain('already in')
+      expect((w.get('[data-testid="mcp-name"]').element as HTMLInputElement).value).toBe('taken')
+      w.unmount()
+    })
+    it('checks the form before sending', async () => {
+      const { f, w } = rig([])
+      await flushPromises()
+      await w.get('[data-testid="mcp-add"]').trigger('click')
+      await w.get('[data-testid="mcp-name"]').setValue('no spaces allowed')
+      await w.get('[data-testid="mcp-form"]').trigger('submit')
+      expect(w.get('[data-testid="mcp-form-error"]').text()).toContain('letters, digits')
+      expect(call(f, 'SaveMcpServer')).toEqual([])
+      w.unmount()
+    })
+    it('trusts in the workspace, then untrusts', async () => {
+      const { f, w } = rig([testMcpServer({ name: 'everything', source: config, trust: undefined, state: 'idle' })])
+      await flushPromises()
+      await w.get('[data-testid="mcp-trust-everything"]').trigger('click')
+      await flushPromises()
+      expect(call(f, 'TrustMcpServer')).toEqual([{ session_id: 's1', server: 'everything', scope: 'workspace' }])
+      expect(w.get('[data-testid="mcp-trust"]').text()).toContain('Trusted')
+      await w.get('[data-testid="mcp-untrust-everything"]').trigger('click')
+      await flushPromises()
+      expect(call(f, 'RevokeGrant')).toEqual([{ session_id: 's1', kind: 'mcp-server', id: 'workspace:everything' }])
+      expect(w.find('[data-testid="mcp-untrust-everything"]').exists()).toBe(false)
+      w.unmount()
+    })
+    it('edits keep stored env values by name', async () => {
+      const { f, w } = rig([testMcpServer({ name: 'e', source: config, command: 'srv', args: ['a'], env_names: ['TOKEN'] })])
+      await flushPromises()
+      await w.get('button[aria-label="Edit e"]').trigger('click')
+      await w.get('[data-testid="mcp-args"]').setValue('a\nb')
+      await w.get('[data-testid="mcp-form"]').trigger('submit')
+      await flushPromises()
+      expect(call(f, 'SaveMcpServer')).toEqual([{ name: 'e', previous: 'e', command: 'srv', args: ['a', 'b'], keep_env: ['TOKEN'], session_id: 's1' }])
+      w.unmount()
+    })
+    it('a workspace server is not edited here, and nothing is trusted without a session', async () => {
+      const { w } = rig([testMcpServer({ name: 'repo', source: '/work/proj/.mcp.json' })], null)
+      await flushPromises()
+      expect(w.find('button[aria-label="Edit repo"]').exists()).toBe(false)
+      expect(w.text()).toContain('from the workspace: edit /work/proj/.mcp.json')
+      expect(w.find('[data-testid="mcp-trust-repo"]').exists()).toBe(false)
+      expect(w.get('[data-testid="mcp-scope"]').text()).toContain('Open a session to trust one')
+      w.unmount()
+    })
   })
 })

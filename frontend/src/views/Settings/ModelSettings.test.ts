@@ -235,10 +235,10 @@ describe('ModelSettings', () => {
     expect(w.find('select[aria-label="Available models"]').exists()).toBe(false)
   })
 
-  it('switching provider clears the model and shows that provider’s default base URL', async () => {
+  it('switching provider puts that provider’s default model and base URL in', async () => {
     const { f, w } = setup(testSettings(), { handlers: { SaveModelSettings: () => testSettings() } })
     await w.get('#set-provider').setValue('openai')
-    expect((w.get('#set-model').element as HTMLInputElement).value).toBe('')
+    expect((w.get('#set-model').element as HTMLInputElement).value).toBe('gpt-4.1')
     expect(w.get('#set-base-url').attributes('placeholder')).toBe('https://api.openai.com/v1')
     expect(w.get('[data-testid="key-hint"]').text()).toBe('Paste a key, or leave this empty to use OPENAI_API_KEY.')
     expect(button(w, 'Remove key')).toBeUndefined()
@@ -279,5 +279,20 @@ describe('ModelSettings says which model runs', () => {
   it('the demo saved and running: no notice', () => {
     const { w } = setup({ ...withModel({ provider: 'demo', model: '' }), active_model: 'script:demo' })
     expect(w.find('[data-testid="model-differs"]').exists()).toBe(false)
+  })
+
+  it('lists the provider’s models by itself when a key is there, and not without one', async () => {
+    const list = [{ id: 'claude-sonnet-4-5', display_name: 'Claude Sonnet 4.5' }, { id: 'claude-opus-4-1', display_name: 'Claude Opus 4.1' }]
+    const { f, w } = setup(withModel({ provider: 'anthropic', model: 'claude-sonnet-4-5', api_key_set: true, api_key_source: 'config' }), {
+      handlers: { ListModels: () => list },
+    })
+    await flushPromises()
+    expect(calls(f, 'ListModels')).toHaveLength(1)
+    expect(w.get('select[aria-label="Available models"]').findAll('option').map((o) => o.text())).toContain('Claude Opus 4.1 (claude-opus-4-1)')
+    const none = setup(withModel({ provider: 'anthropic', model: 'claude-sonnet-4-5', api_key_set: false, api_key_source: '' }), {
+      handlers: { ListModels: () => list },
+    })
+    await flushPromises()
+    expect(calls(none.f, 'ListModels')).toHaveLength(0)
   })
 })

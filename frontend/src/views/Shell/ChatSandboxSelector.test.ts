@@ -67,3 +67,46 @@ describe('ChatSandboxSelector writable-root picker', () => {
     expect(w.emitted('update:modelValue')).toEqual([[{ ...ws, writable_roots: ['/srv/cache'] }]])
   })
 })
+
+describe('ChatSandboxSelector writable-roots popover', () => {
+  const ws2: Sandbox = { kind: 'workspace-write', network_access: false, writable_roots: [] }
+  async function opened() {
+    const w = mount(ChatSandboxSelector, { props: { modelValue: ws2, dismiss: 'chat' }, attachTo: document.body })
+    await w.get('button.link').trigger('click')
+    expect(w.find('[data-testid="roots-popover"]').exists()).toBe(true)
+    return w
+  }
+  it('closes on a click outside it, but not on a click inside', async () => {
+    const w = await opened()
+    w.get('[data-testid="roots-popover"]').element.dispatchEvent(new PointerEvent('pointerdown', { bubbles: true }))
+    await flushPromises()
+    expect(w.find('[data-testid="roots-popover"]').exists()).toBe(true)
+    document.body.dispatchEvent(new PointerEvent('pointerdown', { bubbles: true }))
+    await flushPromises()
+    expect(w.find('[data-testid="roots-popover"]').exists()).toBe(false)
+    w.unmount()
+  })
+  it('closes on Esc, wherever the focus is, and gives the focus back to its button', async () => {
+    const w = await opened()
+    document.body.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }))
+    await flushPromises()
+    expect(w.find('[data-testid="roots-popover"]').exists()).toBe(false)
+    expect(document.activeElement).toBe(w.get('button.link').element)
+    w.unmount()
+  })
+  it('closes when the window shows another view', async () => {
+    const w = await opened()
+    await w.setProps({ dismiss: 'grants' })
+    expect(w.find('[data-testid="roots-popover"]').exists()).toBe(false)
+    w.unmount()
+  })
+  it('listens for nothing once closed', async () => {
+    const w = await opened()
+    document.body.dispatchEvent(new PointerEvent('pointerdown', { bubbles: true }))
+    await flushPromises()
+    const ev = new KeyboardEvent('keydown', { key: 'Escape', bubbles: true, cancelable: true })
+    document.body.dispatchEvent(ev)
+    expect(ev.defaultPrevented).toBe(false)
+    w.unmount()
+  })
+})

@@ -74,6 +74,23 @@ describe('PermissionPrompt', () => {
     expect(w.emitted('answer')).toBeUndefined()
   })
 
+  it('keys answer with focus on a scope radio button, a checkbox or a button (not text fields)', async () => {
+    const w = mountPrompt()
+    await tick()
+    const radio = w.get('input[type="radio"][value="workspace"]')
+    await radio.setValue(true)
+    ;(radio.element as HTMLInputElement).focus()
+    key('a', radio.element)
+    expect(w.emitted('answer')).toEqual([[{ request_id: 'r1', answer: 'always', scope: 'workspace' }]])
+    // One modal at a time: two would pull the focus from each other.
+    mounted.splice(0).forEach((m) => m.unmount())
+    const w2 = mountPrompt()
+    await tick()
+    const btn = button(w2, 'Deny').element
+    key('y', btn)
+    expect(w2.emitted('answer')).toEqual([[{ request_id: 'r1', answer: 'once' }]])
+  })
+
   it('ignores other keys and modified keys', async () => {
     const w = mountPrompt()
     await tick()

@@ -136,3 +136,39 @@ describe('SessionSidebar delete archives; purge is explicit', () => {
     expect(w.find('[data-testid="archived"]').exists()).toBe(false)
   })
 })
+
+describe('SessionSidebar new-session form', () => {
+  it('opens with the default folder selected, so typing replaces it', async () => {
+    const w = mount(SessionSidebar, { props: { sessions: [], currentId: null, defaultWorkspace: '/work/proj' }, attachTo: document.body })
+    await (w.vm as unknown as { startCreate(): Promise<void> }).startCreate()
+    const input = w.get('input#new-session-workspace').element as HTMLInputElement
+    expect(document.activeElement).toBe(input)
+    expect([input.selectionStart, input.selectionEnd]).toEqual([0, '/work/proj'.length])
+    w.unmount()
+  })
+  it('a second session starts from the current default, not what was typed last time', async () => {
+    const w = mount(SessionSidebar, { props: { sessions: [], currentId: null, defaultWorkspace: '/work/a' }, attachTo: document.body })
+    const vm = w.vm as unknown as { startCreate(): Promise<void> }
+    await vm.startCreate()
+    await w.get('input#new-session-workspace').setValue('/work/typed')
+    await w.get('form').trigger('keydown', { key: 'Escape' })
+    await w.setProps({ defaultWorkspace: '/work/b' })
+    await vm.startCreate()
+    expect((w.get('input#new-session-workspace').element as HTMLInputElement).value).toBe('/work/b')
+    w.unmount()
+  })
+  it('Tab goes from the folder to the title, then to Browse', async () => {
+    const f = fakeBridge({ transport: 'wails' })
+    const w = mount(SessionSidebar, {
+      props: { sessions: [], currentId: null, defaultWorkspace: '/work/proj' },
+      global: { provide: { [BridgeKey as symbol]: f.bridge } },
+    })
+    await w.findAll('button').find((b) => b.text() === 'New session')!.trigger('click')
+    // Tab follows the document order of what can take focus.
+    const els = Array.from(w.get('form').element.querySelectorAll<HTMLElement>('input, button'))
+    expect(els[0]!.id).toBe('new-session-workspace')
+    expect(els[1]!.closest('label')!.textContent).toContain('Title')
+    expect(els[2]!.getAttribute('aria-label')).toBe('Browse folders for the workspace')
+    w.unmount()
+  })
+})

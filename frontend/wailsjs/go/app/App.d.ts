@@ -39,13 +39,17 @@ export function McpLog(arg1:settings.McpLogArgs):Promise<settings.McpLog>;
 
 export function McpPending(arg1:api.SessionArgs):Promise<Array<runtime.McpPendingServer>>;
 
-export function McpServers():Promise<Array<mcp.ServerStatus>>;
+export function McpServers(arg1:settings.McpServersArgs):Promise<Array<mcp.ServerStatus>>;
 
 export function PendingApprovals(arg1:api.PendingArgs):Promise<Array<gate.Pending>>;
 
 export function PickFolder(arg1:api.PickFolderArgs):Promise<string>;
 
+export function RemoveMcpServer(arg1:settings.McpRemoveArgs):Promise<Array<mcp.ServerStatus>>;
+
 export function RenameSession(arg1:api.RenameSessionArgs):Promise<runtime.Session>;
+
+export function RestoreGrant(arg1:runtime.RestoreGrantArgs):Promise<runtime.GrantView>;
 
 export function RestoreSession(arg1:api.SessionArgs):Promise<runtime.Session>;
 
@@ -60,6 +64,8 @@ export function SandboxStatus():Promise<api.CageStatus>;
 export function SaveAuditExport(arg1:api.ExportAuditArgs):Promise<api.SavedFile>;
 
 export function SaveDefaults(arg1:settings.Defaults):Promise<settings.Settings>;
+
+export function SaveMcpServer(arg1:settings.McpServerArgs):Promise<Array<mcp.ServerStatus>>;
 
 export function SaveModelSettings(arg1:settings.ModelArgs):Promise<settings.Settings>;
 

@@ -66,8 +66,8 @@ export function McpPending(arg1) {
   return window['go']['app']['App']['McpPending'](arg1);
 }
 
-export function McpServers() {
-  return window['go']['app']['App']['McpServers']();
+export function McpServers(arg1) {
+  return window['go']['app']['App']['McpServers'](arg1);
 }
 
 export function PendingApprovals(arg1) {
@@ -78,8 +78,16 @@ export function PickFolder(arg1) {
   return window['go']['app']['App']['PickFolder'](arg1);
 }
 
+export function RemoveMcpServer(arg1) {
+  return window['go']['app']['App']['RemoveMcpServer'](arg1);
+}
+
 export function RenameSession(arg1) {
   return window['go']['app']['App']['RenameSession'](arg1);
+}
+
+export function RestoreGrant(arg1) {
+  return window['go']['app']['App']['RestoreGrant'](arg1);
 }
 
 export function RestoreSession(arg1) {
@@ -108,6 +116,10 @@ export function SaveAuditExport(arg1) {
 
 export function SaveDefaults(arg1) {
   return window['go']['app']['App']['SaveDefaults'](arg1);
+}
+
+export function SaveMcpServer(arg1) {
+  return window['go']['app']['App']['SaveMcpServer'](arg1);
 }
 
 export function SaveModelSettings(arg1) {
