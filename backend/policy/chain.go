@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+
+	classifier "github.com/warden-dev/warden/backend/policy/shell"
 )
 
 // onlyReadOrMeta is the fast path's condition on the effects: plain reads
@@ -24,7 +26,7 @@ func onlyReadOrMeta(effects []Effect, planning bool) bool {
 }
 
 // reasonSet is a set of Reasons by their index in allReasons.
-type reasonSet uint16
+type reasonSet uint32
 
 func reasonBit(r Reason) reasonSet {
 	for i, a := range allReasons {
@@ -59,6 +61,13 @@ type evaluation struct {
 	classes map[int]Classification
 	trusted []string // MCP servers whose trust silenced a reason
 	mcpNote []string
+	// cmds are the programs of shell effects, for rules (rules_eval.go);
+	// items the call's parts rules match.
+	cmds  map[int][]classifier.Command
+	items []item
+	// layer and layerDetail, when set, are what decided (org, rule).
+	layer       Layer
+	layerDetail string
 }
 
 func (ev *evaluation) step(name, saw, concluded string) {
@@ -71,7 +80,8 @@ func (ev *evaluation) raise(r Reason, why string) {
 }
 
 func (ev *evaluation) deny(r Reason, detail, remedy, sig string) Decision {
-	return Decision{Verdict: VerdictDeny, Reason: r, Detail: detail, Remedy: remedy, Signature: sig, Trace: ev.trace}
+	return Decision{Verdict: VerdictDeny, Reason: r, Detail: detail, Remedy: remedy, Signature: sig, Trace: ev.trace,
+		Layer: ev.layer, LayerDetail: ev.layerDetail}
 }
 
 // kindOf adapts a trusted server's read-only MCP tool to Read: the hint is
@@ -87,19 +97,29 @@ func (ev *evaluation) classify(i int) Classification {
 	if c, ok := ev.classes[i]; ok {
 		return c
 	}
+	if ev.e.rules.commandRules() || ev.s.Rules.commandRules() {
+		// Rules read the script's programs: one parse for both.
+		c, _ := ev.classifyCommands(i)
+		return c
+	}
 	ef := &ev.call.Effects[i]
+	c := ClassifyShell(ef.Command, ev.cwd(ef))
+	if ev.classes == nil {
+		ev.classes = map[int]Classification{}
+	}
+	ev.classes[i] = c
+	return c
+}
+
+// cwd is the directory a shell effect runs in.
+func (ev *evaluation) cwd(ef *Effect) string {
 	cwd := ef.Cwd
 	if cwd == "" {
 		cwd = ev.s.Workspace
 	} else if !filepath.IsAbs(cwd) && ev.s.Workspace != "" {
 		cwd = filepath.Join(ev.s.Workspace, cwd)
 	}
-	c := ClassifyShell(ef.Command, cwd)
-	if ev.classes == nil {
-		ev.classes = map[int]Classification{}
-	}
-	ev.classes[i] = c
-	return c
+	return cwd
 }
 
 func (ev *evaluation) signature() string {
@@ -165,6 +185,14 @@ func (ev *evaluation) run() Decision {
 		ev.step("sandbox", s.Sandbox.Kind.String()+sandboxOptions(s)+"; "+describeAll(effects), "admissible")
 	}
 
+	// Organisation ceilings, then the deny and ask rules of every tier.
+	if d, denied := ev.orgStep(effects, sig); denied {
+		return d
+	}
+	if d, denied := ev.denyAskRules(sig); denied {
+		return d
+	}
+
 	// 3. Approval policy.
 	allMeta := true
 	for i := range effects {
@@ -175,7 +203,7 @@ func (ev *evaluation) run() Decision {
 	saw := s.Approval.String() + "; " + reasonText(ev.why)
 	switch s.Approval {
 	case Never:
-		for _, r := range []Reason{ReasonUntrustedMcpServer, ReasonProtectedPath} {
+		for _, r := range []Reason{ReasonOrgRuleAsk, ReasonRuleAsk, ReasonUntrustedMcpServer, ReasonProtectedPath} {
 			if ev.reasons.has(r) {
 				ev.step("approval", saw, "deny: needs a human and none is asked")
 				return ev.deny(r, fmt.Sprintf("approval is never, and %s needs a human: %s", r, reasonText(ev.why)),
@@ -196,6 +224,11 @@ func (ev *evaluation) run() Decision {
 	}
 	ev.step("approval", s.Approval.String()+"; "+reasonText(ev.why), "ask")
 
+	// Allow rules turn an ask into an allow when they cover every part.
+	if d, ok := ev.allowStep(sig); ok {
+		return d
+	}
+
 	// 4. Grants turn Ask into Allow, reason by reason.
 	if src, ok := ev.grants(sig); ok {
 		ev.mcpStep()
@@ -203,9 +236,13 @@ func (ev *evaluation) run() Decision {
 	}
 	// 5. MCP trust is folded into the reasons above; the step records it.
 	ev.mcpStep()
-	d := Decision{Verdict: VerdictAsk, Reasons: ev.reasons.list(), Signature: sig, Trace: ev.trace}
-	if ev.reasons.has(ReasonProtectedPath) {
+	d := Decision{Verdict: VerdictAsk, Reasons: ev.reasons.list(), Signature: sig, Trace: ev.trace,
+		Layer: ev.layer, LayerDetail: ev.layerDetail}
+	switch {
+	case ev.reasons.has(ReasonProtectedPath):
 		d.AlwaysRefused = "a protected path is approved one write at a time: a standing grant would never apply to it"
+	case ev.reasons.has(ReasonOrgRuleAsk):
+		d.AlwaysRefused = "your organisation's policy asks a human for each such call: a standing grant would never apply to it"
 	}
 	return d
 }
@@ -239,8 +276,9 @@ func (ev *evaluation) grants(sig string) (string, bool) {
 		// A protected path is approved one write at a time
 		// (permission-model.md: "a human may approve that one write"): the
 		// signature of fs.write or patch.apply is the bare tool name, so a
-		// standing grant would cover every later protected file.
-		m &^= reasonBit(ReasonProtectedPath)
+		// standing grant would cover every later protected file. An
+		// organisation ask rule wants each call seen.
+		m &^= reasonBit(ReasonProtectedPath) | reasonBit(ReasonOrgRuleAsk)
 		if m&ev.reasons == 0 {
 			notes = append(notes, "grant "+g.ID+" covers other reasons")
 			continue

@@ -11,12 +11,19 @@ type Config struct {
 	// wherever a session's workspace is: Warden's own config and data
 	// folders. Everything under them is protected too.
 	ProtectedPaths []string
+	// Org is the organisation policy's ceilings; nil: none.
+	Org *Org
+	// Rules are the organisation's and the user's rules, compiled; a
+	// session carries its workspace's (Session.Rules).
+	Rules *RuleSet
 }
 
 // Engine is the compiled policy. It is immutable after New, so Decide is safe
 // for concurrent use.
 type Engine struct {
 	extra []string
+	org   *Org
+	rules *RuleSet
 	// fast holds the traces of calls that only read, per
 	// [planning][sandbox][approval]; they are shared and must not be modified.
 	fast [2][3][3][]Step
@@ -25,7 +32,7 @@ type Engine struct {
 // New compiles cfg. Relative protected paths are ignored: the engine matches
 // absolute, resolved paths only.
 func New(cfg Config) *Engine {
-	e := &Engine{}
+	e := &Engine{org: cfg.Org, rules: cfg.Rules}
 	for _, p := range cfg.ProtectedPaths {
 		if filepath.IsAbs(p) {
 			e.extra = append(e.extra, filepath.Clean(p))
@@ -79,7 +86,23 @@ const sourcePolicy = "sandbox+policy"
 // and reads no clock: paths in effects must be absolute and resolved, and
 // s.Now dates the grants.
 func (e *Engine) Decide(call Call, s Session) Decision {
-	if e.onlyReads(&call, &s) {
+	// A session above an organisation ceiling (a front end that did not
+	// check, an old session) is decided at the ceiling.
+	clamped := ""
+	if e.org.Active() {
+		if a, changed := e.org.ClampApproval(s.Approval); changed {
+			clamped = "approval " + s.Approval.String() + " → " + a.String()
+			s.Approval = a
+		}
+		if sb, changed := e.org.ClampSandbox(s.Sandbox); changed {
+			if clamped != "" {
+				clamped += ", "
+			}
+			clamped += "sandbox " + describeSandbox(s.Sandbox) + " → " + describeSandbox(sb)
+			s.Sandbox = sb
+		}
+	}
+	if clamped == "" && !e.rules.readRules() && !s.Rules.readRules() && e.onlyReads(&call, &s) {
 		pl := 0
 		if s.Planning {
 			pl = 1
@@ -88,8 +111,31 @@ func (e *Engine) Decide(call Call, s Session) Decision {
 			Trace: e.fast[pl][s.Sandbox.Kind][s.Approval], Layer: LayerPolicy}
 	}
 	d := e.decideChain(call, s)
-	d.Layer, d.LayerDetail = layerOf(&d)
+	if d.Layer == "" {
+		d.Layer, d.LayerDetail = layerOf(&d)
+	}
+	if clamped != "" {
+		step := Step{Step: "org", Saw: "the session is above the ceiling of " + e.org.Name() + "; " + e.org.Detail(),
+			Concluded: "decided at the ceiling: " + clamped}
+		d.Trace = append([]Step{step}, d.Trace...)
+		if d.Layer == LayerPolicy || d.Layer == LayerSandbox {
+			d.Layer, d.LayerDetail = LayerOrg, e.org.Detail()+"; "+clamped
+		}
+	}
 	return d
+}
+
+// Org is the organisation policy the engine was compiled with (nil: none).
+func (e *Engine) Org() *Org { return e.org }
+
+// Rules are the organisation's and the user's compiled rules.
+func (e *Engine) Rules() *RuleSet { return e.rules }
+
+func describeSandbox(sb SandboxPolicy) string {
+	if sb.Kind == WorkspaceWrite && sb.NetworkAccess {
+		return sb.Kind.String() + "+network"
+	}
+	return sb.Kind.String()
 }
 
 // layerOf names the part of the chain that reached d, from what the chain
@@ -106,6 +152,8 @@ func layerOf(d *Decision) (Layer, string) {
 		}
 	case VerdictAllow:
 		switch {
+		case strings.HasPrefix(d.Source, "rule:"):
+			return LayerRule, strings.TrimPrefix(d.Source, "rule:")
 		case strings.HasPrefix(d.Source, "session-grant:"), strings.HasPrefix(d.Source, "workspace-rule:"):
 			return LayerGrant, d.Source
 		case strings.HasPrefix(d.Source, "trusted-mcp:"):

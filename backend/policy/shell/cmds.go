@@ -152,6 +152,7 @@ func (w *walker) invoke(args []arg, sc *scope, tail bool) {
 	if len(args) == 0 {
 		return
 	}
+	w.collect(args, tail)
 	p := args[0]
 	switch {
 	case !p.static:

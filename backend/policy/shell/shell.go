@@ -99,8 +99,12 @@ const maxDepth = 8
 // Classify classifies a bash script run in cwd (absolute; relative
 // redirect targets are joined to it lexically). It never fails: what it cannot
 // parse or prove is ClassUnknown.
-func Classify(command, cwd string) Classification {
-	w := &walker{}
+func Classify(command, cwd string) Classification { return classify(command, cwd, nil) }
+
+// classify is Classify, listing the programs the script runs in cmds when
+// it is not nil (ClassifyCommands).
+func classify(command, cwd string, cmds *[]Command) Classification {
+	w := &walker{cmds: cmds}
 	sc := &scope{}
 	if filepath.IsAbs(cwd) {
 		sc.cwd, sc.known = filepath.Clean(cwd), true
@@ -187,6 +191,11 @@ type walker struct {
 	// a pipe, not the session's empty input.
 	stdin     bool
 	stdinNull bool // and that input is /dev/null
+	// cmds collects the programs run, for ClassifyCommands; envSet says
+	// a variable that changes what programs run has been set by then
+	// (commands.go).
+	cmds   *[]Command
+	envSet bool
 }
 
 func (w *walker) unknown(why string) { w.res.Unknown = append(w.res.Unknown, why) }
