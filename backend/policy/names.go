@@ -134,3 +134,6 @@ func (r *Reason) UnmarshalText(b []byte) error {
 
 // normName is the one spelling rule of policy names (shell.NormName).
 func normName(s string) string { return classifier.NormName(s) }
+
+// AllReasons lists every Reason in display order.
+func AllReasons() []Reason { return append([]Reason(nil), allReasons[:]...) }

@@ -323,19 +323,24 @@ func (ev *evaluation) classifyCommands(i int) (Classification, []classifier.Comm
 	return c, cmds
 }
 
+// ruleRef names a rule in a trace: its tier and file:line, and for an
+// organisation rule the policy's digest.
+func (ev *evaluation) ruleRef(r *Rule) string {
+	if r.Tier == TierOrg {
+		return "org rule " + r.Where() + " (" + ev.e.org.Detail() + ")"
+	}
+	return string(r.Tier) + " rule " + r.Where()
+}
+
 // ruleLayer is the layer and detail of a decision a rule made.
 func (ev *evaluation) ruleLayer(rules ...*Rule) (Layer, string) {
 	parts := make([]string, 0, len(rules))
 	layer := LayerRule
 	for i, r := range rules {
-		if r.Tier == TierOrg {
-			if i == 0 {
-				layer = LayerOrg
-			}
-			parts = append(parts, "org rule "+r.Where()+" ("+ev.e.org.Detail()+")")
-			continue
+		if r.Tier == TierOrg && i == 0 {
+			layer = LayerOrg
 		}
-		parts = append(parts, string(r.Tier)+" rule "+r.Where())
+		parts = append(parts, ev.ruleRef(r))
 	}
 	return layer, strings.Join(parts, "; ")
 }
@@ -402,7 +407,7 @@ func (ev *evaluation) denyAskRules(sig string) (Decision, bool) {
 	if m, ok := ev.firstRule(func(rs *RuleSet) []int { return rs.deny }); ok {
 		r := m.rule
 		ev.layer, ev.layerDetail = ev.ruleLayer(r)
-		ev.step("rules", string(r.Tier)+" rule "+r.Where()+" (deny "+r.Match()+") matches "+m.on, "deny")
+		ev.step("rules", ev.ruleRef(r)+" (deny "+r.Match()+") matches "+m.on, "deny")
 		who := string(r.Tier) + " rule"
 		if r.Tier == TierOrg {
 			who = "organisation rule (" + ev.e.org.Name() + ")"
@@ -423,7 +428,7 @@ func (ev *evaluation) denyAskRules(sig string) (Decision, bool) {
 			reason = ReasonOrgRuleAsk
 		}
 		ev.raise(reason, m.rule.Why+" ("+string(m.rule.Tier)+" rule "+m.rule.Where()+")")
-		saw = append(saw, string(m.rule.Tier)+" rule "+m.rule.Where()+" (ask "+m.rule.Match()+") matches "+m.on)
+		saw = append(saw, ev.ruleRef(m.rule)+" (ask "+m.rule.Match()+") matches "+m.on)
 	}
 	ev.layer, ev.layerDetail = ev.ruleLayer(rules...)
 	ev.step("rules", strings.Join(saw, "; "), "ask")
@@ -460,7 +465,7 @@ func (ev *evaluation) allowStep(sig string) (Decision, bool) {
 	}
 	where := make([]string, len(used))
 	for i, r := range used {
-		where[i] = string(r.Tier) + " rule " + r.Where() + " (allow " + r.Match() + ")"
+		where[i] = ev.ruleRef(r) + " (allow " + r.Match() + ")"
 	}
 	ev.step("allow-rules", strings.Join(where, "; "), "allow")
 	ev.step("grants", "allowed by a rule", "not needed")

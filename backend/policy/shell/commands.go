@@ -93,9 +93,11 @@ func operands(program string, args []arg) (words []Word, options, sure int) {
 		}
 	}
 	table, subDone := tableFor(program), false
+walk:
 	for len(args) > 0 {
 		if table == nil {
-			unsure()
+			// Without a table a dash word may take the next word as its
+			// value: words after the first option are unsure.
 			i := 0
 			for ; i < len(args); i++ {
 				a := args[i]
@@ -103,7 +105,10 @@ func operands(program string, args []arg) (words []Word, options, sure int) {
 					for _, b := range args[i+1:] {
 						words = append(words, wordOf(b))
 					}
-					return words, options, sure
+					break walk
+				}
+				if !a.static || a.glob || strings.HasPrefix(a.val, "-") && a.val != "-" {
+					unsure()
 				}
 				if a.static && !a.glob && strings.HasPrefix(a.val, "-") && a.val != "-" {
 					options++
@@ -119,7 +124,7 @@ func operands(program string, args []arg) (words []Word, options, sure int) {
 				}
 			}
 			if table == nil || i >= len(args) {
-				return words, options, sure
+				break walk
 			}
 			args = args[i+1:]
 			continue
