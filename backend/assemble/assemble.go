@@ -24,6 +24,7 @@ import (
 	"github.com/warden-dev/warden/backend/checkpoint"
 	"github.com/warden-dev/warden/backend/config"
 	"github.com/warden-dev/warden/backend/mcp"
+	"github.com/warden-dev/warden/backend/orgpolicy"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/runtime/imagecap"
@@ -119,6 +120,10 @@ type Graph struct {
 	// Checkpoints records every state-changing call's change set and
 	// undoes it.
 	Checkpoints *checkpoint.Tracker
+
+	// Tiers are the organisation's policy and rules, the user's rules and
+	// the workspaces' rules the engine decides under.
+	Tiers *orgpolicy.Tiers
 }
 
 // Open builds the graph. On error nothing is left open.
@@ -136,7 +141,24 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 		}
 	}
 	g.ConfigPath = userPath
+	// The organisation tier first: a policy that cannot apply stops
+	// everything before a store, a cage or a tool exists, and one that
+	// applies shapes the first decision.
+	if g.Tiers, err = orgpolicy.LoadTiers(orgpolicy.System(), userPath, time.Now()); err != nil {
+		return nil, err
+	}
+	org := g.Tiers.PolicyOrg()
 	if g.Config, err = config.Load(userPath, o.Workspace); err != nil {
+		return nil, err
+	}
+	config.ApplyOrg(&g.Config, org)
+	g.Config.Warnings = append(g.Config.Warnings, g.Tiers.Warnings()...)
+	if _, warn, err := g.Tiers.Workspace(o.Workspace); err != nil {
+		return nil, err
+	} else {
+		g.Config.Warnings = append(g.Config.Warnings, warn...)
+	}
+	if err := checkFlags(org, o); err != nil {
 		return nil, err
 	}
 	var explicit bool
@@ -149,7 +171,8 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	if g.Store, _, err = openStore(ctx, g.DBPath, g.KeyPath); err != nil {
 		return nil, err
 	}
-	g.Engine = policy.New(policy.Config{ProtectedPaths: protectedData(g.DBPath, explicit, userPath)})
+	g.Engine = policy.New(policy.Config{ProtectedPaths: protectedData(g.DBPath, explicit, userPath),
+		Org: org, Rules: g.Tiers.EngineRules()})
 	g.Cage = newCage(g.Config, g.Engine.ExtraProtected(), o.Forwarder)
 	g.CageStatus = g.Cage.Detect(ctx)
 	status := g.CageStatus
@@ -201,6 +224,7 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 		LeaveSessions: o.LeaveSessions,
 	}
 	cfg.Checkpoints = g.Checkpoints
+	cfg.Org, cfg.Rules, cfg.WorkspaceRules = org, g.Tiers.EngineRules(), g.Tiers.Workspace
 	cfg.Images = runtime.ImageConfig{Limits: imagecap.Limits{MaxEdge: g.Config.Images.MaxEdge, MaxBytes: g.Config.Images.MaxBytes},
 		Keep: g.Config.Images.Keep}
 	cfg.Approval, cfg.Sandbox = sessionDefaults(g.Config, o)
@@ -227,11 +251,28 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	g.mcpService.Store(g.Service)
 	g.Settings, err = settings.New(settings.Options{ConfigPath: userPath, Runtime: g.Service, BuildProvider: Provider,
 		MCP: g.MCP, Warnings: append(append([]string{}, g.Config.Warnings...), g.mcpWarnings...), Cage: g.Cage,
-		AllowHosts: o.AllowHosts})
+		AllowHosts: o.AllowHosts, Org: org})
 	if err != nil {
 		return nil, err
 	}
 	return g, nil
+}
+
+// checkFlags refuses --approval/--sandbox above the organisation's
+// ceilings: a front end's flag is a request like any other, refused with
+// a message naming the policy.
+func checkFlags(org *policy.Org, o Options) error {
+	if o.Approval != nil {
+		if err := org.CheckApproval(*o.Approval); err != nil {
+			return err
+		}
+	}
+	if o.Sandbox != nil {
+		if err := org.CheckSandbox(*o.Sandbox); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // sessionDefaults are the axes of a new session: the flags over the
@@ -266,10 +307,18 @@ func PreviewOf(o Options) (Preview, error) {
 			return Preview{}, err
 		}
 	}
+	tiers, err := orgpolicy.LoadTiers(orgpolicy.System(), userPath, time.Now())
+	if err != nil {
+		return Preview{}, err
+	}
+	if err := checkFlags(tiers.PolicyOrg(), o); err != nil {
+		return Preview{}, err
+	}
 	c, err := config.Load(userPath, o.Workspace)
 	if err != nil {
 		return Preview{}, err
 	}
+	config.ApplyOrg(&c, tiers.PolicyOrg())
 	db, _, err := ResolveDBPath(o.DBPath)
 	if err != nil {
 		return Preview{}, err

@@ -265,18 +265,6 @@ func (o *Org) AnswererAllowed(kind string) bool {
 	return false
 }
 
-// CapGrant shortens a grant made at created to the longest lifetime.
-func (o *Org) CapGrant(g Grant, created time.Time) Grant {
-	if !o.Active() || o.MaxGrant <= 0 || created.IsZero() {
-		return g
-	}
-	limit := created.Add(o.MaxGrant)
-	if g.ExpiresAt.IsZero() || g.ExpiresAt.After(limit) {
-		g.ExpiresAt = limit
-	}
-	return g
-}
-
 // hostRefusal says why the host ceiling refuses host ("host" or
 // "host:port"), or "" when it admits it. Loopback is not network.
 func (o *Org) hostRefusal(hostport string) string {

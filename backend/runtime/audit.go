@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/store/auditexport"
 )
@@ -145,8 +146,15 @@ func (s *Service) ListGrants(ctx context.Context, sessionID string) ([]GrantView
 	}
 	out := []GrantView{}
 	now := s.cfg.Now()
+	// The grants as they apply: an organisation's longest lifetime
+	// shortens them.
+	capped := map[string]policy.Grant{}
+	for _, g := range store.PolicyGrantsCapped(recs, now, s.maxGrant()) {
+		capped[g.ID] = g
+	}
 	for _, g := range recs {
-		if !g.Active(now) {
+		pg, ok := capped[g.ID]
+		if !ok {
 			continue
 		}
 		v := GrantView{ID: g.ID, Kind: "grant", Signature: g.Signature, Scope: string(g.Scope), Reasons: g.Reasons,
@@ -154,8 +162,8 @@ func (s *Service) ListGrants(ctx context.Context, sessionID string) ([]GrantView
 		if g.Scope == "workspace" {
 			v.Kind = "rule"
 		}
-		if !g.ExpiresAt.IsZero() {
-			v.ExpiresAt = g.ExpiresAt.UnixMilli()
+		if !pg.ExpiresAt.IsZero() {
+			v.ExpiresAt = pg.ExpiresAt.UnixMilli()
 		}
 		out = append(out, v)
 	}

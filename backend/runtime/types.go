@@ -16,6 +16,9 @@ type Info struct {
 	Caged      bool   `json:"caged"`
 	CageReason string `json:"cage_reason"`
 	DataPath   string `json:"data_path"`
+	// Org is the organisation policy front ends show as locks ("set by
+	// your organisation's policy"); absent when none applies.
+	Org *OrgInfo `json:"org,omitempty"`
 }
 
 // Session is a session as a window shows it.

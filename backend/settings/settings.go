@@ -56,6 +56,9 @@ type Options struct {
 	AllowHosts []policy.HostPattern
 	// Cage is the OS cage, for the Sandbox card; nil shows nothing.
 	Cage *sandbox.Cage
+	// Org is the organisation policy's ceilings (nil: none): defaults
+	// above them are refused.
+	Org *policy.Org
 }
 
 // Service is the Settings API.

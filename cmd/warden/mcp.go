@@ -165,9 +165,15 @@ func openMCPEnv(ctx context.Context, workspace, dbPath string, startUntrusted bo
 		_ = db.Close()
 		return nil, err
 	}
+	mc, err := assemble.MCPConfig(userPath, abs)
+	if err != nil {
+		_ = cage.Close()
+		_ = db.Close()
+		return nil, err
+	}
 	m, err := mcp.NewManager(mcp.Options{
 		Cage:                           cage,
-		Config:                         mcp.LoadConfig(userPath, abs),
+		Config:                         mc,
 		Persistent:                     mcpstore.New(db, ws.ID, ""),
 		StartUntrustedWorkspaceServers: startUntrusted,
 		ClientVersion:                  version,
