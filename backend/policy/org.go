@@ -239,6 +239,22 @@ func (o *Org) ClampSandbox(sb SandboxPolicy) (SandboxPolicy, bool) {
 	return out, changed
 }
 
+// AllowApplies reports whether allow rules of a tier apply: the
+// organisation's always, the user's unless the policy says otherwise, a
+// workspace's only when the policy permits them (a repository's rules may
+// otherwise only deny or ask).
+func (o *Org) AllowApplies(t Tier) bool {
+	switch t {
+	case TierOrg:
+		return true
+	case TierUser:
+		return !o.Active() || o.UserAllow
+	case TierWorkspace:
+		return o.Active() && o.WorkspaceAllow
+	}
+	return false
+}
+
 // ServerAllowed reports whether an MCP server name is on the allowlist.
 func (o *Org) ServerAllowed(name string) bool {
 	if !o.Active() || !o.MCPRestricted {

@@ -254,20 +254,6 @@ func (ev *evaluation) allAsks() []ruleMatch {
 	return out
 }
 
-// allowTier says whether allow rules of a tier apply.
-func (ev *evaluation) allowTier(t Tier) bool {
-	org := ev.e.org
-	switch t {
-	case TierOrg:
-		return true
-	case TierUser:
-		return !org.Active() || org.UserAllow
-	case TierWorkspace:
-		return org.Active() && org.WorkspaceAllow
-	}
-	return false
-}
-
 // allowRules returns the allow rules that cover every required part of
 // the call, or false.
 func (ev *evaluation) allowRules() ([]*Rule, bool) {
@@ -282,7 +268,7 @@ func (ev *evaluation) allowRules() ([]*Rule, bool) {
 		var by *Rule
 		for _, rs := range ev.ruleSets() {
 			rs.candidates(rs.allow, it, false, func(r *Rule) bool {
-				if ev.allowTier(r.Tier) && r.matches(it, names, ev.s.Workspace, false) {
+				if ev.e.org.AllowApplies(r.Tier) && r.matches(it, names, ev.s.Workspace, false) {
 					by = r
 					return true
 				}

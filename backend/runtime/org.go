@@ -150,17 +150,20 @@ func (s *Service) ListRules(ctx context.Context, sessionID string) ([]RuleView, 
 	for _, r := range rules {
 		v := RuleView{Tier: r.Tier, File: r.File, Line: r.Line, Tool: r.Tool, Match: r.Match(), Decision: r.Decision,
 			Why: r.Why, ReadOnly: r.Tier == policy.TierOrg}
-		if r.Decision == policy.VerdictAllow {
-			switch {
-			case r.Tier == policy.TierUser && org.Active() && !org.UserAllow:
-				v.Ignored = "the organisation's policy does not permit user allow rules"
-			case r.Tier == policy.TierWorkspace && !(org.Active() && org.WorkspaceAllow):
-				v.Ignored = "a workspace's allow rules apply only when the organisation's policy permits them"
-			}
+		if r.Decision == policy.VerdictAllow && !org.AllowApplies(r.Tier) {
+			v.Ignored = IgnoredAllow(r.Tier)
 		}
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// IgnoredAllow says why allow rules of a tier do not apply.
+func IgnoredAllow(t policy.Tier) string {
+	if t == policy.TierWorkspace {
+		return "a workspace's allow rules apply only when the organisation's policy permits them"
+	}
+	return "the organisation's policy does not permit " + string(t) + " allow rules"
 }
 
 // workspaceRules reads a workspace's rules for the engine.

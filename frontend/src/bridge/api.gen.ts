@@ -20,6 +20,7 @@ export interface AppInfo {
   caged: boolean
   cage_reason: string
   data_path: string
+  org?: OrgInfo
 }
 
 export interface Approval {
@@ -301,6 +302,23 @@ export interface NetworkSettings {
   command_line: string[]
 }
 
+export interface OrgInfo {
+  file: string
+  digest: string
+  signed: boolean
+  approvals: ApprovalPolicy[]
+  sandbox?: SandboxKind
+  network_off: boolean
+  hosts: string[]
+  deny_hosts: string[]
+  mcp_restricted: boolean
+  mcp_servers: string[]
+  answerers: string[]
+  max_grant_days: number
+  user_allow: boolean
+  workspace_allow: boolean
+}
+
 export interface PendingArgs {
   session_id?: string
 }
@@ -344,6 +362,18 @@ export interface RevokeGrantArgs {
 }
 
 export type Risk = 'low' | 'medium' | 'high'
+
+export interface RuleView {
+  tier: 'org' | 'user' | 'workspace'
+  file: string
+  line: number
+  tool?: string
+  match: string
+  decision: 'allow' | 'ask' | 'deny'
+  why: string
+  read_only: boolean
+  ignored?: string
+}
 
 export interface Sandbox {
   kind: SandboxKind
@@ -513,6 +543,8 @@ export interface Methods {
   SetPlanning: [SetPlanningArgs, Session]
   // ListGrants lists a session's grants, its workspace's rules and trusts.
   ListGrants: [SessionArgs, GrantView[]]
+  // ListRules lists the rules a session decides under, in the order they apply: the organisation's (read-only), the user's and its workspace's.
+  ListRules: [SessionArgs, RuleView[]]
   // RevokeGrant revokes a grant, rule or MCP trust.
   RevokeGrant: [RevokeGrantArgs, null]
   // TrustMcpServer trusts an MCP server of a session's workspace, for the session or the workspace, and starts it.
