@@ -224,27 +224,32 @@ func Policy(o Options) (PolicyView, error) {
 }
 
 func orgCeilings(o *policy.Org) []Setting {
-	src := o.File
 	var out []Setting
-	add := func(name, value string) { out = append(out, Setting{Name: name, Value: value, Source: src}) }
-	add("approval", o.ApprovalCeiling())
+	add := func(name, value string, set bool) {
+		src := "not limited by the policy"
+		if set {
+			src = o.File
+		}
+		out = append(out, Setting{Name: name, Value: value, Source: src})
+	}
+	add("approval", o.ApprovalCeiling(), len(o.Approvals) > 0)
 	widest := "any"
 	if o.Sandbox != nil {
 		widest = o.Sandbox.String()
 	}
-	add("widest sandbox", widest)
+	add("widest sandbox", widest, o.Sandbox != nil)
 	if o.NoNetwork {
-		add("network", "off")
+		add("network", "off", true)
 	} else {
-		add("network", "may be turned on")
+		add("network", "may be turned on", false)
 	}
 	hosts := "any"
 	if len(o.Hosts) > 0 {
 		hosts = patternList(o.Hosts)
 	}
-	add("host ceiling", hosts)
+	add("host ceiling", hosts, len(o.Hosts) > 0)
 	if len(o.DenyHosts) > 0 {
-		add("hosts denied", patternList(o.DenyHosts))
+		add("hosts denied", patternList(o.DenyHosts), true)
 	}
 	mcpv := "any (with the user's trust)"
 	if o.MCPRestricted {
@@ -253,12 +258,12 @@ func orgCeilings(o *policy.Org) []Setting {
 			mcpv = "none"
 		}
 	}
-	add("MCP servers", mcpv)
+	add("MCP servers", mcpv, o.MCPRestricted)
 	ans := "any"
 	if len(o.Answerers) > 0 {
 		ans = strings.Join(o.Answerers, ", ")
 	}
-	add("answerers", ans)
+	add("answerers", ans, len(o.Answerers) > 0)
 	life := "no limit"
 	if o.MaxGrant > 0 {
 		life = fmt.Sprintf("%d days", max(1, int(o.MaxGrant.Hours()/24)))
@@ -266,9 +271,12 @@ func orgCeilings(o *policy.Org) []Setting {
 			life = "none (\"always\" is refused in effect)"
 		}
 	}
-	add("longest grant", life)
-	add("user allow rules", map[bool]string{true: "apply", false: "ignored"}[o.UserAllow])
-	add("workspace allow rules", map[bool]string{true: "apply", false: "ignored"}[o.WorkspaceAllow])
+	add("longest grant", life, o.MaxGrant > 0)
+	add("user allow rules", map[bool]string{true: "apply", false: "ignored"}[o.UserAllow], !o.UserAllow)
+	add("workspace allow rules", map[bool]string{true: "apply", false: "ignored"}[o.WorkspaceAllow], o.WorkspaceAllow)
+	if !o.WorkspaceAllow {
+		out[len(out)-1].Source = "Warden's default: a repository's rules may only deny or ask"
+	}
 	return out
 }
 
