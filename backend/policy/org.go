@@ -143,8 +143,9 @@ type CeilingError struct {
 }
 
 func (e *CeilingError) Error() string {
-	return fmt.Sprintf("refused by your organisation's policy %s (%s): %s %s is above its ceiling (%s); this value is set by your organisation's policy",
-		e.Policy, shortDigest(e.Digest), e.Axis, e.Asked, e.Ceiling)
+	// The refusal and the ceiling first: a status line may cut the end.
+	return fmt.Sprintf("%s %s is refused: your organisation's policy allows %s (set in %s, %s)",
+		e.Axis, e.Asked, e.Ceiling, e.Policy, shortDigest(e.Digest))
 }
 
 func (o *Org) ceiling(axis, asked, ceiling string) *CeilingError {
@@ -160,7 +161,7 @@ func (o *Org) ApprovalCeiling() string {
 	for i, a := range o.Approvals {
 		parts[i] = a.String()
 	}
-	return "allowed: " + strings.Join(parts, ", ")
+	return "only " + strings.Join(parts, ", ")
 }
 
 // SandboxCeiling describes the widest sandbox and the network ceiling.
@@ -196,7 +197,7 @@ func (o *Org) CheckSandbox(sb SandboxPolicy) error {
 		return o.ceiling("sandbox", sb.Kind.String(), o.SandboxCeiling())
 	}
 	if o.NoNetwork && sb.NetworkAccess {
-		return o.ceiling("network", "on", "network off")
+		return o.ceiling("network", "on", "no network")
 	}
 	return nil
 }

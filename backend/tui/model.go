@@ -88,6 +88,9 @@ type Model struct {
 	th     theme
 
 	info   runtime.Info
+	// lockedKind is the sandbox the organisation's policy just refused
+	// (B then cycles past it).
+	lockedKind *policy.SandboxKind
 	sess   runtime.Session
 	events []runtime.Event
 	// more is true when older events exist than the transcript holds.
@@ -959,8 +962,14 @@ func (m *Model) cycleApproval() {
 // only; Full access only after a yes.
 func (m *Model) cycleSandbox() {
 	sb := m.sess.Sandbox
-	sb.Kind = map[policy.SandboxKind]policy.SandboxKind{policy.ReadOnly: policy.WorkspaceWrite,
-		policy.WorkspaceWrite: policy.DangerFullAccess, policy.DangerFullAccess: policy.ReadOnly}[sb.Kind]
+	next := map[policy.SandboxKind]policy.SandboxKind{policy.ReadOnly: policy.WorkspaceWrite,
+		policy.WorkspaceWrite: policy.DangerFullAccess, policy.DangerFullAccess: policy.ReadOnly}
+	sb.Kind = next[sb.Kind]
+	if m.lockedKind != nil && *m.lockedKind == sb.Kind {
+		// The organisation refused this one a moment ago: the next B
+		// goes on past it.
+		sb.Kind = next[sb.Kind]
+	}
 	m.setSandbox(sb)
 }
 
@@ -996,6 +1005,17 @@ func (m *Model) setSandbox(sb runtime.Sandbox) {
 		m.setNotice(false, "%s now.", words)
 		return nil
 	}
+	if o := m.info.Org; o != nil && o.Sandbox != nil && policy.SandboxWidth(sb.Kind) > policy.SandboxWidth(*o.Sandbox) {
+		// Above the organisation's ceiling: no "are you sure?" for what
+		// the runtime refuses; its refusal names the policy.
+		if err := apply(); err != nil {
+			m.setNotice(true, "🔒 %v", err)
+			kind := sb.Kind
+			m.lockedKind = &kind
+		}
+		return
+	}
+	m.lockedKind = nil
 	if sb.Kind == policy.DangerFullAccess && m.sess.Sandbox.Kind != policy.DangerFullAccess {
 		text := FullAccessWarning
 		if m.sess.Approval == policy.Never {
