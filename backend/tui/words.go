@@ -26,6 +26,10 @@ var reasonWords = map[policy.Reason]string{
 	"planning-freeze":      "Planning freeze: actions are paused while a plan is drafted",
 	"no-approver":          "No approver: nobody was there to answer",
 	"user-denied":          "Denied by you",
+	"org-ceiling":          "Organisation policy: above a limit your organisation's policy sets",
+	"rule-denied":          "Rule: a deny rule matches this action",
+	"rule-ask":             "Rule: an ask rule wants you to see this action",
+	"org-rule-ask":         "Organisation rule: your organisation's policy asks a human for each such action",
 }
 
 // ReasonText is a reason in words.
@@ -91,6 +95,9 @@ func GrantSourceText(source string) string {
 		return "allowed: trusted server " + source[12:]
 	case source == "policy-never":
 		return `allowed by approval policy "Never ask"`
+	case strings.HasPrefix(source, "rule:"):
+		tier, where, _ := strings.Cut(source[5:], ":")
+		return "allowed by " + tier + " rule " + where
 	}
 	return "allowed (" + source + ")"
 }

@@ -16,6 +16,10 @@ export const reasonWords: Record<string, string> = {
   'user-denied': 'Denied by you',
   'host-denied': 'Host denied: the network settings deny this host',
   'private-address': 'Private address: a loopback, private or metadata address nobody allowed',
+  'org-ceiling': "Organisation policy: above a limit your organisation's policy sets",
+  'rule-denied': 'Rule: a deny rule matches this action',
+  'rule-ask': 'Rule: an ask rule wants you to see this action',
+  'org-rule-ask': "Organisation rule: your organisation's policy asks a human for each such action",
 }
 
 export function reasonText(r: string): string {
@@ -66,6 +70,11 @@ export function grantSourceText(source: string): string {
   if (source.startsWith('workspace-rule:')) return `allowed by workspace rule ${source.slice(15)}`
   if (source.startsWith('trusted-mcp:')) return `allowed: trusted server ${source.slice(12)}`
   if (source === 'policy-never') return 'allowed by approval policy "Never ask"'
+  if (source.startsWith('rule:')) {
+    const rest = source.slice(5)
+    const colon = rest.indexOf(':')
+    return colon < 0 ? `allowed by rule ${rest}` : `allowed by ${rest.slice(0, colon)} rule ${rest.slice(colon + 1)}`
+  }
   return `allowed (${source})`
 }
 

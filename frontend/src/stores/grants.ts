@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia'
 import { ref } from 'vue'
-import { toBridgeError, useBridge, type BridgeError, type GrantView, type Push } from '../bridge'
+import { toBridgeError, useBridge, type BridgeError, type GrantView, type Push, type RuleView } from '../bridge'
 
 const grantKinds = new Set(['grant_added', 'grant_revoked', 'mcp_server_trusted', 'mcp_server_untrusted'])
 
@@ -10,13 +10,19 @@ export const useGrantsStore = defineStore('grants', () => {
   const bridge = useBridge()
   const sessionId = ref<string | null>(null)
   const list = ref<GrantView[]>([])
+  // The rules the session decides under (organisation, user, workspace):
+  // read-only here, edited in their files.
+  const rules = ref<RuleView[]>([])
   const error = ref<BridgeError | null>(null)
 
   async function load(id: string) {
     sessionId.value = id
     try {
-      const r = await bridge.call('ListGrants', { session_id: id })
-      if (sessionId.value === id) list.value = r ?? []
+      const [r, rs] = await Promise.all([bridge.call('ListGrants', { session_id: id }), bridge.call('ListRules', { session_id: id })])
+      if (sessionId.value === id) {
+        list.value = r ?? []
+        rules.value = rs ?? []
+      }
       error.value = null
     } catch (e) {
       error.value = toBridgeError('ListGrants', e)
@@ -46,5 +52,5 @@ export const useGrantsStore = defineStore('grants', () => {
     }
   }
 
-  return { sessionId, list, error, load, onPush, revoke }
+  return { sessionId, list, rules, error, load, onPush, revoke }
 })
