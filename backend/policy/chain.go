@@ -65,6 +65,11 @@ type evaluation struct {
 	// items the call's parts rules match.
 	cmds  map[int][]classifier.Command
 	items []item
+	names []string
+	// sets are the rule sets in tier order (ruleSets)
+	sets     [2]*RuleSet
+	nsets    int
+	setsDone bool
 	// layer and layerDetail, when set, are what decided (org, rule).
 	layer       Layer
 	layerDetail string
@@ -141,7 +146,11 @@ func (ev *evaluation) signature() string {
 
 func (ev *evaluation) run() Decision {
 	s := ev.s
-	ev.trace = make([]Step, 0, 6)
+	steps := 6
+	if ev.e.rules.Len() > 0 || ev.s.Rules.Len() > 0 || ev.e.org.Active() {
+		steps = 9 // the org and rule steps too
+	}
+	ev.trace = make([]Step, 0, steps)
 	sig := ev.signature()
 	if s.Sandbox.Kind < 0 || int(s.Sandbox.Kind) >= len(sandboxNames) || s.Approval < 0 || int(s.Approval) >= len(approvalNames) {
 		ev.step("session", fmt.Sprintf("sandbox %d, approval %d", s.Sandbox.Kind, s.Approval), "invalid axes: deny")

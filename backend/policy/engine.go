@@ -102,7 +102,7 @@ func (e *Engine) Decide(call Call, s Session) Decision {
 			s.Sandbox = sb
 		}
 	}
-	if clamped == "" && !e.rules.readRules() && !s.Rules.readRules() && e.onlyReads(&call, &s) {
+	if clamped == "" && e.onlyReads(&call, &s) && !e.rules.mayMatchRead(&call) && !s.Rules.mayMatchRead(&call) {
 		pl := 0
 		if s.Planning {
 			pl = 1

@@ -285,7 +285,7 @@ func (o *Org) AnswererAllowed(kind string) bool {
 // hostRefusal says why the host ceiling refuses host ("host" or
 // "host:port"), or "" when it admits it. Loopback is not network.
 func (o *Org) hostRefusal(hostport string) string {
-	if !o.Active() {
+	if !o.Active() || !o.NoNetwork && len(o.DenyHosts) == 0 && len(o.Hosts) == 0 {
 		return ""
 	}
 	host, port := splitHostPort(hostport)
@@ -317,7 +317,23 @@ func (o *Org) hostRefusal(hostport string) string {
 func splitHostPort(s string) (string, int) {
 	if h, p, err := net.SplitHostPort(s); err == nil {
 		n, _ := strconv.Atoi(p)
-		return CanonicalHost(h), n
+		return canonicalName(h), n
 	}
-	return CanonicalHost(strings.Trim(s, "[]")), 0
+	return canonicalName(strings.Trim(s, "[]")), 0
+}
+
+// canonicalName is CanonicalHost without its address parse for the common
+// case of a name already in canonical form (lower case, a letter first, no
+// trailing dot): no IP address looks like that.
+func canonicalName(h string) string {
+	if h == "" || h[0] < 'a' || h[0] > 'z' || h[len(h)-1] == '.' {
+		return CanonicalHost(h)
+	}
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.') {
+			return CanonicalHost(h)
+		}
+	}
+	return h
 }

@@ -44,6 +44,44 @@ type Rule struct {
 	NotExamples []string `json:"not_examples,omitempty"`
 
 	globs []glob
+	tool  toolPattern
+}
+
+// toolPattern is a compiled tool name pattern: the literal parts between
+// its '*'s.
+type toolPattern struct {
+	parts []string // len 1: an exact name
+}
+
+func compileTool(p string) toolPattern {
+	if p == "" {
+		return toolPattern{}
+	}
+	return toolPattern{parts: strings.Split(p, "*")}
+}
+
+// match reports whether the pattern covers name; the empty pattern covers
+// every name. It allocates nothing.
+func (t toolPattern) match(name string) bool {
+	switch len(t.parts) {
+	case 0:
+		return true
+	case 1:
+		return t.parts[0] == name
+	}
+	if !strings.HasPrefix(name, t.parts[0]) {
+		return false
+	}
+	name = name[len(t.parts[0]):]
+	last := len(t.parts) - 1
+	for _, p := range t.parts[1:last] {
+		j := strings.Index(name, p)
+		if j < 0 {
+			return false
+		}
+		name = name[j+len(p):]
+	}
+	return strings.HasSuffix(name, t.parts[last])
 }
 
 // Where is the rule's file:line.
@@ -118,6 +156,7 @@ func (r *Rule) compile() error {
 			return fmt.Errorf("command word %q has white space", w)
 		}
 	}
+	r.tool = compileTool(r.Tool)
 	r.globs = r.globs[:0]
 	for _, p := range r.Paths {
 		g, err := compileGlob(p)
@@ -133,30 +172,7 @@ func (r *Rule) compile() error {
 }
 
 // toolMatch matches a tool pattern ('*' is any run) against a name.
-func toolMatch(pat, name string) bool {
-	if pat == "" {
-		return true
-	}
-	if !strings.Contains(pat, "*") {
-		return pat == name
-	}
-	parts := strings.Split(pat, "*")
-	if !strings.HasPrefix(name, parts[0]) {
-		return false
-	}
-	name = name[len(parts[0]):]
-	for i, p := range parts[1:] {
-		if i == len(parts)-2 {
-			return strings.HasSuffix(name, p)
-		}
-		j := strings.Index(name, p)
-		if j < 0 {
-			return false
-		}
-		name = name[j+len(p):]
-	}
-	return true
-}
+func toolMatch(pat, name string) bool { return compileTool(pat).match(name) }
 
 // matchCommand reports whether the rule's command covers one program of a
 // script. loose is for deny and ask: what is computed at run time (the
@@ -218,11 +234,10 @@ func (r *Rule) matchPath(p, ws string) bool {
 	return false
 }
 
-// matchHost reports whether a host pattern covers hostport ("host",
-// "host:port", "[v6]:port"). An unknown port matches a pattern with one
+// matchHost reports whether a host pattern covers host (canonical) and
+// port (0: unknown). An unknown port matches a pattern with one
 // only for deny and ask (loose): it may be that port.
-func (r *Rule) matchHost(hostport string, loose bool) bool {
-	host, port := splitHostPort(hostport)
+func (r *Rule) matchHost(host string, port int, loose bool) bool {
 	if host == "" {
 		return false
 	}

@@ -18,25 +18,32 @@ import (
 
 // ruleSets are the sets a call is matched against, in tier order.
 func (ev *evaluation) ruleSets() []*RuleSet {
-	var out []*RuleSet
-	if ev.e.rules.Len() > 0 {
-		out = append(out, ev.e.rules)
+	if !ev.setsDone {
+		n := 0
+		if ev.e.rules.Len() > 0 {
+			ev.sets[n], n = ev.e.rules, n+1
+		}
+		if ev.s.Rules.Len() > 0 {
+			ev.sets[n], n = ev.s.Rules, n+1
+		}
+		ev.nsets, ev.setsDone = n, true
 	}
-	if ev.s.Rules.Len() > 0 {
-		out = append(out, ev.s.Rules)
-	}
-	return out
+	return ev.sets[:ev.nsets]
 }
 
 // toolNames are the names a rule's tool is matched against: the call's
 // tool and, for MCP effects, mcp-tool:<server>/<tool>.
 func (ev *evaluation) toolNames() []string {
+	if ev.names != nil {
+		return ev.names
+	}
 	names := []string{ev.call.Tool}
 	for i := range ev.call.Effects {
 		if ef := &ev.call.Effects[i]; ef.Kind == EffectMcp {
 			names = append(names, "mcp-tool:"+ef.Server+"/"+ef.Tool)
 		}
 	}
+	ev.names = names
 	return names
 }
 
@@ -70,7 +77,7 @@ func (ev *evaluation) callItems() []item {
 				}
 			}
 			for _, h := range c.Hosts {
-				items = append(items, item{kind: itemHost, text: h})
+				items = append(items, hostItem(h, false))
 			}
 			// The transparent wrappers count for deny and ask.
 			for j := range cmds {
@@ -90,11 +97,11 @@ func (ev *evaluation) callItems() []item {
 			}
 		case EffectNetwork:
 			for _, h := range ef.Hosts {
-				items = append(items, item{kind: itemHost, text: h, required: true})
+				items = append(items, hostItem(h, true))
 			}
 		case EffectBrowser:
 			if h := originHost(ef.Origin); h != "" {
-				items = append(items, item{kind: itemHost, text: hostPortOf(ef.Origin), required: true})
+				items = append(items, hostItem(hostPortOf(ef.Origin), true))
 			}
 		}
 		if len(items) == n {
@@ -148,89 +155,34 @@ func hostPortOf(origin string) string {
 	return h + ":" + port
 }
 
-// candidates are the rules of list worth trying on an item: command rules
-// for the item's program (every command rule for a program computed at
-// run time, when loose), and the other rules.
-func (rs *RuleSet) candidates(list []int, it *item, loose bool, fn func(r *Rule) bool) bool {
-	if it.kind == itemCommand && it.cmd.Program != "" {
-		for _, i := range rs.byProgram[it.cmd.Program] {
-			if inList(list, i) && fn(&rs.rules[i]) {
-				return true
-			}
-		}
-		for _, i := range list {
-			if r := &rs.rules[i]; len(r.Command) == 0 && fn(r) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, i := range list {
-		r := &rs.rules[i]
-		if len(r.Command) > 0 && (it.kind != itemCommand || !loose) {
-			continue
-		}
-		if fn(r) {
-			return true
-		}
-	}
-	return false
-}
-
-// inList reports whether i is in the (short, sorted) index list.
-func inList(list []int, i int) bool {
-	for _, x := range list {
-		if x == i {
-			return true
-		}
-		if x > i {
-			return false
-		}
-	}
-	return false
-}
-
-// firstRule finds the first rule of the decision's lists (tier order)
-// matching some item.
-func (ev *evaluation) firstRule(which func(*RuleSet) []int) (ruleMatch, bool) {
+// firstRule finds the first rule (tier order) of decision d matching some
+// item.
+func (ev *evaluation) firstRule(d int) (ruleMatch, bool) {
 	items := ev.callItems()
 	names := ev.toolNames()
 	for _, rs := range ev.ruleSets() {
-		list := which(rs)
-		if len(list) == 0 {
-			continue
-		}
-		var found ruleMatch
-		ok := false
-		// Tier order across items: the earliest rule wins, whichever
-		// part it matched.
 		best := -1
+		on := "the call"
+		rs.eachTool(d, names, func(i int) bool {
+			if best < 0 {
+				best = i
+			}
+			return true
+		})
 		for k := range items {
 			it := &items[k]
-			rs.candidates(list, it, true, func(r *Rule) bool {
-				if r.matches(it, names, ev.s.Workspace, true) {
-					idx := ruleIndex(rs, r)
-					if best < 0 || idx < best {
-						best, found, ok = idx, ruleMatch{rule: r, on: it.describe()}, true
-					}
+			rs.each(d, it, true, func(i int) bool {
+				if (best < 0 || i < best) && rs.rules[i].matches(it, names, ev.s.Workspace, true) {
+					best, on = i, it.describe()
 				}
 				return false
 			})
 		}
-		if ok {
-			return found, true
+		if best >= 0 {
+			return ruleMatch{rule: &rs.rules[best], on: on}, true
 		}
 	}
 	return ruleMatch{}, false
-}
-
-func ruleIndex(rs *RuleSet, r *Rule) int {
-	for i := range rs.rules {
-		if &rs.rules[i] == r {
-			return i
-		}
-	}
-	return -1
 }
 
 // allAsks are the ask rules matching, at most one per set and tier.
@@ -239,12 +191,22 @@ func (ev *evaluation) allAsks() []ruleMatch {
 	items := ev.callItems()
 	names := ev.toolNames()
 	for _, rs := range ev.ruleSets() {
-		seen := map[Tier]bool{}
+		var seen [3]bool // org, user, workspace
+		rs.eachTool(dAsk, names, func(i int) bool {
+			r := &rs.rules[i]
+			if t := tierIndex(r.Tier); !seen[t] {
+				seen[t] = true
+				out = append(out, ruleMatch{rule: r, on: "the call"})
+			}
+			return false
+		})
 		for k := range items {
 			it := &items[k]
-			rs.candidates(rs.ask, it, true, func(r *Rule) bool {
-				if !seen[r.Tier] && r.matches(it, names, ev.s.Workspace, true) {
-					seen[r.Tier] = true
+			rs.each(dAsk, it, true, func(i int) bool {
+				r := &rs.rules[i]
+				t := tierIndex(r.Tier)
+				if !seen[t] && r.matches(it, names, ev.s.Workspace, true) {
+					seen[t] = true
 					out = append(out, ruleMatch{rule: r, on: it.describe()})
 				}
 				return false
@@ -254,11 +216,35 @@ func (ev *evaluation) allAsks() []ruleMatch {
 	return out
 }
 
+func tierIndex(t Tier) int {
+	switch t {
+	case TierOrg:
+		return 0
+	case TierUser:
+		return 1
+	}
+	return 2
+}
+
 // allowRules returns the allow rules that cover every required part of
 // the call, or false.
 func (ev *evaluation) allowRules() ([]*Rule, bool) {
 	items := ev.callItems()
 	names := ev.toolNames()
+	// A tool rule covers every part of its tool's call.
+	for _, rs := range ev.ruleSets() {
+		var by *Rule
+		rs.eachTool(dAllow, names, func(i int) bool {
+			if r := &rs.rules[i]; ev.e.org.AllowApplies(r.Tier) {
+				by = r
+				return true
+			}
+			return false
+		})
+		if by != nil {
+			return []*Rule{by}, true
+		}
+	}
 	var used []*Rule
 	for k := range items {
 		it := &items[k]
@@ -267,14 +253,16 @@ func (ev *evaluation) allowRules() ([]*Rule, bool) {
 		}
 		var by *Rule
 		for _, rs := range ev.ruleSets() {
-			rs.candidates(rs.allow, it, false, func(r *Rule) bool {
-				if ev.e.org.AllowApplies(r.Tier) && r.matches(it, names, ev.s.Workspace, false) {
-					by = r
-					return true
+			best := -1
+			rs.each(dAllow, it, false, func(i int) bool {
+				r := &rs.rules[i]
+				if (best < 0 || i < best) && ev.e.org.AllowApplies(r.Tier) && r.matches(it, names, ev.s.Workspace, false) {
+					best = i
 				}
 				return false
 			})
-			if by != nil {
+			if best >= 0 {
+				by = &rs.rules[best]
 				break
 			}
 		}
@@ -390,7 +378,7 @@ func (ev *evaluation) denyAskRules(sig string) (Decision, bool) {
 	if len(sets) == 0 {
 		return Decision{}, false
 	}
-	if m, ok := ev.firstRule(func(rs *RuleSet) []int { return rs.deny }); ok {
+	if m, ok := ev.firstRule(dDeny); ok {
 		r := m.rule
 		ev.layer, ev.layerDetail = ev.ruleLayer(r)
 		ev.step("rules", ev.ruleRef(r)+" (deny "+r.Match()+") matches "+m.on, "deny")
@@ -402,7 +390,7 @@ func (ev *evaluation) denyAskRules(sig string) (Decision, bool) {
 	}
 	asks := ev.allAsks()
 	if len(asks) == 0 {
-		ev.step("rules", fmt.Sprintf("%d rules; no deny or ask rule matches", ev.ruleCount()), "no veto")
+		ev.step("rules", "no deny or ask rule matches", "no veto")
 		return Decision{}, false
 	}
 	rules := make([]*Rule, len(asks))
@@ -421,13 +409,6 @@ func (ev *evaluation) denyAskRules(sig string) (Decision, bool) {
 	return Decision{}, false
 }
 
-func (ev *evaluation) ruleCount() int {
-	n := 0
-	for _, rs := range ev.ruleSets() {
-		n += rs.Len()
-	}
-	return n
-}
 
 // allowCoverable are the reasons an allow rule may answer for the human.
 // A protected path, a rule's ask and any reason not listed here still ask.

@@ -14,9 +14,10 @@ type RuleSet struct {
 	rules []Rule
 	// by decision, in tier then file order
 	deny, ask, allow []int
-	// command rules by program, for the matcher; the rest are scanned
-	byProgram map[string][]int
-	commands  bool // some rule matches commands
+	// idx finds, per decision, the rules an item may match (rules_index.go)
+	idx      [3]ruleIdx
+	all      ruleIdx // every decision's rules, for the read path's question
+	commands bool    // some rule matches commands
 	// reads: some rule may match a call that only reads (paths or tool
 	// rules), so the engine's read fast path is off.
 	reads bool
@@ -25,7 +26,7 @@ type RuleSet struct {
 // CompileRules validates rules (in tier order: org, user, workspace) and
 // builds a set. Every bad rule is reported with its file:line.
 func CompileRules(rules []Rule) (*RuleSet, error) {
-	rs := &RuleSet{rules: make([]Rule, len(rules)), byProgram: map[string][]int{}}
+	rs := &RuleSet{rules: make([]Rule, len(rules))}
 	copy(rs.rules, rules)
 	var errs []error
 	for i := range rs.rules {
@@ -43,9 +44,10 @@ func CompileRules(rules []Rule) (*RuleSet, error) {
 		case VerdictAllow:
 			rs.allow = append(rs.allow, i)
 		}
+		rs.idx[decisionIndex(r.Decision)].index(r, i)
+		rs.all.index(r, i)
 		if len(r.Command) > 0 {
 			rs.commands = true
-			rs.byProgram[r.Command[0]] = append(rs.byProgram[r.Command[0]], i)
 		} else if len(r.Hosts) == 0 {
 			rs.reads = true
 		}
@@ -89,8 +91,17 @@ const (
 type item struct {
 	kind     itemKind
 	cmd      *classifier.Command
-	text     string // path or host
+	text     string // path or host[:port]
 	required bool
+	// host items: the canonical host and the port (0: unknown)
+	host string
+	port int
+}
+
+// hostItem is an item for "host", "host:port" or "[v6]:port".
+func hostItem(hostport string, required bool) item {
+	h, p := splitHostPort(hostport)
+	return item{kind: itemHost, text: hostport, required: required, host: h, port: p}
 }
 
 // ruleMatch is a rule that matched an item.
@@ -102,17 +113,8 @@ type ruleMatch struct {
 // matches reports whether rule r matches item it of a call whose tools are
 // named names. loose: deny/ask matching.
 func (r *Rule) matches(it *item, names []string, ws string, loose bool) bool {
-	if r.Tool != "" {
-		ok := false
-		for _, n := range names {
-			if toolMatch(r.Tool, n) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return false
-		}
+	if r.Tool != "" && !r.toolMatches(names) {
+		return false
 	}
 	switch {
 	case len(r.Command) > 0:
@@ -120,9 +122,19 @@ func (r *Rule) matches(it *item, names []string, ws string, loose bool) bool {
 	case len(r.Paths) > 0:
 		return it.kind == itemPath && r.matchPath(it.text, ws)
 	case len(r.Hosts) > 0:
-		return it.kind == itemHost && r.matchHost(it.text, loose)
+		return it.kind == itemHost && r.matchHost(it.host, it.port, loose)
 	}
 	return true // a tool rule covers every part of the tool's call
+}
+
+// toolMatches reports whether the rule's tool covers one of the names.
+func (r *Rule) toolMatches(names []string) bool {
+	for _, n := range names {
+		if r.tool.match(n) {
+			return true
+		}
+	}
+	return false
 }
 
 func (it *item) describe() string {
@@ -200,7 +212,7 @@ func (r *Rule) exampleMatches(ex string) bool {
 		}
 		items = []item{{kind: itemPath, text: p, required: true}}
 	case len(r.Hosts) > 0:
-		items = []item{{kind: itemHost, text: ex, required: true}}
+		items = []item{hostItem(ex, true)}
 	default:
 		names = []string{ex}
 		items = []item{{kind: itemTool, required: true}}
