@@ -409,7 +409,6 @@ func (ev *evaluation) denyAskRules(sig string) (Decision, bool) {
 	return Decision{}, false
 }
 
-
 // allowCoverable are the reasons an allow rule may answer for the human.
 // A protected path, a rule's ask and any reason not listed here still ask.
 var allowCoverable = reasonBit(ReasonPolicyAlways) | reasonBit(ReasonDestructiveEffect) | reasonBit(ReasonUnknownCommand) |

@@ -87,12 +87,12 @@ type Model struct {
 	grace  time.Duration
 	th     theme
 
-	info   runtime.Info
+	info runtime.Info
 	// lockedKind is the sandbox the organisation's policy just refused
 	// (B then cycles past it).
 	lockedKind *policy.SandboxKind
-	sess   runtime.Session
-	events []runtime.Event
+	sess       runtime.Session
+	events     []runtime.Event
 	// more is true when older events exist than the transcript holds.
 	more  bool
 	delta string // the assistant's reply while it streams
