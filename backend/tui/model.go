@@ -87,12 +87,9 @@ type Model struct {
 	grace  time.Duration
 	th     theme
 
-	info runtime.Info
-	// lockedKind is the sandbox the organisation's policy just refused
-	// (B then cycles past it).
-	lockedKind *policy.SandboxKind
-	sess       runtime.Session
-	events     []runtime.Event
+	info   runtime.Info
+	sess   runtime.Session
+	events []runtime.Event
 	// more is true when older events exist than the transcript holds.
 	more  bool
 	delta string // the assistant's reply while it streams
@@ -152,6 +149,10 @@ type Model struct {
 		lines    []string
 	}
 	quitting bool
+
+	// lockedKind is the sandbox the organisation's policy just refused
+	// (B then cycles past it).
+	lockedKind *policy.SandboxKind
 }
 
 // confirmation is a yes/no question before an axis change that needs one.
