@@ -20,7 +20,7 @@ import (
 func policyCommand() command {
 	return command{
 		name:    "policy",
-		summary: "explain decisions: 'policy check' reads tool calls as JSON lines",
+		summary: "explain decisions and rules: 'policy check' reads tool calls as JSON lines; 'policy test', 'policy show'",
 		run:     runPolicy,
 	}
 }
