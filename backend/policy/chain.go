@@ -108,7 +108,7 @@ func (ev *evaluation) classify(i int) Classification {
 		return c
 	}
 	ef := &ev.call.Effects[i]
-	c := ClassifyShell(ef.Command, ev.cwd(ef))
+	c := ClassifyShellWith(ef.Command, ev.cwd(ef), ef.Links)
 	if ev.classes == nil {
 		ev.classes = map[int]Classification{}
 	}

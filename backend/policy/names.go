@@ -102,6 +102,7 @@ var allReasons = [...]Reason{
 	ReasonSandboxRejected, ReasonPolicyAlways, ReasonDestructiveEffect, ReasonUnknownCommand,
 	ReasonNetworkRequest, ReasonUntrustedMcpServer, ReasonProtectedPath, ReasonDesktopControl,
 	ReasonOutsideWorkspace, ReasonPlanningFreeze, ReasonNoApprover, ReasonUserDenied,
+	ReasonAnswererDenied, ReasonHookDenied,
 	ReasonOrgCeiling, ReasonRuleDenied, ReasonRuleAsk, ReasonOrgRuleAsk,
 }
 

@@ -258,3 +258,40 @@ func traceHas(tr []policy.Step, s string) bool {
 	}
 	return false
 }
+
+// A proxied destination: the [network] allow list never widens an org or
+// rule denial, nor answers a rule's ask.
+func TestHostListsUnderRules(t *testing.T) {
+	e, _ := tiersEngine(t, "org,user")
+	s := policy.Session{Workspace: ruleWS, Caged: true, Sandbox: policy.SandboxPolicy{Kind: policy.WorkspaceWrite, NetworkAccess: true}}
+	lists, err := policy.ParseHostRules([]string{"*.internal.corp.example", "x.pastebin.com"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, host := range []string{"db.internal.corp.example", "x.pastebin.com"} {
+		dest := policy.Destination{Host: host, Port: 443}
+		d := lists.Apply(dest, e.Decide(policy.NetworkCall(dest), s))
+		if d.Verdict != policy.VerdictDeny || d.Layer != policy.LayerOrg {
+			t.Fatalf("%s: the allow list widened the org's denial: %+v", host, d)
+		}
+	}
+	ask, err := orgpolicy.ParseRules([]byte(`[[rule]]
+hosts = ["*.example.org"]
+decision = "ask"
+why = "look first"
+examples = ["a.example.org"]
+`), "/u/rules.toml", policy.TierUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := policy.CompileRules(ask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e2 := policy.New(policy.Config{Rules: rs})
+	lists2, _ := policy.ParseHostRules([]string{"*.example.org"}, nil)
+	dest := policy.Destination{Host: "a.example.org", Port: 443}
+	if d := lists2.Apply(dest, e2.Decide(policy.NetworkCall(dest), s)); d.Verdict != policy.VerdictAsk {
+		t.Fatalf("the allow list answered a rule's ask: %+v", d)
+	}
+}

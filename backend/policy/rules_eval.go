@@ -286,7 +286,7 @@ func (ev *evaluation) classifyCommands(i int) (Classification, []classifier.Comm
 		return ev.classes[i], cmds
 	}
 	ef := &ev.call.Effects[i]
-	c, cmds := classifier.ClassifyCommands(ef.Command, ev.cwd(ef))
+	c, cmds := classifier.ClassifyCommands(ef.Command, ev.cwd(ef), ef.Links)
 	if ev.classes == nil {
 		ev.classes = map[int]Classification{}
 	}

@@ -203,7 +203,7 @@ func (r *Rule) exampleMatches(ex string) bool {
 	var items []item
 	switch {
 	case len(r.Command) > 0:
-		_, cmds := classifier.ClassifyCommands(ex, exampleWorkspace)
+		_, cmds := classifier.ClassifyCommands(ex, exampleWorkspace, nil)
 		items = commandItems(cmds, !loose)
 	case len(r.Paths) > 0:
 		p := ex

@@ -34,9 +34,9 @@ examples = ["git -C sub push --force origin x", "command git push", "bash -c 'gi
 `
 
 // orgConfig puts the bundle's ceilings and rules where assemble puts them.
-func orgConfig(t *testing.T) func(*Config) { return orgConfigOf(t, orgBundle) }
+func orgConfig(t *testing.T) func(*rigConfig) { return orgConfigOf(t, orgBundle) }
 
-func orgConfigOf(t *testing.T, bundle string) func(*Config) {
+func orgConfigOf(t *testing.T, bundle string) func(*rigConfig) {
 	b, err := orgpolicy.ParseBundle([]byte(bundle), "/etc/warden/policy.toml")
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +46,7 @@ func orgConfigOf(t *testing.T, bundle string) func(*Config) {
 		t.Fatal(err)
 	}
 	org := b.Org
-	return func(c *Config) {
+	return func(c *rigConfig) {
 		c.Org, c.Rules = &org, rules
 		c.Engine = policy.New(policy.Config{Org: &org, Rules: rules})
 	}
@@ -177,6 +177,10 @@ func TestOrgRuleStopsARealPush(t *testing.T) {
 			!strings.Contains(d.Detail, "release pipeline") {
 			t.Fatalf("denial %+v", d)
 		}
+		// The audit row names the layer and the policy's digest.
+		if d.Layer != policy.LayerOrg || !strings.Contains(d.LayerDetail, "sha256:") || !strings.Contains(d.LayerDetail, "/etc/warden/policy.toml:") {
+			t.Fatalf("audit row layer %q detail %q", d.Layer, d.LayerDetail)
+		}
 		digest := false
 		for _, st := range d.Trace {
 			digest = digest || strings.Contains(st.Saw, "sha256:")
@@ -208,7 +212,7 @@ func TestOrgCapsGrantLifetime(t *testing.T) {
 	clock := func() time.Time { return now }
 	base := time.Now() // the store dates grants by its own clock
 	now = base
-	r := newRig(t, nil, func(c *Config) { orgConfig(t)(c); c.Now = clock })
+	r := newRig(t, nil, func(c *rigConfig) { orgConfig(t)(c); c.Now = clock })
 	s := r.session(nil)
 	ctx := context.Background()
 	ss, err := r.st.Session(ctx, s.ID)
@@ -242,7 +246,7 @@ func TestWorkspaceRulesInSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err) // this machine has no /etc/warden: no org tier
 	}
-	r := newRig(t, nil, func(c *Config) { c.WorkspaceRules = tiers.Workspace })
+	r := newRig(t, nil, func(c *rigConfig) { c.WorkspaceRules = tiers.Workspace })
 	must(t, os.MkdirAll(filepath.Join(r.ws, ".warden"), 0o755))
 	must(t, os.WriteFile(filepath.Join(r.ws, ".warden", "rules.toml"), []byte(`[[rule]]
 command = "make"

@@ -16,8 +16,8 @@ import (
 	"testing"
 
 	"github.com/warden-dev/warden/backend/assemble"
+	"github.com/warden-dev/warden/backend/gate"
 	"github.com/warden-dev/warden/backend/policy"
-	"github.com/warden-dev/warden/backend/tools"
 )
 
 // parityCase is one line of testdata/gate_parity.jsonl. {{ws}} and {{out}}
@@ -33,17 +33,17 @@ type parityCase struct {
 // recordingApprover records every Ask and refuses it, so nothing asked runs.
 type recordingApprover struct {
 	mu   sync.Mutex
-	asks []tools.ApprovalRequest
+	asks []gate.ApprovalRequest
 }
 
-func (r *recordingApprover) Approve(_ context.Context, req tools.ApprovalRequest) (tools.Approval, error) {
+func (r *recordingApprover) Approve(_ context.Context, req gate.ApprovalRequest) (gate.Approval, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.asks = append(r.asks, req)
-	return tools.Approval{Approved: false, Note: "recorded by the parity test"}, nil
+	return gate.Approval{Approved: false, Note: "recorded by the parity test"}, nil
 }
 
-func (r *recordingApprover) take() []tools.ApprovalRequest {
+func (r *recordingApprover) take() []gate.ApprovalRequest {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := r.asks

@@ -53,14 +53,16 @@ type Command struct {
 // ClassifyCommands is Classify that also lists every program the script
 // runs, in the order the walk meets them: a wrapper comes before the
 // command it runs.
-func ClassifyCommands(command, cwd string) (Classification, []Command) {
+// links are the symbolic links on disk, as for ClassifyWith.
+func ClassifyCommands(command, cwd string, links map[string]string) (Classification, []Command) {
 	var cmds []Command
-	c := classify(command, cwd, &cmds)
+	w := &walker{diskLinks: links, cmds: &cmds}
+	c := classifyInto(w, command, cwd)
 	return c, cmds
 }
 
-// collect records one program about to run (walker.invoke).
-func (w *walker) collect(args []arg, tail bool) {
+// recordCommand records one program about to run (walker.invoke).
+func (w *walker) recordCommand(args []arg, tail bool) {
 	if w.cmds == nil || len(args) == 0 {
 		return
 	}
