@@ -22,6 +22,7 @@ import (
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/runtime/model"
+	"github.com/warden-dev/warden/backend/telemetry"
 )
 
 // DefaultProbeTimeout bounds one ListModels or TestConnection.
@@ -59,6 +60,8 @@ type Options struct {
 	// Org is the organisation policy's ceilings (nil: none): defaults
 	// above them are refused.
 	Org *policy.Org
+	// Telemetry reads the export's state (telemetry.go); nil: off.
+	Telemetry func(context.Context) (telemetry.ExportStatus, error)
 }
 
 // Service is the Settings API.
