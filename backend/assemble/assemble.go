@@ -162,6 +162,9 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 		return nil, err
 	}
 	config.ApplyOrg(&g.Config, org)
+	if err := applyOrgTelemetry(&g.Config, g.Tiers.Bundle(), userPath); err != nil {
+		return nil, err
+	}
 	g.Config.Warnings = append(g.Config.Warnings, g.Tiers.Warnings()...)
 	if _, warn, err := g.Tiers.Workspace(o.Workspace); err != nil {
 		return nil, err

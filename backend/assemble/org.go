@@ -85,8 +85,11 @@ type PolicyView struct {
 	RuleFiles []Setting `json:"rule_files"`
 	// MCP are the configured servers with their policy hash and whether
 	// the organisation allows them.
-	MCP      []MCPView `json:"mcp"`
-	Warnings []string  `json:"warnings"`
+	MCP []MCPView `json:"mcp"`
+	// Telemetry is the audit export as it applies, key by key with the
+	// tier it came from (an organisation's keys are pinned).
+	Telemetry []config.TelemetrySetting `json:"telemetry"`
+	Warnings  []string                  `json:"warnings"`
 
 	org *policy.Org
 }
@@ -164,6 +167,14 @@ func Policy(o Options) (PolicyView, error) {
 	}
 	final := ws
 	config.ApplyOrg(&final, org)
+	if err := applyOrgTelemetry(&final, tiers.Bundle(), userPath); err != nil {
+		return v, err
+	}
+	orgFile := ""
+	if b := tiers.Bundle(); b != nil {
+		orgFile = b.File
+	}
+	v.Telemetry = config.TelemetrySources(final.Telemetry, final.TelemetryUser, orgFile, userPath)
 	wsFile := ""
 	if o.Workspace != "" {
 		wsFile = config.WorkspacePath(o.Workspace)

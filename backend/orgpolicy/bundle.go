@@ -11,6 +11,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/warden-dev/warden/backend/config"
 	"github.com/warden-dev/warden/backend/policy"
 )
 
@@ -26,6 +27,10 @@ type Bundle struct {
 	// (mcp.ServerConfig.PolicyHash); "any" allows every launch config.
 	MCP   []MCPServer
 	Rules []policy.Rule
+	// Telemetry is the organisation's [telemetry] (nil: none): every key
+	// it sets is pinned over the user's, and required = true keeps the
+	// export on whatever the user says (config.ApplyOrgTelemetry).
+	Telemetry *config.TelemetrySection
 }
 
 // MCPServer is one entry of the MCP allowlist.
@@ -48,6 +53,9 @@ type bundleFile struct {
 	Grants    *grantsSection    `toml:"grants"`
 	Rules     *rulesSection     `toml:"rules"`
 	Rule      []ruleEntry       `toml:"rule"`
+	// Telemetry is config's own table (its keys and checks), plus
+	// required.
+	Telemetry *config.TelemetrySection `toml:"telemetry"`
 }
 
 type approvalSection struct {
@@ -82,7 +90,8 @@ type rulesSection struct {
 }
 
 const bundleKeys = `version, expires; [approval] allowed; [sandbox] widest, network; [network] hosts, deny; ` +
-	`[[mcp.server]] name, hash; [answerers] allowed; [grants] max_days; [rules] user_allow, workspace_allow; [[rule]]`
+	`[[mcp.server]] name, hash; [answerers] allowed; [grants] max_days; [rules] user_allow, workspace_allow; [[rule]]; ` +
+	`[telemetry] endpoint, required, headers, ca_file, cert_file, key_file, … (docs/telemetry.md)`
 
 // Digest is the digest every decision the policy shapes names.
 func Digest(data []byte) string {
@@ -220,6 +229,13 @@ func ParseBundle(data []byte, file string) (*Bundle, error) {
 			o.WorkspaceAllow = *r.WorkspaceAllow
 		}
 	}
+	if tel := f.Telemetry; tel != nil {
+		if err := checkTelemetry(tel); err != nil {
+			errs = append(errs, err)
+		} else {
+			b.Telemetry = tel
+		}
+	}
 	rules, err := convertRules(f.Rule, data, file, policy.TierOrg)
 	if err != nil {
 		errs = append(errs, err)
@@ -232,6 +248,24 @@ func ParseBundle(data []byte, file string) (*Bundle, error) {
 		return nil, errors.Join(errs...)
 	}
 	return b, nil
+}
+
+// checkTelemetry refuses a [telemetry] that could not apply to any user:
+// a bad value, or an export required without the endpoint it goes to (an
+// export the organisation requires goes where the organisation says, not
+// where a user's file points it).
+func checkTelemetry(tel *config.TelemetrySection) error {
+	required := tel.Required != nil && *tel.Required
+	if required && (tel.Endpoint == nil || strings.TrimSpace(*tel.Endpoint) == "") {
+		return errors.New("[telemetry] required = true needs endpoint in the same table: a required export goes to the organisation's collector")
+	}
+	if required && tel.Enabled != nil && !*tel.Enabled {
+		return errors.New("[telemetry] required = true with enabled = false: choose one")
+	}
+	if _, _, err := config.MergeTelemetry(tel, nil, "policy.toml"); err != nil {
+		return fmt.Errorf("[telemetry]: %s", strings.TrimPrefix(err.Error(), "config: "))
+	}
+	return nil
 }
 
 func validHash(h string) bool {

@@ -88,3 +88,28 @@ func TestFullBundle(t *testing.T) {
 		t.Fatalf("expires %v", b.Expires)
 	}
 }
+
+// The bundle's [telemetry] is kept as written, for the config tier to pin
+// over the user's (config.ApplyOrgTelemetry).
+func TestBundleTelemetry(t *testing.T) {
+	data, err := os.ReadFile("testdata/bundle/telemetry-required.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := orgpolicy.ParseBundle(data, "/etc/warden/policy.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tel := b.Telemetry
+	if tel == nil || tel.Required == nil || !*tel.Required || tel.Endpoint == nil || *tel.Endpoint != "https://otel.corp.example:4318" ||
+		tel.Headers["X-Tenant"] != "eng" || tel.LogArguments == nil || *tel.LogArguments {
+		t.Fatalf("telemetry %+v", tel)
+	}
+	if b.Org.Sandbox == nil || *b.Org.Sandbox != policy.WorkspaceWrite {
+		t.Fatal("the rest of the bundle was lost")
+	}
+	none, err := orgpolicy.ParseBundle([]byte("[sandbox]\nwidest = \"read-only\"\n"), "/etc/warden/policy.toml")
+	if err != nil || none.Telemetry != nil {
+		t.Fatalf("a bundle without [telemetry]: %+v %v", none.Telemetry, err)
+	}
+}

@@ -5,14 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/warden-dev/warden/backend/orgpolicy/orgtest"
+	"github.com/warden-dev/warden/backend/telemetry"
+	"github.com/warden-dev/warden/backend/telemetry/otelcoltest"
 )
 
 // The organisation tier as every CLI front end meets it, at the fixed
@@ -313,6 +317,85 @@ func TestOrgFolderIsUnwritableInTheCage(t *testing.T) {
 		}
 		if !strings.Contains(r.out, "cannot touch '/etc/warden/injected'") || !strings.Contains(r.out, "/etc/warden is hidden from the cage") {
 			t.Fatalf("the refused write is not reported (the cage's error and the hidden folder): %s", r.out)
+		}
+	})
+}
+
+// An export the organisation requires runs whatever the user's file says:
+// with the user's [telemetry] saying enabled = false and pointing at a
+// collector of its own, a `warden tool` call's decision reaches the
+// organisation's collector (a real one), the user's endpoint sees no
+// connection, and `policy show` names the organisation's file as where the
+// export's settings come from.
+func TestOrgRequiredTelemetry(t *testing.T) {
+	orgtest.Mount(t, func(dir string) { orgtest.Signed(t, dir, "[sandbox]\nwidest = \"workspace-write\"\n") }, func(t *testing.T, dir string) {
+		col := otelcoltest.New(t, t.TempDir(), otelcoltest.FreePort(t))
+		col.Start(t)
+		// The collector's port is known only now: the policy naming it is
+		// written and signed here, with the key the setup made (orgtest.Signed).
+		policyFile := filepath.Join(dir, "policy.toml")
+		orgtest.Write(t, policyFile, "[sandbox]\nwidest = \"workspace-write\"\n\n[telemetry]\nendpoint = \""+col.Endpoint+"\"\nrequired = true\nlog_arguments = false\n")
+		orgtest.Sign(t, filepath.Join(filepath.Dir(dir), filepath.Base(dir)+"-keys", "admin"), policyFile)
+
+		userCol, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer userCol.Close()
+		var userConns atomic.Int32
+		go func() {
+			for {
+				c, err := userCol.Accept()
+				if err != nil {
+					return
+				}
+				userConns.Add(1)
+				c.Close()
+			}
+		}()
+		ws, db := cliEnv(t)
+		userCfg := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "warden", "config.toml")
+		if err := os.MkdirAll(filepath.Dir(userCfg), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		orgtest.Write(t, userCfg, "[telemetry]\nendpoint = \"http://"+userCol.Addr().String()+"\"\nenabled = false\nlog_arguments = true\n")
+		orgtest.Write(t, filepath.Join(ws, "hello.txt"), "hello\n")
+
+		r := orgCLI(t, "", "tool", "--db", db, "--workspace", ws, "--args", `{"path":"hello.txt"}`, "fs.read")
+		if r.code != 0 {
+			t.Fatalf("tool: %d %s %s", r.code, r.out, r.err)
+		}
+		var cs []telemetry.Copy
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline) && len(cs) == 0; time.Sleep(100 * time.Millisecond) {
+			if f, err := os.Open(col.File); err == nil {
+				cs, _, err = telemetry.ReadCopies(f)
+				f.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		decided := false
+		for _, c := range cs {
+			decided = decided || (c.Class == "decision" && c.CallID != "")
+		}
+		if !decided {
+			b, _ := os.ReadFile(col.Log)
+			t.Fatalf("the organisation's collector has no decision record: %+v\ncollector log:\n%s\ntool stderr:\n%s", cs, b, r.err)
+		}
+		if n := userConns.Load(); n != 0 {
+			t.Fatalf("the user's endpoint saw %d connections", n)
+		}
+
+		r = orgCLI(t, "", "policy", "show", "--workspace", ws)
+		if r.code != 0 {
+			t.Fatalf("policy show: %d %s", r.code, r.err)
+		}
+		for _, s := range []string{"Audit export", "required: a user cannot turn it off", col.Endpoint, "pinned by /etc/warden/policy.toml",
+			"telemetry.enabled = false is ignored: your organisation requires the export", "telemetry.endpoint is set by your organisation"} {
+			if !strings.Contains(r.out, s) {
+				t.Fatalf("policy show does not say %q:\n%s", s, r.out)
+			}
 		}
 	})
 }

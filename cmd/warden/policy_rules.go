@@ -204,6 +204,10 @@ func writePolicy(io stdio, v assemble.PolicyView) {
 			fmt.Fprintf(w, "  %s\t%s\t%s\t%s\n", m.Name, m.Hash, state, m.Source)
 		}
 	}
+	fmt.Fprintln(w, "\nAudit export (OpenTelemetry):")
+	for _, s := range v.Telemetry {
+		fmt.Fprintf(w, "  %s\t%s\t%s\n", s.Key, s.Value, s.Source)
+	}
 	if len(v.Warnings) > 0 {
 		fmt.Fprintln(w, "\nWarnings:")
 		for _, s := range v.Warnings {
