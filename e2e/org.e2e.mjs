@@ -4,7 +4,9 @@
 // file, the network switch cannot be turned on, Settings shows the same
 // locks on the default axes, the Grants panel lists the organisation's rule
 // as read-only with its source, and a switch the API is asked for anyway is
-// refused naming the policy. Screenshots go to artifacts/e2e/org-*.png.
+// refused naming the policy; the audit export the policy requires runs
+// although the user's file turns it off. Screenshots go to
+// artifacts/e2e/org-*.png.
 import assert from 'node:assert/strict'
 import { serve, launch } from './serve.mjs'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -24,6 +26,9 @@ const workspace = join(tmp, 'ws')
 mkdirSync(join(workspace, 'build'), { recursive: true })
 writeFileSync(join(workspace, 'README.md'), '# org workspace\n')
 const env = { ...process.env, XDG_DATA_HOME: join(tmp, 'data'), XDG_CONFIG_HOME: join(tmp, 'config') }
+// The user turns the export off; the organisation requires it.
+mkdirSync(join(tmp, 'config', 'warden'), { recursive: true })
+writeFileSync(join(tmp, 'config', 'warden', 'config.toml'), '[telemetry]\nenabled = false\n')
 const bin = process.env.WARDEN_BIN ?? join(root, 'bin', 'warden')
 const db = join(tmp, 'warden.db')
 
@@ -41,11 +46,6 @@ try {
   await page.getByRole('heading', { name: 'under the org policy' }).waitFor()
   const sandbox = page.getByLabel('Sandbox', { exact: true })
   await sandbox.waitFor()
-  if (process.env.ORG_DEBUG) {
-    await page.screenshot({ path: join(out, 'org-debug.png') })
-    console.log(await page.evaluate(async () => (await fetch('/api/Info', { method: 'POST', body: '{}' })).text()))
-    console.log(await sandbox.evaluate((el) => el.outerHTML))
-  }
   const full = sandbox.locator('option[value="danger-full-access"]')
   // (an <option>'s disabled is its attribute: Playwright's isDisabled
   // reads form controls only)
@@ -90,6 +90,16 @@ try {
   await page.getByTestId('def-org').waitFor()
   await page.getByTestId('def-org').scrollIntoViewIfNeeded()
   await page.screenshot({ path: join(out, 'org-settings.png') })
+
+  // The audit export runs although the user's file turns it off: the
+  // organisation requires it, to its collector.
+  const exportPanel = page.getByRole('region', { name: 'Audit export (OpenTelemetry)' })
+  await exportPanel.getByTestId('telemetry-endpoint').waitFor()
+  assert.equal(await exportPanel.getByTestId('telemetry-endpoint').textContent(), 'http://127.0.0.1:9')
+  assert.match(await exportPanel.textContent(), /required by your organisation/)
+  assert.match(await exportPanel.textContent(), /Set by your organisation\s*endpoint/)
+  await exportPanel.scrollIntoViewIfNeeded()
+  await page.screenshot({ path: join(out, 'org-telemetry.png') })
   assert.deepEqual(errors, [])
   console.log('org e2e: ok (screenshots in artifacts/e2e/org-*.png)')
 } finally {
