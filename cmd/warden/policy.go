@@ -153,7 +153,12 @@ type checkResult struct {
 	Remedy    string           `json:"remedy,omitempty"`
 	Effects   []policy.Effect  `json:"effects"`
 	Shell     []shellClassJSON `json:"shell,omitempty"`
-	Trace     []policy.Step    `json:"trace"`
+	// Cage is the cage a command runs in as decided, HumanCage the one a
+	// human's yes to the ask gives (policy.Decision): what the gate hands
+	// the tool.
+	Cage      *policy.Cage  `json:"cage,omitempty"`
+	HumanCage *policy.Cage  `json:"human_cage,omitempty"`
+	Trace     []policy.Step `json:"trace"`
 	// Layer is what decided (org, rule, sandbox...) and LayerDetail names
 	// it: a rule's tier and file:line, the organisation policy's digest.
 	Layer       policy.Layer `json:"layer"`
@@ -247,7 +252,8 @@ func checkOne(line string, g *assemble.Graph, s policy.Session, f checkFlags) (c
 	}
 	d := g.Gate.Decide(p)
 	res := checkResult{Decision: d.Verdict, Reasons: d.Reasons, Signature: d.Signature, Source: d.Source,
-		Detail: d.Detail, Remedy: d.Remedy, Effects: effects, Trace: d.Trace, Layer: d.Layer, LayerDetail: d.LayerDetail}
+		Detail: d.Detail, Remedy: d.Remedy, Effects: effects, Trace: d.Trace, Cage: d.Cage, HumanCage: d.HumanCage,
+		Layer: d.Layer, LayerDetail: d.LayerDetail}
 	if d.Verdict == policy.VerdictDeny {
 		res.Reasons = []policy.Reason{d.Reason}
 	}
@@ -281,6 +287,12 @@ func writeText(w io.Writer, c callLine, r checkResult) {
 		fmt.Fprintf(w, "  layer: %s (%s)\n", r.Layer, r.LayerDetail)
 	} else {
 		fmt.Fprintf(w, "  layer: %s\n", r.Layer)
+	}
+	if r.Cage != nil {
+		fmt.Fprintf(w, "  cage: %s\n", r.Cage)
+	}
+	if r.HumanCage != nil {
+		fmt.Fprintf(w, "  cage if a human approves: %s\n", r.HumanCage)
 	}
 	for _, sc := range r.Shell {
 		fmt.Fprintf(w, "  shell: %s, %d segment(s)", sc.Class, sc.Segments)

@@ -121,6 +121,7 @@ export interface Effect {
   hosts?: string[]
   command?: string
   cwd?: string
+  escalate?: boolean
   links?: Record<string, string>
   action?: string
   origin?: string
@@ -365,7 +366,7 @@ export interface ProviderInfo {
   default_base_url: string
 }
 
-export type Reason = 'answerer-denied' | 'desktop-control' | 'destructive-effect' | 'hook-denied' | 'host-denied' | 'network-request' | 'no-approver' | 'org-ceiling' | 'org-rule-ask' | 'outside-workspace' | 'planning-freeze' | 'policy-always' | 'private-address' | 'protected-path' | 'rule-ask' | 'rule-denied' | 'sandbox-rejected' | 'unknown-command' | 'untrusted-mcp-server' | 'user-denied'
+export type Reason = 'answerer-denied' | 'desktop-control' | 'destructive-effect' | 'escalation' | 'hook-denied' | 'host-denied' | 'network-request' | 'no-approver' | 'org-ceiling' | 'org-rule-ask' | 'outside-workspace' | 'planning-freeze' | 'policy-always' | 'private-address' | 'protected-path' | 'rule-ask' | 'rule-denied' | 'sandbox-rejected' | 'secret-read' | 'unknown-command' | 'untrusted-mcp-server' | 'user-denied'
 
 export interface RenameSessionArgs {
   session_id: string
@@ -635,6 +636,7 @@ export const reasonWords: Record<Reason, string> = {
   'answerer-denied': 'Denied by an answerer: a reviewer you configured refused it',
   'desktop-control': 'Desktop control: moves the mouse or types on your desktop',
   'destructive-effect': 'Destructive: can remove or overwrite work for good',
+  'escalation': 'Escalation: the command failed in the cage its classification gave it and asks to run with the sandbox\'s full reach',
   'hook-denied': 'Denied by a hook: a pre-call hook you configured refused it',
   'host-denied': 'Host denied: the network settings deny this host',
   'network-request': 'Network: reaches the network',
@@ -649,6 +651,7 @@ export const reasonWords: Record<Reason, string> = {
   'rule-ask': 'Rule: an ask rule wants you to see this action',
   'rule-denied': 'Rule: a deny rule matches this action',
   'sandbox-rejected': 'Sandbox: the current sandbox does not allow this',
+  'secret-read': 'Secret: reads a key, credential, browser profile or Warden\'s own data that the sandbox hides',
   'unknown-command': 'Unknown command: Warden cannot tell what it does',
   'untrusted-mcp-server': 'Untrusted MCP server: its tools are not trusted yet',
   'user-denied': 'Denied by you',
@@ -661,7 +664,7 @@ export const approvalWords: Record<ApprovalPolicy, Words> = {
 }
 
 export const sandboxWords: Record<SandboxKind, Words> = {
-  'danger-full-access': { label: 'Full access', text: 'No cage: commands run as you, can write anywhere and reach the network.' },
+  'danger-full-access': { label: 'Full access', text: 'Can write anywhere and reach the network: a command runs in the cage its classification gives it, and as you only once you approve it.' },
   'read-only': { label: 'Read only', text: 'Reads anything, writes nothing: commands run in a read-only cage.' },
   'workspace-write': { label: 'Workspace write', text: 'Writes only in the workspace and its writable roots: commands run in the cage, network only when turned on.' },
 }
