@@ -96,6 +96,11 @@ func (a *App) ListGrants(args api.SessionArgs) ([]runtime.GrantView, error) {
 	return api.ListGrants.Call(a.ctx(), a.services(), args)
 }
 
+// ListRules lists the rules a session decides under, in the order they apply: the organisation's (read-only), the user's and its workspace's.
+func (a *App) ListRules(args api.SessionArgs) ([]runtime.RuleView, error) {
+	return api.ListRules.Call(a.ctx(), a.services(), args)
+}
+
 // RevokeGrant revokes a grant, rule or MCP trust.
 func (a *App) RevokeGrant(args runtime.RevokeGrantArgs) error {
 	_, err := api.RevokeGrant.Call(a.ctx(), a.services(), args)

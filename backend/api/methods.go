@@ -83,6 +83,10 @@ var (
 		onRuntime(func(svc *runtime.Service, ctx context.Context, a SessionArgs) ([]runtime.GrantView, error) {
 			return svc.ListGrants(ctx, a.SessionID)
 		}))
+	ListRules = define("ListRules", "lists the rules a session decides under, in the order they apply: the organisation's (read-only), the user's and its workspace's.", Both,
+		onRuntime(func(svc *runtime.Service, ctx context.Context, a SessionArgs) ([]runtime.RuleView, error) {
+			return svc.ListRules(ctx, a.SessionID)
+		}))
 	RevokeGrant = define("RevokeGrant", "revokes a grant, rule or MCP trust.", Both,
 		onRuntime(func(svc *runtime.Service, ctx context.Context, a runtime.RevokeGrantArgs) (None, error) {
 			return noErr(svc.RevokeGrant(ctx, a))

@@ -28,6 +28,7 @@ import (
 	"github.com/warden-dev/warden/backend/config"
 	"github.com/warden-dev/warden/backend/gate"
 	"github.com/warden-dev/warden/backend/mcp"
+	"github.com/warden-dev/warden/backend/orgpolicy"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/runtime/imagecap"
@@ -137,6 +138,10 @@ type Graph struct {
 	// undoes it.
 	Checkpoints *checkpoint.Tracker
 
+	// Tiers are the organisation's policy and rules, the user's rules and
+	// the workspaces' rules the engine decides under.
+	Tiers *orgpolicy.Tiers
+
 	// Telemetry sends the audit to an OpenTelemetry collector; nil when
 	// [telemetry] is off (assemble/telemetry.go).
 	Telemetry *telemetry.Sender
@@ -157,7 +162,27 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 		}
 	}
 	g.ConfigPath = userPath
+	// The organisation tier first: a policy that cannot apply stops
+	// everything before a store, a cage or a tool exists, and one that
+	// applies shapes the first decision.
+	if g.Tiers, err = orgpolicy.LoadTiers(orgpolicy.System(), userPath, time.Now()); err != nil {
+		return nil, err
+	}
+	org := g.Tiers.PolicyOrg()
 	if g.Config, err = config.Load(userPath, o.Workspace); err != nil {
+		return nil, err
+	}
+	config.ApplyOrg(&g.Config, org)
+	if err := applyOrgTelemetry(&g.Config, g.Tiers.Bundle(), userPath); err != nil {
+		return nil, err
+	}
+	g.Config.Warnings = append(g.Config.Warnings, g.Tiers.Warnings()...)
+	if _, warn, err := g.Tiers.Workspace(o.Workspace); err != nil {
+		return nil, err
+	} else {
+		g.Config.Warnings = append(g.Config.Warnings, warn...)
+	}
+	if err := checkFlags(org, o); err != nil {
 		return nil, err
 	}
 	var explicit bool
@@ -177,7 +202,8 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	// cage hides, from the cage's own list (one list, resolved once).
 	protected := protectedData(g.DBPath, explicit, userPath)
 	g.Cage = newCage(g.Config, protected, o.Forwarder, o.Version)
-	g.Engine = policy.New(policy.Config{ProtectedPaths: protected, Secrets: g.Cage.Hidden()})
+	g.Engine = policy.New(policy.Config{ProtectedPaths: protected, Secrets: g.Cage.Hidden(),
+		Org: org, Rules: g.Tiers.EngineRules()})
 	g.CageStatus = g.Cage.Detect(ctx)
 	status := g.CageStatus
 	g.Monitors = tools.NewMonitors(g.Cage)
@@ -227,6 +253,7 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 		LeaveSessions: o.LeaveSessions, StartDir: startDir(o),
 	}
 	cfg.Checkpoints = g.Checkpoints
+	cfg.Org, cfg.Rules, cfg.WorkspaceRules = org, g.Tiers.EngineRules(), g.Tiers.Workspace
 	cfg.Images = runtime.ImageConfig{Limits: imagecap.Limits{MaxEdge: g.Config.Images.MaxEdge, MaxBytes: g.Config.Images.MaxBytes},
 		Keep: g.Config.Images.Keep}
 	cfg.Approval, cfg.Sandbox = sessionDefaults(g.Config, o)
@@ -247,11 +274,28 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	g.mcpService.Store(g.Service)
 	g.Settings, err = settings.New(settings.Options{ConfigPath: userPath, Runtime: g.Service, BuildProvider: Provider,
 		MCP: g.MCP, ReloadMCP: g.reloadMCP, Warnings: append(append([]string{}, g.Config.Warnings...), g.mcpWarnings...), Cage: g.Cage,
-		AllowHosts: o.AllowHosts, Telemetry: g.TelemetryStatus})
+		AllowHosts: o.AllowHosts, Org: org, Telemetry: g.TelemetryStatus})
 	if err != nil {
 		return nil, err
 	}
 	return g, nil
+}
+
+// checkFlags refuses --approval/--sandbox above the organisation's
+// ceilings: a front end's flag is a request like any other, refused with
+// a message naming the policy.
+func checkFlags(org *policy.Org, o Options) error {
+	if o.Approval != nil {
+		if err := org.CheckApproval(*o.Approval); err != nil {
+			return err
+		}
+	}
+	if o.Sandbox != nil {
+		if err := org.CheckSandbox(*o.Sandbox); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // sessionDefaults are the axes of a new session: the flags over the
@@ -286,10 +330,18 @@ func PreviewOf(o Options) (Preview, error) {
 			return Preview{}, err
 		}
 	}
+	tiers, err := orgpolicy.LoadTiers(orgpolicy.System(), userPath, time.Now())
+	if err != nil {
+		return Preview{}, err
+	}
+	if err := checkFlags(tiers.PolicyOrg(), o); err != nil {
+		return Preview{}, err
+	}
 	c, err := config.Load(userPath, o.Workspace)
 	if err != nil {
 		return Preview{}, err
 	}
+	config.ApplyOrg(&c, tiers.PolicyOrg())
 	db, _, err := ResolveDBPath(o.DBPath)
 	if err != nil {
 		return Preview{}, err

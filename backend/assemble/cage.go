@@ -2,9 +2,11 @@ package assemble
 
 import (
 	"context"
+	"time"
 
 	"github.com/warden-dev/warden/backend/cage/sandbox"
 	"github.com/warden-dev/warden/backend/config"
+	"github.com/warden-dev/warden/backend/orgpolicy"
 	"github.com/warden-dev/warden/backend/policy"
 )
 
@@ -39,6 +41,10 @@ func OpenCage(ctx context.Context, o Options) (*sandbox.Cage, error) {
 		if userPath, err = config.UserPath(); err != nil {
 			return nil, err
 		}
+	}
+	// No server starts under an organisation policy that cannot apply.
+	if _, err := orgpolicy.LoadTiers(orgpolicy.System(), userPath, time.Now()); err != nil {
+		return nil, err
 	}
 	cfg, err := config.Load(userPath, o.Workspace)
 	if err != nil {

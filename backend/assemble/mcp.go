@@ -37,11 +37,15 @@ func (g *Graph) openMCP(ctx context.Context, o Options, userPath string) error {
 			s.McpTrustVoided(workspace, servers)
 		}
 	}
+	filter := orgMCPFilter(g.Tiers.Bundle())
 	if g.MCPPool, err = mcp.NewPool(mcp.PoolOptions{UserConfigPath: userPath, Persistent: persistent,
-		Manager: tmpl, Watch: !o.OneShot, OnReload: voided}); err != nil {
+		Manager: tmpl, Watch: !o.OneShot, OnReload: voided, Filter: filter}); err != nil {
 		return fmt.Errorf("assemble: MCP: %w", err)
 	}
 	mc := mcp.LoadConfig(userPath, o.Workspace)
+	if filter != nil {
+		mc = filter(mc)
+	}
 	for _, e := range mc.Errors {
 		g.mcpWarnings = append(g.mcpWarnings, e.Error())
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/warden-dev/warden/backend/auditkey"
 	"github.com/warden-dev/warden/backend/cage/sandbox"
 	"github.com/warden-dev/warden/backend/config"
+	"github.com/warden-dev/warden/backend/orgpolicy"
 	"github.com/warden-dev/warden/backend/store"
 )
 
@@ -103,7 +104,8 @@ func openStore(ctx context.Context, path, keyPath string, opts ...store.Option) 
 // it). The default data folder stays protected either way: it holds the
 // user's everyday database even while a run uses another.
 func protectedData(db string, explicit bool, userConfig string) []string {
-	out := []string{filepath.Dir(userConfig)}
+	// The organisation's folder too, in case a writable root covers it.
+	out := []string{filepath.Dir(userConfig), orgpolicy.Dir}
 	if def, err := store.DefaultPath(); err == nil {
 		out = append(out, realDir(filepath.Dir(def)))
 	}

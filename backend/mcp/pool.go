@@ -35,6 +35,19 @@ type PoolOptions struct {
 	// OnReload runs after a reload with the servers whose trust the change
 	// voided.
 	OnReload func(workspace string, voided []string)
+	// Filter, when set, sees every workspace's config before its servers
+	// are known (an organisation's allowlist drops servers and reports
+	// them in Errors).
+	Filter func(Config) Config
+}
+
+// load reads a workspace's config through the filter.
+func (p *Pool) load(workspace string) Config {
+	c := LoadConfig(p.opts.UserConfigPath, workspace)
+	if p.opts.Filter != nil {
+		c = p.opts.Filter(c)
+	}
+	return c
 }
 
 // Pool keeps one Manager per workspace, made on first use: the servers of
@@ -89,7 +102,7 @@ func (p *Pool) For(ctx context.Context, workspace string) (*Manager, error) {
 		return m, nil
 	}
 	opts := p.opts.Manager
-	opts.Config = LoadConfig(p.opts.UserConfigPath, workspace)
+	opts.Config = p.load(workspace)
 	opts.WorkDir = workspace
 	sum := sha256.Sum256([]byte(workspace))
 	opts.LogDir = filepath.Join(p.opts.Manager.LogDir, filepath.Base(workspace)+"-"+hex.EncodeToString(sum[:6]))
@@ -136,7 +149,7 @@ func (p *Pool) Reload(ctx context.Context, workspace string) {
 		if workspace != "" && ws != workspace {
 			continue
 		}
-		voided := m.Reload(ctx, LoadConfig(p.opts.UserConfigPath, ws))
+		voided := m.Reload(ctx, p.load(ws))
 		if p.opts.OnReload != nil {
 			p.opts.OnReload(ws, voided)
 		}

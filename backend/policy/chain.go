@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+
+	classifier "github.com/warden-dev/warden/backend/policy/shell"
 )
 
 // onlyReadOrMeta is the fast path's condition on the effects: plain reads
@@ -59,6 +61,18 @@ type evaluation struct {
 	classes map[int]Classification
 	trusted []string // MCP servers whose trust silenced a reason
 	mcpNote []string
+	// cmds are the programs of shell effects, for rules (rules_eval.go);
+	// items the call's parts rules match.
+	cmds  map[int][]classifier.Command
+	items []item
+	names []string
+	// sets are the rule sets in tier order (ruleSets)
+	sets     [2]*RuleSet
+	nsets    int
+	setsDone bool
+	// layer and layerDetail, when set, are what decided (org, rule).
+	layer       Layer
+	layerDetail string
 }
 
 func (ev *evaluation) step(name, saw, concluded string) {
@@ -71,7 +85,8 @@ func (ev *evaluation) raise(r Reason, why string) {
 }
 
 func (ev *evaluation) deny(r Reason, detail, remedy, sig string) Decision {
-	return Decision{Verdict: VerdictDeny, Reason: r, Detail: detail, Remedy: remedy, Signature: sig, Trace: ev.trace}
+	return Decision{Verdict: VerdictDeny, Reason: r, Detail: detail, Remedy: remedy, Signature: sig, Trace: ev.trace,
+		Layer: ev.layer, LayerDetail: ev.layerDetail}
 }
 
 // kindOf adapts a trusted server's read-only MCP tool to Read: the hint is
@@ -87,19 +102,29 @@ func (ev *evaluation) classify(i int) Classification {
 	if c, ok := ev.classes[i]; ok {
 		return c
 	}
+	if ev.e.rules.commandRules() || ev.s.Rules.commandRules() {
+		// Rules read the script's programs: one parse for both.
+		c, _ := ev.classifyCommands(i)
+		return c
+	}
 	ef := &ev.call.Effects[i]
+	c := ClassifyShellWith(ef.Command, ev.cwd(ef), ef.Links)
+	if ev.classes == nil {
+		ev.classes = map[int]Classification{}
+	}
+	ev.classes[i] = c
+	return c
+}
+
+// cwd is the directory a shell effect runs in.
+func (ev *evaluation) cwd(ef *Effect) string {
 	cwd := ef.Cwd
 	if cwd == "" {
 		cwd = ev.s.Workspace
 	} else if !filepath.IsAbs(cwd) && ev.s.Workspace != "" {
 		cwd = filepath.Join(ev.s.Workspace, cwd)
 	}
-	c := ClassifyShellWith(ef.Command, cwd, ef.Links)
-	if ev.classes == nil {
-		ev.classes = map[int]Classification{}
-	}
-	ev.classes[i] = c
-	return c
+	return cwd
 }
 
 func (ev *evaluation) signature() string {
@@ -121,7 +146,11 @@ func (ev *evaluation) signature() string {
 
 func (ev *evaluation) run() Decision {
 	s := ev.s
-	ev.trace = make([]Step, 0, 6)
+	steps := 6
+	if ev.e.rules.Len() > 0 || ev.s.Rules.Len() > 0 || ev.e.org.Active() {
+		steps = 9 // the org and rule steps too
+	}
+	ev.trace = make([]Step, 0, steps)
 	sig := ev.signature()
 	if s.Sandbox.Kind < 0 || int(s.Sandbox.Kind) >= len(sandboxNames) || s.Approval < 0 || int(s.Approval) >= len(approvalNames) {
 		ev.step("session", fmt.Sprintf("sandbox %d, approval %d", s.Sandbox.Kind, s.Approval), "invalid axes: deny")
@@ -165,6 +194,14 @@ func (ev *evaluation) run() Decision {
 		ev.step("sandbox", s.Sandbox.Kind.String()+sandboxOptions(s)+"; "+describeAll(effects), "admissible")
 	}
 
+	// Organisation ceilings, then the deny and ask rules of every tier.
+	if d, denied := ev.orgStep(effects, sig); denied {
+		return d
+	}
+	if d, denied := ev.denyAskRules(sig); denied {
+		return d
+	}
+
 	// 3. Approval policy.
 	allMeta := true
 	for i := range effects {
@@ -196,6 +233,11 @@ func (ev *evaluation) run() Decision {
 	}
 	ev.step("approval", s.Approval.String()+"; "+reasonText(ev.why), "ask")
 
+	// Allow rules turn an ask into an allow when they cover every part.
+	if d, ok := ev.allowStep(sig); ok {
+		return d
+	}
+
 	// 4. Grants turn Ask into Allow, reason by reason.
 	if src, ok := ev.grants(sig); ok {
 		ev.mcpStep()
@@ -203,7 +245,8 @@ func (ev *evaluation) run() Decision {
 	}
 	// 5. MCP trust is folded into the reasons above; the step records it.
 	ev.mcpStep()
-	d := Decision{Verdict: VerdictAsk, Reasons: ev.reasons.list(), Signature: sig, Trace: ev.trace}
+	d := Decision{Verdict: VerdictAsk, Reasons: ev.reasons.list(), Signature: sig, Trace: ev.trace,
+		Layer: ev.layer, LayerDetail: ev.layerDetail}
 	for _, r := range oneAtATime {
 		if ev.reasons.has(r.reason) {
 			d.AlwaysRefused = r.why
@@ -214,8 +257,9 @@ func (ev *evaluation) run() Decision {
 }
 
 // humanOnly are the reasons only a human answers: under Never, where no
-// human is asked, they fail closed.
-var humanOnly = []Reason{ReasonUntrustedMcpServer, ReasonProtectedPath, ReasonEscalation, ReasonSecretRead}
+// human is asked, they fail closed (an ask rule of any tier too: Never
+// never answers a rule's ask).
+var humanOnly = []Reason{ReasonOrgRuleAsk, ReasonRuleAsk, ReasonUntrustedMcpServer, ReasonProtectedPath, ReasonEscalation, ReasonSecretRead}
 
 func neverRemedy(r Reason) string {
 	switch r {
@@ -238,6 +282,7 @@ var oneAtATime = []struct {
 	{ReasonProtectedPath, "a protected path is approved one write at a time: a standing grant would never apply to it"},
 	{ReasonEscalation, "an escalation is approved one call at a time: a standing grant would never apply to it"},
 	{ReasonSecretRead, "a secret is approved one read at a time: a standing grant would never apply to it"},
+	{ReasonOrgRuleAsk, "your organisation's policy asks a human for each such call: a standing grant would never apply to it"},
 }
 
 func (ev *evaluation) grants(sig string) (string, bool) {
@@ -269,7 +314,8 @@ func (ev *evaluation) grants(sig string) (string, bool) {
 		// A protected path is approved one write at a time
 		// (permission-model.md: "a human may approve that one write"): the
 		// signature of fs.write or patch.apply is the bare tool name, so a
-		// standing grant would cover every later protected file.
+		// standing grant would cover every later protected file. An
+		// organisation ask rule wants each call seen.
 		for _, r := range oneAtATime {
 			m &^= reasonBit(r.reason)
 		}

@@ -7,7 +7,43 @@ current time; the engine only reasons about what it is given. Shell commands
 are classified by the pure package policy/shell; this package turns its
 verdict into a decision.
 
+The order of evaluation (chain.go, rules_eval.go):
+
+ 1. planning freeze
+ 2. sandbox (structural; a rule never widens it)
+ 3. organisation ceilings (Config.Org): a session above them is decided at
+    them; hosts outside the host ceiling, network when the policy turns it
+    off and MCP servers off the allowlist are denied (layer org)
+ 4. deny and ask rules: the organisation's, then the user's (Config.Rules),
+    then the workspace's (Session.Rules); any deny denies the call, the
+    first in tier order names it; ask rules raise rule-ask (org-rule-ask for
+    the organisation's, which no grant covers)
+ 5. approval policy (Never turns a rule's ask into a denial)
+ 6. allow rules: organisation, user, workspace (Org.AllowApplies); an ask
+    whose every part an allow rule covers is allowed (layer org or rule)
+ 7. grants
+ 8. MCP trust
+
+Deny beats ask beats allow at every tier. Every decision an organisation
+ceiling or rule shaped names layer org and the policy's digest, in
+LayerDetail and in its trace.
+
 Choices this package makes where permission-model.md is silent.
+
+  - Rules (rules.go): a command rule matches every program a script runs,
+    wrappers and nested scripts included, by its name and leading operands
+    (options skipped through the classifier's tables). For deny and ask, a
+    word or program computed at run time matches, and where an unknown
+    option could hide an operand the rule's words need only appear in
+    order; for allow, the words must be written out, the program named as
+    itself (not ./npm, not after PATH=...), and every part covered; only
+    command, builtin, exec, nohup, nice, time, timeout, stdbuf and ionice
+    count as transparent wrappers for allow (sudo, env, bash -c, xargs need
+    their own rule). A paths rule matches the paths of read, write and
+    destructive effects and the files a shell command names; a hosts rule
+    network effects, browser origins and the hosts a command names; a tool
+    rule the whole call. An allow rule answers only the reasons in
+    allowCoverable: never a protected path, a secret read or a rule's ask.
 
   - Decide is pure and, for calls that only read (Read and non-mutating Meta
     effects, approval not Always), allocates nothing: the returned trace is

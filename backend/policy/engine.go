@@ -11,6 +11,11 @@ type Config struct {
 	// wherever a session's workspace is: Warden's own config and data
 	// folders. Everything under them is protected too.
 	ProtectedPaths []string
+	// Org is the organisation policy's ceilings; nil: none.
+	Org *Org
+	// Rules are the organisation's and the user's rules, compiled; a
+	// session carries its workspace's (Session.Rules).
+	Rules *RuleSet
 	// Secrets are the absolute paths the OS cage hides (SecretPaths,
 	// resolved through symlinks by the cage): a file tool's read of one
 	// asks a human (SecretRead).
@@ -22,6 +27,8 @@ type Config struct {
 type Engine struct {
 	extra   []string
 	secrets []string
+	org     *Org
+	rules   *RuleSet
 	// fast holds the traces of calls that only read, per
 	// [planning][sandbox][approval]; they are shared and must not be modified.
 	fast [2][3][3][]Step
@@ -30,7 +37,7 @@ type Engine struct {
 // New compiles cfg. Relative protected paths are ignored: the engine matches
 // absolute, resolved paths only.
 func New(cfg Config) *Engine {
-	e := &Engine{}
+	e := &Engine{org: cfg.Org, rules: cfg.Rules}
 	for _, p := range cfg.ProtectedPaths {
 		if filepath.IsAbs(p) {
 			e.extra = append(e.extra, filepath.Clean(p))
@@ -89,7 +96,23 @@ const sourcePolicy = "sandbox+policy"
 // and reads no clock: paths in effects must be absolute and resolved, and
 // s.Now dates the grants.
 func (e *Engine) Decide(call Call, s Session) Decision {
-	if e.onlyReads(&call, &s) {
+	// A session above an organisation ceiling (a front end that did not
+	// check, an old session) is decided at the ceiling.
+	clamped := ""
+	if e.org.Active() {
+		if a, changed := e.org.ClampApproval(s.Approval); changed {
+			clamped = "approval " + s.Approval.String() + " → " + a.String()
+			s.Approval = a
+		}
+		if sb, changed := e.org.ClampSandbox(s.Sandbox); changed {
+			if clamped != "" {
+				clamped += ", "
+			}
+			clamped += "sandbox " + describeSandbox(s.Sandbox) + " → " + describeSandbox(sb)
+			s.Sandbox = sb
+		}
+	}
+	if clamped == "" && e.onlyReads(&call, &s) && !e.rules.mayMatchRead(&call) && !s.Rules.mayMatchRead(&call) {
 		pl := 0
 		if s.Planning {
 			pl = 1
@@ -98,8 +121,31 @@ func (e *Engine) Decide(call Call, s Session) Decision {
 			Trace: e.fast[pl][s.Sandbox.Kind][s.Approval], Layer: LayerPolicy}
 	}
 	d := e.decideChain(call, s)
-	d.Layer, d.LayerDetail = layerOf(&d)
+	if d.Layer == "" {
+		d.Layer, d.LayerDetail = layerOf(&d)
+	}
+	if clamped != "" {
+		step := Step{Step: "org", Saw: "the session is above the ceiling of " + e.org.Name() + "; " + e.org.Detail(),
+			Concluded: "decided at the ceiling: " + clamped}
+		d.Trace = append([]Step{step}, d.Trace...)
+		if d.Layer == LayerPolicy || d.Layer == LayerSandbox {
+			d.Layer, d.LayerDetail = LayerOrg, e.org.Detail()+"; "+clamped
+		}
+	}
 	return d
+}
+
+// Org is the organisation policy the engine was compiled with (nil: none).
+func (e *Engine) Org() *Org { return e.org }
+
+// Rules are the organisation's and the user's compiled rules.
+func (e *Engine) Rules() *RuleSet { return e.rules }
+
+func describeSandbox(sb SandboxPolicy) string {
+	if sb.Kind == WorkspaceWrite && sb.NetworkAccess {
+		return sb.Kind.String() + "+network"
+	}
+	return sb.Kind.String()
 }
 
 // layerOf names the part of the chain that reached d, from what the chain
@@ -116,6 +162,8 @@ func layerOf(d *Decision) (Layer, string) {
 		}
 	case VerdictAllow:
 		switch {
+		case strings.HasPrefix(d.Source, "rule:"):
+			return LayerRule, strings.TrimPrefix(d.Source, "rule:")
 		case strings.HasPrefix(d.Source, "session-grant:"), strings.HasPrefix(d.Source, "workspace-rule:"):
 			return LayerGrant, d.Source
 		case strings.HasPrefix(d.Source, "trusted-mcp:"):

@@ -103,6 +103,7 @@ var allReasons = [...]Reason{
 	ReasonNetworkRequest, ReasonUntrustedMcpServer, ReasonProtectedPath, ReasonDesktopControl,
 	ReasonOutsideWorkspace, ReasonEscalation, ReasonSecretRead, ReasonPlanningFreeze, ReasonNoApprover, ReasonUserDenied,
 	ReasonAnswererDenied, ReasonHookDenied,
+	ReasonOrgCeiling, ReasonRuleDenied, ReasonRuleAsk, ReasonOrgRuleAsk,
 }
 
 // ParseReason reads a reason in its kebab-case form or a common spelling
@@ -134,3 +135,6 @@ func (r *Reason) UnmarshalText(b []byte) error {
 
 // normName is the one spelling rule of policy names (shell.NormName).
 func normName(s string) string { return classifier.NormName(s) }
+
+// AllReasons lists every Reason in display order.
+func AllReasons() []Reason { return append([]Reason(nil), allReasons[:]...) }

@@ -313,8 +313,10 @@ func (r HostRules) Apply(d Destination, chain Decision) Decision {
 		out.Trace = append(out.Trace, Step{Step: "network", Saw: saw, Concluded: "deny: " + detail})
 		return Decision{Verdict: VerdictDeny, Reason: reason, Detail: detail, Remedy: remedy, Signature: sig, Trace: out.Trace}
 	}
-	if chain.Verdict == VerdictDeny && (chain.Reason == ReasonPlanningFreeze || chain.Reason == ReasonSandboxRejected) {
-		// No list can widen the structural axes.
+	if chain.Verdict == VerdictDeny && (chain.Reason == ReasonPlanningFreeze || chain.Reason == ReasonSandboxRejected ||
+		chain.Layer == LayerOrg || chain.Layer == LayerRule) {
+		// No list can widen the structural axes, the organisation's
+		// ceilings or a deny rule.
 		out.Trace = append(out.Trace, Step{Step: "network", Saw: d.String(), Concluded: "the chain denied it; lists not consulted"})
 		return out
 	}
@@ -357,7 +359,7 @@ func (r HostRules) Apply(d Destination, chain Decision) Decision {
 			fmt.Sprintf("%s a %s address of this machine's network; those are reached only when listed explicitly", what, c),
 			fmt.Sprintf("list it by name: --allow-host %s, or [network] allow = [\"%s\"] in config.toml", d, d))
 	}
-	if allowedBy != nil {
+	if allowedBy != nil && !ruleAsked(chain) {
 		out.Trace = append(out.Trace, Step{Step: "network", Saw: d.String() + " matches allow pattern " + allowedBy.String(), Concluded: "allow"})
 		return Decision{Verdict: VerdictAllow, Source: SourceNetworkAllow + allowedBy.String(), Signature: sig, Trace: out.Trace}
 	}
@@ -384,4 +386,15 @@ func (r HostRules) ExplicitLoopback() []string {
 		}
 	}
 	return out
+}
+
+// ruleAsked reports an ask a rule raised: deny beats ask beats allow, so
+// an allow list entry does not answer it.
+func ruleAsked(d Decision) bool {
+	for _, r := range d.Reasons {
+		if r == ReasonRuleAsk || r == ReasonOrgRuleAsk {
+			return true
+		}
+	}
+	return false
 }

@@ -163,6 +163,9 @@ type Session struct {
 	NetworkProxied bool      `json:"network_proxied,omitempty"`
 	Grants         []Grant   `json:"grants,omitempty"`
 	Now            time.Time `json:"now"` // for grant expiry; Decide reads no clock
+	// Rules are the workspace's compiled rules (<ws>/.warden/rules.toml);
+	// the organisation's and the user's are the engine's. nil: none.
+	Rules *RuleSet `json:"-"`
 }
 
 // Verdict is the kind of a decision.

@@ -32,6 +32,10 @@ var reasonWords = map[Reason]string{
 	ReasonPrivateAddress:     "Private address: a loopback, private or metadata address nobody allowed",
 	ReasonAnswererDenied:     "Denied by an answerer: a reviewer you configured refused it",
 	ReasonHookDenied:         "Denied by a hook: a pre-call hook you configured refused it",
+	ReasonOrgCeiling:         "Organisation policy: above a limit your organisation's policy sets",
+	ReasonRuleDenied:         "Rule: a deny rule matches this action",
+	ReasonRuleAsk:            "Rule: an ask rule wants you to see this action",
+	ReasonOrgRuleAsk:         "Organisation rule: your organisation's policy asks a human for each such action",
 }
 
 var approvalWords = map[ApprovalPolicy]Words{

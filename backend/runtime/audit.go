@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/warden-dev/warden/backend/gate"
+	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/store/auditexport"
 )
@@ -175,11 +176,23 @@ func (s *Service) ListGrants(ctx context.Context, sessionID string) ([]GrantView
 	}
 	out := []GrantView{}
 	now := s.cfg.Now()
+	// The grants as they apply: an organisation's longest lifetime
+	// shortens them.
+	capped := map[string]policy.Grant{}
+	for _, g := range store.PolicyGrantsCapped(recs, now, s.maxGrant()) {
+		capped[g.ID] = g
+	}
 	for _, g := range recs {
-		if !g.Active(now) {
+		pg, ok := capped[g.ID]
+		if !ok {
 			continue
 		}
-		out = append(out, grantView(g))
+		v := grantView(g)
+		// The organisation's longest lifetime may end it sooner.
+		if !pg.ExpiresAt.IsZero() {
+			v.ExpiresAt = pg.ExpiresAt.UnixMilli()
+		}
+		out = append(out, v)
 	}
 	trusts, err := s.mcpGrants(ctx, ss)
 	if err != nil {

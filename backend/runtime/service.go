@@ -70,6 +70,16 @@ type Config struct {
 	// window (Info.StartDir): where Warden was started.
 	StartDir string
 	Now      func() time.Time
+
+	// Org is the organisation policy's ceilings (nil: none): axis changes
+	// above them are refused, sessions above them are lowered at start,
+	// grants last at most its longest lifetime (org.go).
+	Org *policy.Org
+	// Rules are the organisation's and the user's rules (the engine's),
+	// for ListRules; WorkspaceRules reads a workspace's rules, with
+	// warnings about what is ignored (backend/orgpolicy.Tiers.Workspace).
+	Rules          *policy.RuleSet
+	WorkspaceRules func(workspace string) (*policy.RuleSet, []string, error)
 }
 
 // DefaultSystemPrompt tells the model how it is governed.
@@ -140,6 +150,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	s.tools = ts
 	if !cfg.LeaveSessions {
+		if err := s.clampSessions(ctx); err != nil {
+			return nil, err
+		}
 		if err := s.resumePlanning(ctx); err != nil {
 			return nil, err
 		}
@@ -207,7 +220,7 @@ func (s *Service) Subscribe(ctx context.Context) <-chan Push { return s.hub.subs
 func (s *Service) Info(ctx context.Context) (Info, error) {
 	l := s.current()
 	in := Info{Name: "Warden", Version: s.cfg.Version, Demo: l.demo, Caged: s.cfg.Caged(l.sandbox),
-		CageReason: s.cfg.CageReason, DataPath: s.st.Path(), StartDir: s.cfg.StartDir}
+		CageReason: s.cfg.CageReason, DataPath: s.st.Path(), StartDir: s.cfg.StartDir, Org: orgInfo(s.cfg.Org)}
 	switch {
 	case l.demo:
 		in.Model = "script:demo"

@@ -58,6 +58,13 @@ func (s *Service) CreateSession(ctx context.Context, a CreateSessionArgs) (Sessi
 	if a.Sandbox != nil {
 		n.Sandbox = a.Sandbox.Policy()
 	}
+	if err := s.checkAxes(&n.Approval, &n.Sandbox); err != nil {
+		return Session{}, fmt.Errorf("create session: %w", err)
+	}
+	// A workspace whose rules do not load decides nothing: say so now.
+	if _, err := s.workspaceRules(ws); err != nil {
+		return Session{}, fmt.Errorf("create session: %w", err)
+	}
 	if n.Title == "" {
 		n.Title = filepath.Base(ws)
 	}
@@ -184,6 +191,9 @@ func (s *Service) descendants(ctx context.Context, id string) ([]string, error) 
 
 // SetApprovalPolicy changes the approval axis; pending asks are re-decided.
 func (s *Service) SetApprovalPolicy(ctx context.Context, id string, a policy.ApprovalPolicy) (Session, error) {
+	if err := s.checkAxes(&a, nil); err != nil {
+		return Session{}, err
+	}
 	return s.updatePolicy(ctx, id, store.PolicyUpdate{Approval: &a, By: "user"})
 }
 
@@ -194,6 +204,9 @@ func (s *Service) SetSandboxPolicy(ctx context.Context, id string, sb Sandbox) (
 		if !filepath.IsAbs(r) {
 			return Session{}, fmt.Errorf("writable root %q is not absolute", r)
 		}
+	}
+	if err := s.checkAxes(nil, &p); err != nil {
+		return Session{}, err
 	}
 	return s.updatePolicy(ctx, id, store.PolicyUpdate{Sandbox: &p, By: "user"})
 }
@@ -274,14 +287,21 @@ func (s *Service) policySession(ctx context.Context, id string) (policy.Session,
 		}
 	}
 	now := s.cfg.Now()
-	ps := policy.Session{Workspace: ss.Workspace, Approval: root.Approval, Sandbox: root.Sandbox, Planning: root.Planning,
-		Caged: s.cfg.Caged(root.Sandbox), NetworkProxied: s.cfg.NetworkProxied(root.Sandbox), Now: now}
+	// Above a ceiling (the engine would decide at it anyway): the cage
+	// is chosen for the permitted axes.
+	approval, _ := s.cfg.Org.ClampApproval(root.Approval)
+	sandbox, _ := s.cfg.Org.ClampSandbox(root.Sandbox)
+	ps := policy.Session{Workspace: ss.Workspace, Approval: approval, Sandbox: sandbox, Planning: root.Planning,
+		Caged: s.cfg.Caged(sandbox), NetworkProxied: s.cfg.NetworkProxied(sandbox), Now: now}
+	if ps.Rules, err = s.workspaceRules(ss.Workspace); err != nil {
+		return policy.Session{}, ss, err
+	}
 	for cur := ss; ; {
 		recs, err := s.st.Grants(ctx, store.GrantFilter{WorkspaceID: cur.WorkspaceID, SessionID: cur.ID})
 		if err != nil {
 			return policy.Session{}, ss, err
 		}
-		for _, g := range store.PolicyGrants(recs, now) {
+		for _, g := range store.PolicyGrantsCapped(recs, now, s.maxGrant()) {
 			if g.Scope == policy.ScopeSession || cur.ID == ss.ID {
 				ps.Grants = append(ps.Grants, g)
 			}

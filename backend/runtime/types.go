@@ -20,6 +20,9 @@ type Info struct {
 	// StartDir is the folder Warden was started in (or the workspace it
 	// was started on): a new session's workspace field starts there.
 	StartDir string `json:"start_dir"`
+	// Org is the organisation policy front ends show as locks ("set by
+	// your organisation's policy"); absent when none applies.
+	Org *OrgInfo `json:"org,omitempty"`
 }
 
 // Session is a session as a window shows it.

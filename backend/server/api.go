@@ -76,6 +76,9 @@ func status(err error) int {
 		return http.StatusPreconditionFailed
 	case errors.Is(err, api.ErrNoSettings), errors.Is(err, api.ErrNotConnected):
 		return http.StatusServiceUnavailable
+	case runtime.IsCeiling(err):
+		// Refused by the organisation's policy: the message names it.
+		return http.StatusForbidden
 	}
 	return http.StatusBadRequest
 }

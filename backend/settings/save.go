@@ -169,6 +169,14 @@ func (s *Service) SaveDefaults(ctx context.Context, d Defaults) (Settings, error
 		roots = append(roots, filepath.Clean(r))
 	}
 	network := d.Sandbox.NetworkAccess
+	// A saved default above the organisation's ceiling is refused, like
+	// the same change on a session.
+	if err := s.opts.Org.CheckApproval(d.Approval); err != nil {
+		return Settings{}, err
+	}
+	if err := s.opts.Org.CheckSandbox(policy.SandboxPolicy{Kind: d.Sandbox.Kind, NetworkAccess: network}); err != nil {
+		return Settings{}, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	err = config.SaveUser(s.opts.ConfigPath, func(u *config.UserFile) error {

@@ -61,6 +61,9 @@ type Options struct {
 	AllowHosts []policy.HostPattern
 	// Cage is the OS cage, for the Sandbox card; nil shows nothing.
 	Cage *sandbox.Cage
+	// Org is the organisation policy's ceilings (nil: none): defaults
+	// above them are refused.
+	Org *policy.Org
 	// Telemetry reads the export's state (telemetry.go); nil: off.
 	Telemetry func(context.Context) (telemetry.ExportStatus, error)
 }

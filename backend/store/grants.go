@@ -30,11 +30,29 @@ func (g GrantRecord) Active(now time.Time) bool {
 
 // PolicyGrants returns the grants active at now, ready for policy.Session.
 func PolicyGrants(recs []GrantRecord, now time.Time) []policy.Grant {
+	return PolicyGrantsCapped(recs, now, 0)
+}
+
+// PolicyGrantsCapped is PolicyGrants with every grant lasting at most
+// maxLifetime from when it was made (an organisation's longest grant
+// lifetime: "always" becomes at most N days); 0 is no cap.
+func PolicyGrantsCapped(recs []GrantRecord, now time.Time, maxLifetime time.Duration) []policy.Grant {
 	var out []policy.Grant
 	for _, g := range recs {
-		if g.Active(now) {
-			out = append(out, g.Grant)
+		if !g.Active(now) {
+			continue
 		}
+		pg := g.Grant
+		if maxLifetime > 0 {
+			limit := g.CreatedAt.Add(maxLifetime)
+			if !now.Before(limit) {
+				continue
+			}
+			if pg.ExpiresAt.IsZero() || pg.ExpiresAt.After(limit) {
+				pg.ExpiresAt = limit
+			}
+		}
+		out = append(out, pg)
 	}
 	return out
 }

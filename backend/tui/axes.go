@@ -76,6 +76,11 @@ func (m *Model) cycleApproval() {
 func (m *Model) cycleSandbox() {
 	sb := m.sess.Sandbox
 	sb.Kind = nextSandbox[sb.Kind]
+	if m.lockedKind != nil && *m.lockedKind == sb.Kind {
+		// The organisation refused this one a moment ago: the next B
+		// goes on past it.
+		sb.Kind = nextSandbox[sb.Kind]
+	}
 	m.setSandbox(sb)
 	if m.confirm != nil {
 		after := sb
@@ -118,6 +123,17 @@ func (m *Model) setSandbox(sb runtime.Sandbox) {
 		m.setNotice(false, "%s now.", words)
 		return nil
 	}
+	if o := m.info.Org; o != nil && o.Sandbox != nil && policy.SandboxWidth(sb.Kind) > policy.SandboxWidth(*o.Sandbox) {
+		// Above the organisation's ceiling: no "are you sure?" for what
+		// the runtime refuses; its refusal names the policy.
+		if err := apply(); err != nil {
+			m.setNotice(true, "🔒 %v", err)
+			kind := sb.Kind
+			m.lockedKind = &kind
+		}
+		return
+	}
+	m.lockedKind = nil
 	if sb.Kind == policy.DangerFullAccess && m.sess.Sandbox.Kind != policy.DangerFullAccess {
 		text := FullAccessWarning
 		if m.sess.Approval == policy.Never {

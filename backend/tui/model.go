@@ -144,6 +144,10 @@ type Model struct {
 		asked map[string][2]int // an asked call's lines in lines: [start, end)
 	}
 	quitting bool
+
+	// lockedKind is the sandbox the organisation's policy just refused
+	// (B then cycles past it).
+	lockedKind *policy.SandboxKind
 }
 
 // New opens a session on the service: its newest events, its pending asks

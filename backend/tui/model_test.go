@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"github.com/warden-dev/warden/backend/orgpolicy/orgtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -651,4 +652,36 @@ func TestStripKillKey(t *testing.T) {
 	if !strings.Contains(r.screen(), "Stopped monitor") {
 		t.Errorf("no notice:\n%s", r.screen())
 	}
+}
+
+// Under an organisation ceiling of Workspace write, B never reaches Full
+// access: the refusal names the policy, the session keeps its sandbox, and
+// the status bar shows the limits as the organisation's, locked.
+func TestAxisKeysUnderOrgCeiling(t *testing.T) {
+	orgtest.Mount(t, func(dir string) {
+		orgtest.Signed(t, dir, "[sandbox]\nwidest = \"workspace-write\"\n")
+	}, func(t *testing.T, _ string) {
+		r := newRig(t)
+		r.key("esc")
+		r.key("B")
+		if r.m.confirm != nil {
+			t.Fatal("asked to confirm a switch the organisation refuses")
+		}
+		s := r.screen()
+		if r.m.Session().Sandbox.Kind != policy.WorkspaceWrite || !strings.Contains(s, "organisation") ||
+			!strings.Contains(s, "/etc/warden/policy.toml") {
+			t.Fatalf("B under the ceiling:\n%s", s)
+		}
+		if !strings.Contains(s, "🔒") {
+			t.Fatalf("no lock on the status bar:\n%s", s)
+		}
+		got, err := r.g.Service.GetSession(context.Background(), r.m.Session().ID)
+		if err != nil || got.Sandbox.Kind != policy.WorkspaceWrite {
+			t.Fatalf("service session %+v %v", got, err)
+		}
+		r.key("B") // Read only is within the ceiling
+		if r.m.Session().Sandbox.Kind != policy.ReadOnly {
+			t.Fatal("a change within the ceiling was refused")
+		}
+	})
 }

@@ -35,6 +35,11 @@ func (m *Model) statusLines(w int) []string {
 		modelName = "Model: DEMO"
 	}
 	rest := []string{planning, cage, modelName}
+	if o := m.info.Org; o != nil {
+		// Managed values are shown locked, with the file that sets them.
+		axes += " 🔒"
+		rest = append([]string{"🔒 limits set by your organisation's policy (" + o.File + ")"}, rest...)
+	}
 	switch {
 	case m.openErr != nil:
 		rest = []string{"not open · any key exits"}

@@ -104,6 +104,9 @@ func GrantSourceText(source string) string {
 		return "allowed: trusted server " + source[12:]
 	case source == "policy-never":
 		return `allowed by approval policy "Never ask"`
+	case strings.HasPrefix(source, "rule:"):
+		tier, where, _ := strings.Cut(source[5:], ":")
+		return "allowed by " + tier + " rule " + where
 	}
 	return "allowed (" + source + ")"
 }

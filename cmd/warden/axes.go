@@ -17,9 +17,11 @@ type axisFlags struct {
 	workspace, approval, sandbox, caged string
 	network, planning                   bool
 	roots                               multiFlag
+	fs                                  *flag.FlagSet
 }
 
 func (a *axisFlags) register(fs *flag.FlagSet, planningHelp string) {
+	a.fs = fs
 	fs.StringVar(&a.workspace, "workspace", ".", "workspace `dir` (resolved through symlinks)")
 	fs.StringVar(&a.approval, "approval", "on-request", "approval policy: never|on-request|always")
 	fs.StringVar(&a.sandbox, "sandbox", "workspace-write", "sandbox: read-only|workspace-write|danger-full-access")
@@ -101,4 +103,28 @@ func resolveDir(p string) (string, error) {
 		return "", fmt.Errorf("%s is not a directory", p)
 	}
 	return r, nil
+}
+
+// settleOrg puts the session under the organisation's ceilings: an axis
+// the command line asked for above a ceiling is refused with a message
+// naming the policy (like every front end); an axis left at its default
+// is lowered to the widest value the policy permits.
+func (a *axisFlags) settleOrg(s *policy.Session, org *policy.Org) error {
+	set := map[string]bool{}
+	if a.fs != nil {
+		a.fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	}
+	if set["approval"] {
+		if err := org.CheckApproval(s.Approval); err != nil {
+			return err
+		}
+	}
+	if set["sandbox"] || set["network"] {
+		if err := org.CheckSandbox(s.Sandbox); err != nil {
+			return err
+		}
+	}
+	s.Approval, _ = org.ClampApproval(s.Approval)
+	s.Sandbox, _ = org.ClampSandbox(s.Sandbox)
+	return nil
 }

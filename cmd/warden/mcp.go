@@ -140,16 +140,21 @@ func openMCPEnv(ctx context.Context, workspace, dbPath string, startUntrusted bo
 	if abs, err = filepath.EvalSymlinks(abs); err != nil {
 		return nil, fmt.Errorf("workspace: %w", err)
 	}
+	userPath, err := mcp.UserConfigPath()
+	if err != nil {
+		return nil, err
+	}
+	// The organisation's policy first: under one that cannot apply
+	// nothing opens, and servers off its allowlist are dropped.
+	mc, err := assemble.MCPConfig(userPath, abs)
+	if err != nil {
+		return nil, err
+	}
 	db, _, err := assemble.OpenStore(ctx, dbPath)
 	if err != nil {
 		return nil, err
 	}
 	ws, err := db.EnsureWorkspace(ctx, abs)
-	if err != nil {
-		_ = db.Close()
-		return nil, err
-	}
-	userPath, err := mcp.UserConfigPath()
 	if err != nil {
 		_ = db.Close()
 		return nil, err
@@ -167,7 +172,7 @@ func openMCPEnv(ctx context.Context, workspace, dbPath string, startUntrusted bo
 	}
 	m, err := mcp.NewManager(mcp.Options{
 		Cage:                           cage,
-		Config:                         mcp.LoadConfig(userPath, abs),
+		Config:                         mc,
 		Persistent:                     mcpstore.New(db, ws.ID, ""),
 		StartUntrustedWorkspaceServers: startUntrusted,
 		ClientVersion:                  version,

@@ -21,7 +21,7 @@ import (
 func policyCommand() command {
 	return command{
 		name:    "policy",
-		summary: "explain decisions: 'policy check' reads tool calls as JSON lines",
+		summary: "explain decisions and rules: 'policy check' reads tool calls as JSON lines; 'policy test', 'policy show'",
 		run:     runPolicy,
 	}
 }
@@ -34,17 +34,24 @@ func runPolicy(ctx context.Context, args []string, io stdio) int {
 			w, code = io.err, 2
 		}
 		fmt.Fprintln(w, "Usage: warden policy check [flags] < calls.jsonl")
+		fmt.Fprintln(w, "       warden policy test [FILE...]   run every rule's examples (default: every tier's rules)")
+		fmt.Fprintln(w, "       warden policy show [--workspace DIR] [--json]   the effective policy of all tiers, with where each value came from")
 		fmt.Fprintln(w, "\nReads one tool call per line, {\"tool\": \"shell.exec\", \"args\": {\"command\": \"...\"}},")
 		fmt.Fprintln(w, "and prints what the permission engine decides and why: the registered tool states the call's")
 		fmt.Fprintln(w, "effects, exactly as in the gate, so a tool the runtime does not have, or arguments it refuses,")
 		fmt.Fprintln(w, "are errors. MCP tools are those of the configured servers that start. Run 'warden policy check --help' for flags.")
 		return code
 	}
-	if args[0] != "check" {
-		fmt.Fprintf(io.err, "warden policy: unknown subcommand %q (want: check)\n", args[0])
-		return 2
+	switch args[0] {
+	case "check":
+		return runPolicyCheck(ctx, args[1:], io)
+	case "test":
+		return runPolicyTest(args[1:], io)
+	case "show":
+		return runPolicyShow(ctx, args[1:], io)
 	}
-	return runPolicyCheck(ctx, args[1:], io)
+	fmt.Fprintf(io.err, "warden policy: unknown subcommand %q (want: check, test, show)\n", args[0])
+	return 2
 }
 
 // checkFlags are the axes and facts `policy check` decides under.
@@ -98,12 +105,20 @@ func runPolicyCheck(ctx context.Context, args []string, io stdio) int {
 		return 1
 	}
 	defer g.Close()
+	if err := f.settleOrg(&s, g.Engine.Org()); err != nil {
+		fmt.Fprintf(io.err, "warden policy check: %v\n", err)
+		return 1
+	}
 	if err := f.settleCaged(&s, g); err != nil {
 		fmt.Fprintf(io.err, "warden policy check: %v\n", err)
 		return 2
 	}
 	// A new session of the workspace starts with its persistent grants
 	// (the "always for this workspace" answers), as `warden tool` does.
+	if s.Rules, err = g.WorkspaceRules(s.Workspace); err != nil {
+		fmt.Fprintf(io.err, "warden policy check: %v\n", err)
+		return 1
+	}
 	if s.Grants, err = workspaceGrants(ctx, g, s); err != nil {
 		fmt.Fprintf(io.err, "warden policy check: %v\n", err)
 		return 1
@@ -125,7 +140,7 @@ func workspaceGrants(ctx context.Context, g *assemble.Graph, s policy.Session) (
 	if err != nil {
 		return nil, err
 	}
-	return store.PolicyGrants(recs, s.Now), nil
+	return store.PolicyGrantsCapped(recs, s.Now, g.MaxGrant()), nil
 }
 
 // checkResult is one output line.
@@ -144,6 +159,10 @@ type checkResult struct {
 	Cage      *policy.Cage  `json:"cage,omitempty"`
 	HumanCage *policy.Cage  `json:"human_cage,omitempty"`
 	Trace     []policy.Step `json:"trace"`
+	// Layer is what decided (org, rule, sandbox...) and LayerDetail names
+	// it: a rule's tier and file:line, the organisation policy's digest.
+	Layer       policy.Layer `json:"layer"`
+	LayerDetail string       `json:"layer_detail,omitempty"`
 }
 
 type shellClassJSON struct {
@@ -233,7 +252,8 @@ func checkOne(line string, g *assemble.Graph, s policy.Session, f checkFlags) (c
 	}
 	d := g.Gate.Decide(p)
 	res := checkResult{Decision: d.Verdict, Reasons: d.Reasons, Signature: d.Signature, Source: d.Source,
-		Detail: d.Detail, Remedy: d.Remedy, Effects: effects, Trace: d.Trace, Cage: d.Cage, HumanCage: d.HumanCage}
+		Detail: d.Detail, Remedy: d.Remedy, Effects: effects, Trace: d.Trace, Cage: d.Cage, HumanCage: d.HumanCage,
+		Layer: d.Layer, LayerDetail: d.LayerDetail}
 	if d.Verdict == policy.VerdictDeny {
 		res.Reasons = []policy.Reason{d.Reason}
 	}
@@ -263,6 +283,11 @@ func writeText(w io.Writer, c callLine, r checkResult) {
 		fmt.Fprintf(w, "  %s: %s: %s\n  remedy: %s\n", verdict, joinReasons(r.Reasons), r.Detail, r.Remedy)
 	}
 	fmt.Fprintf(w, "  signature: %s\n", r.Signature)
+	if r.LayerDetail != "" {
+		fmt.Fprintf(w, "  layer: %s (%s)\n", r.Layer, r.LayerDetail)
+	} else {
+		fmt.Fprintf(w, "  layer: %s\n", r.Layer)
+	}
 	if r.Cage != nil {
 		fmt.Fprintf(w, "  cage: %s\n", r.Cage)
 	}

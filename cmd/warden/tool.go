@@ -96,6 +96,10 @@ func runTool(ctx context.Context, argv []string, io stdio) int {
 		return 1
 	}
 	defer g.Close()
+	if err := f.settleOrg(&s, g.Engine.Org()); err != nil {
+		fmt.Fprintf(io.err, "warden tool: %v\n", err)
+		return 1
+	}
 	out, code, err := callTool(ctx, g, s, name, f, nil)
 	if err != nil {
 		fmt.Fprintf(io.err, "warden tool: %v\n", err)
@@ -137,7 +141,10 @@ func callTool(ctx context.Context, g *assemble.Graph, s policy.Session, name str
 	if err != nil {
 		return out, 1, err
 	}
-	s.Grants = store.PolicyGrants(grants, s.Now)
+	s.Grants = store.PolicyGrantsCapped(grants, s.Now, g.MaxGrant())
+	if s.Rules, err = g.WorkspaceRules(s.Workspace); err != nil {
+		return out, 1, err
+	}
 	res, err := g.Gate.Call(ctx, gate.Request{Tool: tool, Args: json.RawMessage(f.args), Approver: approver,
 		Env:     tools.Env{SessionID: sess.ID, Workspace: s.Workspace, Sandbox: s.Sandbox},
 		Session: func(context.Context, tools.Env) (policy.Session, error) { return s, nil }})

@@ -147,6 +147,7 @@ func (w *walker) invoke(args []arg, sc *scope, tail bool) {
 	if len(args) == 0 {
 		return
 	}
+	w.recordCommand(args, tail)
 	p := args[0]
 	switch {
 	case !p.static:

@@ -189,6 +189,11 @@ type walker struct {
 	// a pipe, not the session's empty input.
 	stdin     bool
 	stdinNull bool // and that input is /dev/null
+	// cmds collects the programs run, for ClassifyCommands; envSet says
+	// a variable that changes what programs run has been set by then
+	// (commands.go).
+	cmds   *[]Command
+	envSet bool
 
 	// links are the symbolic links on disk (input); made are those the
 	// script creates with ln -s, by the absolute path of the link.

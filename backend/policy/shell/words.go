@@ -230,6 +230,7 @@ func (w *walker) assignName(name string) {
 	if safeVarName(name) {
 		return
 	}
+	w.envSet = true
 	w.unknown("sets " + name + ", which can change what later programs run")
 }
 

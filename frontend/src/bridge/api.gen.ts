@@ -22,6 +22,7 @@ export interface AppInfo {
   cage_reason: string
   data_path: string
   start_dir: string
+  org?: OrgInfo
 }
 
 export interface Approval {
@@ -349,6 +350,23 @@ export interface NetworkSettings {
   command_line: string[]
 }
 
+export interface OrgInfo {
+  file: string
+  digest: string
+  signed: boolean
+  approvals: ApprovalPolicy[]
+  sandbox?: SandboxKind
+  network_off: boolean
+  hosts: string[]
+  deny_hosts: string[]
+  mcp_restricted: boolean
+  mcp_servers: string[]
+  answerers: string[]
+  max_grant_days: number
+  user_allow: boolean
+  workspace_allow: boolean
+}
+
 export interface PendingArgs {
   session_id?: string
 }
@@ -375,7 +393,7 @@ export interface ProviderInfo {
   default_model: string
 }
 
-export type Reason = 'answerer-denied' | 'desktop-control' | 'destructive-effect' | 'escalation' | 'hook-denied' | 'host-denied' | 'network-request' | 'no-approver' | 'outside-workspace' | 'planning-freeze' | 'policy-always' | 'private-address' | 'protected-path' | 'sandbox-rejected' | 'secret-read' | 'unknown-command' | 'untrusted-mcp-server' | 'user-denied'
+export type Reason = 'answerer-denied' | 'desktop-control' | 'destructive-effect' | 'escalation' | 'hook-denied' | 'host-denied' | 'network-request' | 'no-approver' | 'org-ceiling' | 'org-rule-ask' | 'outside-workspace' | 'planning-freeze' | 'policy-always' | 'private-address' | 'protected-path' | 'rule-ask' | 'rule-denied' | 'sandbox-rejected' | 'secret-read' | 'unknown-command' | 'untrusted-mcp-server' | 'user-denied'
 
 export interface RenameSessionArgs {
   session_id: string
@@ -400,6 +418,18 @@ export interface RevokeGrantArgs {
 }
 
 export type Risk = 'low' | 'medium' | 'high'
+
+export interface RuleView {
+  tier: 'org' | 'user' | 'workspace'
+  file: string
+  line: number
+  tool?: string
+  match: string
+  decision: 'allow' | 'ask' | 'deny'
+  why: string
+  read_only: boolean
+  ignored?: string
+}
 
 export interface Sandbox {
   kind: SandboxKind
@@ -575,6 +605,8 @@ export interface Methods {
   SetPlanning: [SetPlanningArgs, Session]
   // ListGrants lists a session's grants, its workspace's rules and trusts.
   ListGrants: [SessionArgs, GrantView[]]
+  // ListRules lists the rules a session decides under, in the order they apply: the organisation's (read-only), the user's and its workspace's.
+  ListRules: [SessionArgs, RuleView[]]
   // RevokeGrant revokes a grant, rule or MCP trust.
   RevokeGrant: [RevokeGrantArgs, null]
   // RestoreGrant grants a revoked grant or rule again as it was: the Undo of Revoke (a new grant, with its event).
@@ -648,11 +680,15 @@ export const reasonWords: Record<Reason, string> = {
   'host-denied': 'Host denied: the network settings deny this host',
   'network-request': 'Network: reaches the network',
   'no-approver': 'No approver: nobody was there to answer',
+  'org-ceiling': 'Organisation policy: above a limit your organisation\'s policy sets',
+  'org-rule-ask': 'Organisation rule: your organisation\'s policy asks a human for each such action',
   'outside-workspace': 'Outside the workspace: writes outside the workspace, its writable roots and /tmp (Full access)',
   'planning-freeze': 'Planning freeze: actions are paused while a plan is drafted',
   'policy-always': 'Approval policy "Always ask": every action is asked',
   'private-address': 'Private address: a loopback, private or metadata address nobody allowed',
   'protected-path': 'Protected path: writes where code or config runs later (git hooks, .warden, rc files, lockfiles, .env)',
+  'rule-ask': 'Rule: an ask rule wants you to see this action',
+  'rule-denied': 'Rule: a deny rule matches this action',
   'sandbox-rejected': 'Sandbox: the current sandbox does not allow this',
   'secret-read': 'Secret: reads a key, credential, browser profile or Warden\'s own data that the sandbox hides',
   'unknown-command': 'Unknown command: Warden cannot tell what it does',

@@ -57,6 +57,11 @@ export function grantSourceText(source: string): string {
   if (source.startsWith('workspace-rule:')) return `allowed by workspace rule ${source.slice(15)}`
   if (source.startsWith('trusted-mcp:')) return `allowed: trusted server ${source.slice(12)}`
   if (source === 'policy-never') return 'allowed by approval policy "Never ask"'
+  if (source.startsWith('rule:')) {
+    const rest = source.slice(5)
+    const colon = rest.indexOf(':')
+    return colon < 0 ? `allowed by rule ${rest}` : `allowed by ${rest.slice(0, colon)} rule ${rest.slice(colon + 1)}`
+  }
   return `allowed (${source})`
 }
 

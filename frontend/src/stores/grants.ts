@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia'
 import { ref } from 'vue'
-import { toBridgeError, useBridge, type BridgeError, type GrantView, type Push } from '../bridge'
+import { toBridgeError, useBridge, type BridgeError, type GrantView, type Push, type RuleView } from '../bridge'
 
 const grantKinds = new Set(['grant_added', 'grant_revoked', 'mcp_server_trusted', 'mcp_server_untrusted'])
 
@@ -10,17 +10,23 @@ export const useGrantsStore = defineStore('grants', () => {
   const bridge = useBridge()
   const sessionId = ref<string | null>(null)
   const list = ref<GrantView[]>([])
+  // The rules the session decides under (organisation, user, workspace):
+  // read-only here, edited in their files.
+  const rules = ref<RuleView[]>([])
   const error = ref<BridgeError | null>(null)
 
   async function load(id: string) {
     sessionId.value = id
-    try {
-      const r = await bridge.call('ListGrants', { session_id: id })
-      if (sessionId.value === id) list.value = r ?? []
-      error.value = null
-    } catch (e) {
-      error.value = toBridgeError('ListGrants', e)
-    }
+    // Grants and rules are read apart: a backend that cannot list rules
+    // (an older `warden serve`) still shows the grants, and says why the
+    // rules are missing.
+    const [r, rs] = await Promise.allSettled([bridge.call('ListGrants', { session_id: id }), bridge.call('ListRules', { session_id: id })])
+    if (sessionId.value !== id) return
+    if (r.status === 'fulfilled') list.value = r.value ?? []
+    if (rs.status === 'fulfilled') rules.value = rs.value ?? []
+    if (r.status === 'rejected') error.value = toBridgeError('ListGrants', r.reason)
+    else if (rs.status === 'rejected') error.value = toBridgeError('ListRules', rs.reason)
+    else error.value = null
   }
 
   function onPush(p: Push) {
@@ -70,5 +76,5 @@ export const useGrantsStore = defineStore('grants', () => {
     }
   }
 
-  return { sessionId, list, error, load, onPush, revoke, restore }
+  return { sessionId, list, rules, error, load, onPush, revoke, restore }
 })

@@ -671,6 +671,44 @@ export namespace runtime {
 	        this.server = source["server"];
 	    }
 	}
+	export class OrgInfo {
+	    file: string;
+	    digest: string;
+	    signed: boolean;
+	    approvals: number[];
+	    sandbox?: number;
+	    network_off: boolean;
+	    hosts: string[];
+	    deny_hosts: string[];
+	    mcp_restricted: boolean;
+	    mcp_servers: string[];
+	    answerers: string[];
+	    max_grant_days: number;
+	    user_allow: boolean;
+	    workspace_allow: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new OrgInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.file = source["file"];
+	        this.digest = source["digest"];
+	        this.signed = source["signed"];
+	        this.approvals = source["approvals"];
+	        this.sandbox = source["sandbox"];
+	        this.network_off = source["network_off"];
+	        this.hosts = source["hosts"];
+	        this.deny_hosts = source["deny_hosts"];
+	        this.mcp_restricted = source["mcp_restricted"];
+	        this.mcp_servers = source["mcp_servers"];
+	        this.answerers = source["answerers"];
+	        this.max_grant_days = source["max_grant_days"];
+	        this.user_allow = source["user_allow"];
+	        this.workspace_allow = source["workspace_allow"];
+	    }
+	}
 	export class Info {
 	    name: string;
 	    version: string;
@@ -680,6 +718,7 @@ export namespace runtime {
 	    cage_reason: string;
 	    data_path: string;
 	    start_dir: string;
+	    org?: OrgInfo;
 	
 	    static createFrom(source: any = {}) {
 	        return new Info(source);
@@ -695,7 +734,26 @@ export namespace runtime {
 	        this.cage_reason = source["cage_reason"];
 	        this.data_path = source["data_path"];
 	        this.start_dir = source["start_dir"];
+	        this.org = this.convertValues(source["org"], OrgInfo);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class McpPendingServer {
 	    name: string;
@@ -727,6 +785,7 @@ export namespace runtime {
 	        this.changed = source["changed"];
 	    }
 	}
+	
 	export class RestoreGrantArgs {
 	    session_id: string;
 	    id: string;
@@ -771,6 +830,34 @@ export namespace runtime {
 	        this.id = source["id"];
 	        this.kind = source["kind"];
 	        this.session_id = source["session_id"];
+	    }
+	}
+	export class RuleView {
+	    tier: string;
+	    file: string;
+	    line: number;
+	    tool?: string;
+	    match: string;
+	    decision: string;
+	    why: string;
+	    read_only: boolean;
+	    ignored?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RuleView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.tier = source["tier"];
+	        this.file = source["file"];
+	        this.line = source["line"];
+	        this.tool = source["tool"];
+	        this.match = source["match"];
+	        this.decision = source["decision"];
+	        this.why = source["why"];
+	        this.read_only = source["read_only"];
+	        this.ignored = source["ignored"];
 	    }
 	}
 	

@@ -33,6 +33,8 @@ export function ListGrants(arg1:api.SessionArgs):Promise<Array<runtime.GrantView
 
 export function ListModels(arg1:settings.ProbeArgs):Promise<Array<settings.ModelInfo>>;
 
+export function ListRules(arg1:api.SessionArgs):Promise<Array<runtime.RuleView>>;
+
 export function ListSessions():Promise<Array<runtime.Session>>;
 
 export function McpLog(arg1:settings.McpLogArgs):Promise<settings.McpLog>;

@@ -54,6 +54,10 @@ export function ListModels(arg1) {
   return window['go']['app']['App']['ListModels'](arg1);
 }
 
+export function ListRules(arg1) {
+  return window['go']['app']['App']['ListRules'](arg1);
+}
+
 export function ListSessions() {
   return window['go']['app']['App']['ListSessions']();
 }
