@@ -65,7 +65,7 @@ var (
 		}))
 	Answer = define("Answer", "answers one ask.", Both,
 		onRuntime(func(svc *runtime.Service, ctx context.Context, a runtime.AnswerArgs) (None, error) {
-			return noErr(svc.Answer(ctx, a))
+			return noErr(svc.Answer(ctx, answerVia(ctx, a)))
 		}))
 	SetApprovalPolicy = define("SetApprovalPolicy", "changes a session's approval axis.", Both,
 		onRuntime(func(svc *runtime.Service, ctx context.Context, a SetApprovalArgs) (runtime.Session, error) {

@@ -284,7 +284,8 @@ func (g *Gate) Run(ctx context.Context, p *Prepared) (Outcome, error) {
 		}
 	case d.Verdict == policy.VerdictAsk:
 		asked = true
-		d, err = g.ask(ctx, askCall{tool: t, args: p.req.Args, env: env, effects: effects, approver: p.req.Approver, session: p.req.Session}, d, id, false)
+		d, err = g.ask(ctx, askCall{tool: t, args: p.req.Args, env: env, effects: effects, call: p.call, approver: p.req.Approver,
+			session: p.req.Session}, d, id, false)
 		if err != nil {
 			return out, err
 		}
