@@ -30,6 +30,7 @@ var reasonWords = map[Reason]string{
 	ReasonPrivateAddress:     "Private address: a loopback, private or metadata address nobody allowed",
 	ReasonAnswererDenied:     "Denied by an answerer: a reviewer you configured refused it",
 	ReasonHookDenied:         "Denied by a hook: a pre-call hook you configured refused it",
+	ReasonHookAsked:          "Asked by a hook: a pre-call hook you configured wants a human to look at this call",
 }
 
 var approvalWords = map[ApprovalPolicy]Words{
