@@ -288,6 +288,9 @@ type Spec struct {
 	// OnExpose from another goroutine as it is found.
 	DetectPorts bool
 	OnExpose    func(Exposed)
+	// Files are placed read-only inside the cage (files.go); only a bwrap
+	// cage can, so Prepare refuses them elsewhere.
+	Files []File
 }
 
 // Prepared is a command ready to start and the clean-up to run after it ends.
@@ -344,6 +347,8 @@ func (c *Cage) Prepare(ctx context.Context, spec Spec) (*Prepared, error) {
 		p.Confined = true
 		p.Hidden = c.Hidden()
 		extra = append(files, p.egress.files...) // network.go's after bwrap's
+	} else if len(spec.Files) > 0 {
+		return nil, errors.New("sandbox: files can be placed only inside the bwrap cage, which this process does not run in")
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
@@ -444,6 +449,9 @@ func (c *Cage) bwrapArgs(spec Spec, dir string, p *Prepared) ([]string, []*os.Fi
 		b.add("--size", strconv.FormatInt(c.limits.TmpBytes, 10))
 	}
 	b.add("--tmpfs", "/tmp", "--tmpfs", "/run")
+	if err := b.placeFiles(spec.Files); err != nil {
+		return nil, nil, err
+	}
 	if hasControllingTTY() {
 		if err := b.emptyFile("/dev/tty"); err != nil {
 			return nil, nil, err
