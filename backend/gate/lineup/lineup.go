@@ -86,7 +86,7 @@ type Lineup struct {
 	runner *command.Runner
 
 	mu        sync.Mutex
-	ws        map[string]wsEntry      // workspace path → its file, by stat
+	ws        map[string]wsEntry       // workspace path → its file, by stat
 	reviewers map[string]gate.Answerer // ConfigHash → the reviewer
 	sessions  map[string]string        // session id → workspace id
 }
