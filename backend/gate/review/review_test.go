@@ -211,7 +211,10 @@ func TestBudget(t *testing.T) {
 
 // A model that does not answer in time is a denial naming the timeout.
 func TestTimeout(t *testing.T) {
-	m := &scripted{reply: func(_ int, _ Request) (Reply, error) { time.Sleep(300 * time.Millisecond); return Reply{}, context.DeadlineExceeded }}
+	m := &scripted{reply: func(_ int, _ Request) (Reply, error) {
+		time.Sleep(300 * time.Millisecond)
+		return Reply{}, context.DeadlineExceeded
+	}}
 	r, _ := New(Config{Name: "m", Model: m, Timeout: 100 * time.Millisecond})
 	_, err := r.Answer(context.Background(), q("s"))
 	if err == nil || err.Error() != "reviewer model (m) timed out after 100 ms" {
