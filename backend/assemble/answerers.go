@@ -8,7 +8,9 @@ import (
 	"github.com/warden-dev/warden/backend/config"
 	"github.com/warden-dev/warden/backend/gate"
 	"github.com/warden-dev/warden/backend/gate/lineup"
+	"github.com/warden-dev/warden/backend/gate/remote"
 	"github.com/warden-dev/warden/backend/gate/review"
+	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/runtime/model"
 	"github.com/warden-dev/warden/backend/store"
 )
@@ -67,4 +69,36 @@ func (m ReviewModel) Review(ctx context.Context, r review.Request) (review.Reply
 		}
 	}
 	return rep, nil
+}
+
+// newRemote builds the links that answer an ask from another device: they
+// list and answer asks through the runtime, as the window does, and die
+// with their ask (the gate's listener). A server mounting the handler sets
+// the base; otherwise the first link opens [remote] address (loopback when
+// unset).
+func (g *Graph) newRemote() *remote.Service {
+	links := remote.New(remote.Config{TTL: g.Config.Remote.TTL,
+		Pending: func(ctx context.Context) ([]gate.Pending, error) {
+			svc := g.mcpService.Load()
+			if svc == nil {
+				return nil, nil
+			}
+			return svc.PendingApprovals(ctx, "")
+		},
+		Answer: func(ctx context.Context, a gate.AnswerArgs) error {
+			svc := g.mcpService.Load()
+			if svc == nil {
+				return runtime.ErrNoRemote
+			}
+			return svc.Answer(ctx, a)
+		},
+		Session: func(ctx context.Context, id string) (remote.Session, bool) {
+			s, err := g.Store.Session(ctx, id)
+			if err != nil {
+				return remote.Session{}, false
+			}
+			return remote.Session{Title: s.Title, Workspace: s.Workspace, Axes: remote.AxesText(s.Approval, s.Sandbox)}, true
+		}})
+	g.Gate.Listen(links.OnGate)
+	return &remote.Service{Links: links, Addr: g.Config.Remote.Address}
 }

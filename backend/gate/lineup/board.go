@@ -32,8 +32,8 @@ const (
 	StateLeftOut State = "left-out"
 )
 
-// Entry is one configured answerer or hook as Settings and the TUI list it.
-type Entry struct {
+// AnswererEntry is one configured answerer or hook as Settings and the TUI list it.
+type AnswererEntry struct {
 	Role string `json:"role" ts:"'answerer' | 'hook'"`
 	// Kind is command or model (answerers), before or after (hooks).
 	Kind    string   `json:"kind"`
@@ -56,18 +56,18 @@ type Entry struct {
 	Paths       []string `json:"paths,omitempty"`
 	// Program is the start of each program file the workspace brings, for
 	// the human to read before trusting it (untrusted and changed only).
-	Program []ProgramFile `json:"program,omitempty"`
+	Program []AnswererProgram `json:"program,omitempty"`
 }
 
 // ProgramFile is the start of one program file.
-type ProgramFile struct {
+type AnswererProgram struct {
 	Path      string `json:"path"`
 	Text      string `json:"text"`
 	Truncated bool   `json:"truncated,omitempty"`
 }
 
 // Answer is one recorded answer of an answerer or hook.
-type Answer struct {
+type AnswererRecord struct {
 	Time      int64  `json:"time"`
 	RequestID string `json:"request_id"`
 	Tool      string `json:"tool"`
@@ -78,12 +78,12 @@ type Answer struct {
 	LatencyMs int64  `json:"latency_ms"`
 }
 
-// Board is a session's answerers and hooks, and their last answers.
-type Board struct {
-	SessionID string  `json:"session_id"`
-	Entries   []Entry `json:"entries"`
+// AnswererRoster is a session's answerers and hooks, and their last answers.
+type AnswererRoster struct {
+	SessionID string          `json:"session_id"`
+	Entries   []AnswererEntry `json:"entries"`
 	// Last are the newest answers first.
-	Last []Answer `json:"last"`
+	Last []AnswererRecord `json:"last"`
 	// HumanLast says who answers what the answerers pass: "you", or in a
 	// headless process "nobody: the ask is denied".
 	HumanLast string `json:"human_last"`
@@ -93,8 +93,8 @@ type Board struct {
 const maxShown = 4 << 10
 
 // Board lists the session's entries and its last answers (at most last).
-func (l *Lineup) Board(ctx context.Context, sessionID, workspace string, last int, headless bool) (Board, error) {
-	b := Board{SessionID: sessionID, Entries: []Entry{}, Last: []Answer{}, HumanLast: "you"}
+func (l *Lineup) Board(ctx context.Context, sessionID, workspace string, last int, headless bool) (AnswererRoster, error) {
+	b := AnswererRoster{SessionID: sessionID, Entries: []AnswererEntry{}, Last: []AnswererRecord{}, HumanLast: "you"}
 	if headless {
 		b.HumanLast = "nobody: with no human attached, an ask the answerers pass is denied"
 	}
@@ -102,7 +102,7 @@ func (l *Lineup) Board(ctx context.Context, sessionID, workspace string, last in
 		if e.State == StateUntrusted || e.State == StateChanged {
 			e.Program = shown(e.Paths)
 		}
-		b.Entries = append(b.Entries, e.Entry)
+		b.Entries = append(b.Entries, e.AnswererEntry)
 	}
 	if last <= 0 {
 		return b, nil
@@ -114,15 +114,15 @@ func (l *Lineup) Board(ctx context.Context, sessionID, workspace string, last in
 	}
 	for _, ev := range evs {
 		if a, ok := ev.Event.(store.AnswererAnswered); ok {
-			b.Last = append(b.Last, Answer{Time: ev.Time.UnixMilli(), RequestID: a.RequestID, Tool: a.Tool, Kind: a.Kind, Name: a.Name,
+			b.Last = append(b.Last, AnswererRecord{Time: ev.Time.UnixMilli(), RequestID: a.RequestID, Tool: a.Tool, Kind: a.Kind, Name: a.Name,
 				Answer: a.Answer, Reason: a.Reason, LatencyMs: a.LatencyMs})
 		}
 	}
 	return b, nil
 }
 
-func shown(paths []string) []ProgramFile {
-	var out []ProgramFile
+func shown(paths []string) []AnswererProgram {
+	var out []AnswererProgram
 	for _, p := range paths {
 		f, err := os.Open(p)
 		if err != nil {
@@ -131,7 +131,7 @@ func shown(paths []string) []ProgramFile {
 		buf := make([]byte, maxShown+1)
 		n, _ := f.Read(buf)
 		f.Close()
-		pf := ProgramFile{Path: p, Text: string(buf[:min(n, maxShown)]), Truncated: n > maxShown}
+		pf := AnswererProgram{Path: p, Text: string(buf[:min(n, maxShown)]), Truncated: n > maxShown}
 		out = append(out, pf)
 	}
 	return out
@@ -144,30 +144,30 @@ var ErrNoSuchEntry = errors.New("no answerer or hook of this workspace has that 
 // are now, recorded in the session's log. The hashes the human was shown
 // may be passed (expect*, "" skips the check): a file that changed since
 // the card was drawn is refused, so the trust is for what was read.
-func (l *Lineup) Trust(ctx context.Context, sessionID, workspace, role, name, expectConfig, expectProgram string) (Entry, error) {
+func (l *Lineup) Trust(ctx context.Context, sessionID, workspace, role, name, expectConfig, expectProgram string) (AnswererEntry, error) {
 	for _, e := range l.entries(ctx, sessionID, workspace) {
 		if e.Tier != "workspace" || e.Role != role || e.Name != name {
 			continue
 		}
 		if e.ConfigHash == "" || e.ProgramHash == "" {
-			return e.Entry, fmt.Errorf("%s cannot be trusted as it is: %s", describe(role, e.Kind, name), e.Note)
+			return e.AnswererEntry, fmt.Errorf("%s cannot be trusted as it is: %s", describe(role, e.Kind, name), e.Note)
 		}
 		if expectConfig != "" && expectConfig != e.ConfigHash || expectProgram != "" && expectProgram != e.ProgramHash {
-			return e.Entry, fmt.Errorf("%s changed since it was shown to you: look at it again before trusting it", describe(role, e.Kind, name))
+			return e.AnswererEntry, fmt.Errorf("%s changed since it was shown to you: look at it again before trusting it", describe(role, e.Kind, name))
 		}
 		wsID, err := l.workspaceID(ctx, sessionID)
 		if err != nil {
-			return e.Entry, err
+			return e.AnswererEntry, err
 		}
 		v, _ := json.Marshal(trustValue{ConfigHash: e.ConfigHash, ProgramHash: e.ProgramHash, Paths: e.Paths})
 		if err := l.cfg.Store.TrustAnswerer(ctx, sessionID, wsID, store.AnswererTrusted{Role: role, Name: name, ConfigHash: e.ConfigHash,
 			ProgramHash: e.ProgramHash}, string(v)); err != nil {
-			return e.Entry, err
+			return e.AnswererEntry, err
 		}
 		e.State, e.Note = StateActive, ""
-		return e.Entry, nil
+		return e.AnswererEntry, nil
 	}
-	return Entry{}, fmt.Errorf("%s %q: %w", role, name, ErrNoSuchEntry)
+	return AnswererEntry{}, fmt.Errorf("%s %q: %w", role, name, ErrNoSuchEntry)
 }
 
 // Untrust takes a trust back, recorded in the session's log.

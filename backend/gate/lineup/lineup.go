@@ -132,7 +132,7 @@ func (l *Lineup) For(ctx context.Context, c gate.CallInfo) gate.Lineup {
 
 // entry is one configured answerer or hook as it stands for a session.
 type entry struct {
-	Entry
+	AnswererEntry
 	answerer gate.Answerer
 	hook     gate.Hook
 }
@@ -147,11 +147,11 @@ func (l *Lineup) entries(ctx context.Context, sessionID, workspace string) []ent
 		out = append(out, l.answerer(ctx, sessionID, workspace, s))
 	}
 	if wsErr != nil {
-		out = append(out, entry{Entry: Entry{Role: RoleAnswerer, Tier: config.TierWorkspace, State: StateBroken,
+		out = append(out, entry{AnswererEntry: AnswererEntry{Role: RoleAnswerer, Tier: config.TierWorkspace, State: StateBroken,
 			Note: "This workspace's answerers and hooks were not read, so none of them run: " + wsErr.Error()}})
 	}
 	for _, w := range warn {
-		out = append(out, entry{Entry: Entry{Role: RoleAnswerer, Tier: config.TierWorkspace, State: StateLeftOut, Note: w}})
+		out = append(out, entry{AnswererEntry: AnswererEntry{Role: RoleAnswerer, Tier: config.TierWorkspace, State: StateLeftOut, Note: w}})
 	}
 	for _, s := range wsA {
 		out = append(out, l.answerer(ctx, sessionID, workspace, s))
@@ -165,7 +165,7 @@ func (l *Lineup) entries(ctx context.Context, sessionID, workspace string) []ent
 func (l *Lineup) allowed(kind string) bool { return l.cfg.Allowed == nil || l.cfg.Allowed(kind) }
 
 func (l *Lineup) answerer(ctx context.Context, sessionID, workspace string, s config.AnswererSpec) entry {
-	e := entry{Entry: Entry{Role: RoleAnswerer, Kind: s.Kind, Name: s.Name, Tier: s.Tier, File: s.File, Command: s.Command,
+	e := entry{AnswererEntry: AnswererEntry{Role: RoleAnswerer, Kind: s.Kind, Name: s.Name, Tier: s.Tier, File: s.File, Command: s.Command,
 		Model: s.Model, Timeout: s.Timeout.String(), Budget: s.Budget, State: StateActive}}
 	who := describe(RoleAnswerer, s.Kind, s.Name)
 	if !l.allowed(s.Kind) {
@@ -206,7 +206,7 @@ func (l *Lineup) answerer(ctx context.Context, sessionID, workspace string, s co
 }
 
 func (l *Lineup) hookEntry(ctx context.Context, sessionID, workspace string, h config.HookSpec) entry {
-	e := entry{Entry: Entry{Role: RoleHook, Kind: h.When, Name: h.Name, Tier: h.Tier, File: h.File, Command: h.Command,
+	e := entry{AnswererEntry: AnswererEntry{Role: RoleHook, Kind: h.When, Name: h.Name, Tier: h.Tier, File: h.File, Command: h.Command,
 		Tools: h.Tools, Timeout: h.Timeout.String(), State: StateActive, ConfigHash: h.ConfigHash()}}
 	who := describe(RoleHook, h.When, h.Name)
 	prog, err := l.load(h.Command, h.Tier, workspace)

@@ -123,7 +123,7 @@ func (r *rig) write(t *testing.T, name string) gate.Outcome {
 	return out
 }
 
-func (r *rig) board(t *testing.T) Board {
+func (r *rig) board(t *testing.T) AnswererRoster {
 	t.Helper()
 	b, err := r.l.Board(context.Background(), r.sess.ID, r.ws, 20, false)
 	if err != nil {

@@ -87,8 +87,8 @@ type link struct {
 	dead      string // why it died ("" while alive)
 }
 
-// Link is a made link.
-type Link struct {
+// RemoteLink is a made link.
+type RemoteLink struct {
 	RequestID string `json:"request_id"`
 	URL       string `json:"url"`
 	ExpiresAt int64  `json:"expires_at"` // unix ms
@@ -118,20 +118,20 @@ func New(cfg Config) *Links {
 
 // Make makes a link to a live ask, served under base (scheme://host:port).
 // A link made before for the same ask dies.
-func (l *Links) Make(ctx context.Context, requestID, base string) (Link, error) {
+func (l *Links) Make(ctx context.Context, requestID, base string) (RemoteLink, error) {
 	if l.cfg.Allowed != nil && !l.cfg.Allowed() {
-		return Link{}, ErrNotAllowed
+		return RemoteLink{}, ErrNotAllowed
 	}
 	if base == "" {
-		return Link{}, ErrNoBase
+		return RemoteLink{}, ErrNoBase
 	}
 	p, ok := l.pending(ctx, requestID)
 	if !ok || !p.Live {
-		return Link{}, ErrNotPending
+		return RemoteLink{}, ErrNotPending
 	}
 	tok, err := token()
 	if err != nil {
-		return Link{}, err
+		return RemoteLink{}, err
 	}
 	k := keyOf(tok)
 	exp := l.cfg.Now().Add(l.cfg.TTL)
@@ -147,9 +147,9 @@ func (l *Links) Make(ctx context.Context, requestID, base string) (Link, error) 
 	url := base + "/remote/" + tok
 	svg, text, err := QR(url)
 	if err != nil {
-		return Link{}, err
+		return RemoteLink{}, err
 	}
-	return Link{RequestID: requestID, URL: url, ExpiresAt: exp.UnixMilli(), QRSVG: svg, QRText: text}, nil
+	return RemoteLink{RequestID: requestID, URL: url, ExpiresAt: exp.UnixMilli(), QRSVG: svg, QRText: text}, nil
 }
 
 // OnGate is the gate's listener: a closed ask kills its links.

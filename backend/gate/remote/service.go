@@ -38,10 +38,10 @@ func (s *Service) SetBase(base string) {
 
 // Make makes a link to a live ask, starting the listener if no server
 // serves links yet.
-func (s *Service) Make(ctx context.Context, requestID string) (Link, error) {
+func (s *Service) Make(ctx context.Context, requestID string) (RemoteLink, error) {
 	base, err := s.Base()
 	if err != nil {
-		return Link{}, err
+		return RemoteLink{}, err
 	}
 	return s.Links.Make(ctx, requestID, base)
 }

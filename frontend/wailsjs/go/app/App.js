@@ -6,6 +6,10 @@ export function Answer(arg1) {
   return window['go']['app']['App']['Answer'](arg1);
 }
 
+export function Answerers(arg1) {
+  return window['go']['app']['App']['Answerers'](arg1);
+}
+
 export function ArchiveSession(arg1) {
   return window['go']['app']['App']['ArchiveSession'](arg1);
 }
@@ -78,6 +82,10 @@ export function PickFolder(arg1) {
   return window['go']['app']['App']['PickFolder'](arg1);
 }
 
+export function RemoteLink(arg1) {
+  return window['go']['app']['App']['RemoteLink'](arg1);
+}
+
 export function RenameSession(arg1) {
   return window['go']['app']['App']['RenameSession'](arg1);
 }
@@ -140,6 +148,10 @@ export function SetSandboxPolicy(arg1) {
 
 export function TestConnection(arg1) {
   return window['go']['app']['App']['TestConnection'](arg1);
+}
+
+export function TrustAnswerer(arg1) {
+  return window['go']['app']['App']['TrustAnswerer'](arg1);
 }
 
 export function TrustMcpServer(arg1) {
