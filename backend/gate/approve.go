@@ -84,6 +84,9 @@ type askCall struct {
 	session  SessionFunc    // for the network asks of the call's commands
 	sess     policy.Session // the policy view the call was decided on
 	lineup   Lineup         // the session's own answerers and hooks
+	// humanOnly, when set, says why only a human may answer (a network
+	// destination that is not public).
+	humanOnly string
 }
 
 // toolAsk is Env.Ask: a question the running tool puts to the human
@@ -296,8 +299,16 @@ func (g *Gate) answerers(ctx context.Context, c askCall, req *ApprovalRequest, i
 	if len(list) == 0 || req.Direct {
 		return Approval{}, false, nil
 	}
-	if r := humanOnly(req.Reasons, c.env.Sandbox); r != "" {
-		req.Notes = append(req.Notes, "Only you answer this ask ("+policy.ReasonText(r)+"): no answerer was asked.")
+	sess := c.sess
+	if sess.Workspace == "" {
+		sess.Sandbox = c.env.Sandbox
+	}
+	why := c.humanOnly
+	if why == "" {
+		why = humanOnly(req.Reasons, req.Effects, sess)
+	}
+	if why != "" {
+		req.Notes = append(req.Notes, "Only you answer this ask ("+why+"): no answerer was asked.")
 		return Approval{}, false, nil
 	}
 	q := Question{SessionID: req.SessionID, CallID: req.CallID, RequestID: req.RequestID, Tool: req.Tool, Args: req.Args,

@@ -177,19 +177,45 @@ type LineupFunc func(ctx context.Context, c CallInfo) Lineup
 // NeedsHuman reports whether only a human may answer an ask with these
 // reasons: a protected path, a read of a secret, an escalation out of the
 // claim's cage, a write outside the workspace under full access, a hook's
-// ask. Answerers pass such an ask on.
+// ask, control of the desktop, a call to an MCP server nobody trusted.
+// Answerers pass such an ask on.
 func NeedsHuman(reasons []policy.Reason, sb policy.SandboxPolicy) bool {
-	return humanOnly(reasons, sb) != ""
+	return humanOnlyReason(reasons, sb) != ""
 }
 
-// humanOnly is the reason only a human may answer, or "".
-func humanOnly(reasons []policy.Reason, sb policy.SandboxPolicy) policy.Reason {
+// humanOnlyReason is the reason only a human may answer, or "". Beyond the
+// contract's list (protected path, secret read, full-access outside
+// write), Warden keeps to the human what no cage holds: the desktop's
+// mouse and keyboard (typing into a terminal runs anything), and an MCP
+// server's tool before anyone trusted the server (trust is the human's).
+func humanOnlyReason(reasons []policy.Reason, sb policy.SandboxPolicy) policy.Reason {
 	for _, r := range reasons {
 		switch {
-		case r == policy.ReasonProtectedPath, r == "secret-read", r == "escalation", r == policy.ReasonHookAsked:
+		case r == policy.ReasonProtectedPath, r == "secret-read", r == "escalation", r == policy.ReasonHookAsked,
+			r == policy.ReasonDesktopControl, r == policy.ReasonUntrustedMcpServer:
 			return r
 		case r == policy.ReasonOutsideWorkspace && sb.Kind == policy.DangerFullAccess:
 			return r
+		}
+	}
+	return ""
+}
+
+// humanOnly says why only a human may answer an ask, in words, or "": a
+// reason only a human answers, or a command that would run outside the OS
+// cage (an answerer's yes never runs anything unconfined; once the
+// engine's claim shapes a cage for every mode, a full-access command no
+// human answered runs in that cage, and the session says it is caged).
+func humanOnly(reasons []policy.Reason, effects []policy.Effect, s policy.Session) string {
+	if r := humanOnlyReason(reasons, s.Sandbox); r != "" {
+		return policy.ReasonText(r)
+	}
+	if s.Caged {
+		return ""
+	}
+	for _, e := range effects {
+		if e.Kind == policy.EffectExec {
+			return "the command would run outside the OS cage"
 		}
 	}
 	return ""

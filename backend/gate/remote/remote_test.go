@@ -79,7 +79,7 @@ func (r *rig) advance(d time.Duration) {
 	r.mu.Unlock()
 }
 
-func (r *rig) link(t *testing.T) Link {
+func (r *rig) link(t *testing.T) RemoteLink {
 	t.Helper()
 	lk, err := r.l.Make(context.Background(), "r1", r.srv.URL)
 	if err != nil {
@@ -188,75 +188,75 @@ func TestLinkRules(t *testing.T) {
 	})
 	cases := []struct {
 		name   string
-		do     func(t *testing.T, r *rig, lk Link) (int, string)
+		do     func(t *testing.T, r *rig, lk RemoteLink) (int, string)
 		status int
 		words  string
 	}{
-		{"a second device", func(t *testing.T, r *rig, lk Link) (int, string) {
+		{"a second device", func(t *testing.T, r *rig, lk RemoteLink) (int, string) {
 			get(t, device(t), lk.URL)
 			return get(t, device(t), lk.URL)
 		}, 403, "another device"},
-		{"a second device posting", func(t *testing.T, r *rig, lk Link) (int, string) {
+		{"a second device posting", func(t *testing.T, r *rig, lk RemoteLink) (int, string) {
 			_, page := get(t, device(t), lk.URL)
 			return post(t, device(t), lk.URL, r.srv.URL, "once", nonceOf(page))
 		}, 403, "Only the browser that opened this link"},
-		{"a foreign origin", func(t *testing.T, r *rig, lk Link) (int, string) {
+		{"a foreign origin", func(t *testing.T, r *rig, lk RemoteLink) (int, string) {
 			c := device(t)
 			_, page := get(t, c, lk.URL)
 			return post(t, c, lk.URL, "http://evil.example", "once", nonceOf(page))
 		}, 403, "cross-origin request refused"},
-		{"no origin", func(t *testing.T, r *rig, lk Link) (int, string) {
+		{"no origin", func(t *testing.T, r *rig, lk RemoteLink) (int, string) {
 			c := device(t)
 			_, page := get(t, c, lk.URL)
 			return post(t, c, lk.URL, "", "once", nonceOf(page))
 		}, 403, "cross-origin"},
-		{"a null origin", func(t *testing.T, r *rig, lk Link) (int, string) {
+		{"a null origin", func(t *testing.T, r *rig, lk RemoteLink) (int, string) {
 			c := device(t)
 			_, page := get(t, c, lk.URL)
 			return post(t, c, lk.URL, "null", "once", nonceOf(page))
 		}, 403, "cross-origin"},
-		{"another port of the host", func(t *testing.T, r *rig, lk Link) (int, string) {
+		{"another port of the host", func(t *testing.T, r *rig, lk RemoteLink) (int, string) {
 			c := device(t)
 			_, page := get(t, c, lk.URL)
 			return post(t, c, lk.URL, strings.Replace(r.srv.URL, "127.0.0.1:", "127.0.0.1:1", 1), "once", nonceOf(page))
 		}, 403, "cross-origin"},
-		{"a stale nonce", func(t *testing.T, r *rig, lk Link) (int, string) {
+		{"a stale nonce", func(t *testing.T, r *rig, lk RemoteLink) (int, string) {
 			c := device(t)
 			get(t, c, lk.URL)
 			return post(t, c, lk.URL, r.srv.URL, "once", "guess")
 		}, 403, "did not come from the page"},
-		{"always is not an answer here", func(t *testing.T, r *rig, lk Link) (int, string) {
+		{"always is not an answer here", func(t *testing.T, r *rig, lk RemoteLink) (int, string) {
 			c := device(t)
 			_, page := get(t, c, lk.URL)
 			return post(t, c, lk.URL, r.srv.URL, "always", nonceOf(page))
 		}, 400, "Allow once or Deny"},
-		{"expired", func(t *testing.T, r *rig, lk Link) (int, string) {
+		{"expired", func(t *testing.T, r *rig, lk RemoteLink) (int, string) {
 			c := device(t)
 			_, page := get(t, c, lk.URL)
 			r.advance(3*time.Minute + time.Second)
 			return post(t, c, lk.URL, r.srv.URL, "once", nonceOf(page))
 		}, 410, "expired"},
-		{"expired before it was opened", func(t *testing.T, r *rig, lk Link) (int, string) {
+		{"expired before it was opened", func(t *testing.T, r *rig, lk RemoteLink) (int, string) {
 			r.advance(4 * time.Minute)
 			return get(t, device(t), lk.URL)
 		}, 410, "expired"},
-		{"its ask closed", func(t *testing.T, r *rig, lk Link) (int, string) {
+		{"its ask closed", func(t *testing.T, r *rig, lk RemoteLink) (int, string) {
 			c := device(t)
 			_, page := get(t, c, lk.URL)
 			r.l.OnGate(gate.AskClosed{SessionID: "s1", RequestID: "r1"})
 			return post(t, c, lk.URL, r.srv.URL, "once", nonceOf(page))
 		}, 410, "its ask was answered or ended"},
-		{"its ask was answered in the window", func(t *testing.T, r *rig, lk Link) (int, string) {
+		{"its ask was answered in the window", func(t *testing.T, r *rig, lk RemoteLink) (int, string) {
 			c := device(t)
 			_, page := get(t, c, lk.URL)
 			_ = r.b.answer(context.Background(), gate.AnswerArgs{RequestID: "r1", Answer: gate.AnswerDeny, Via: gate.ViaWindow})
 			return post(t, c, lk.URL, r.srv.URL, "once", nonceOf(page))
 		}, 410, "before your answer arrived"},
-		{"a newer link", func(t *testing.T, r *rig, lk Link) (int, string) {
+		{"a newer link", func(t *testing.T, r *rig, lk RemoteLink) (int, string) {
 			r.link(t)
 			return get(t, device(t), lk.URL)
 		}, 410, "a newer link was made"},
-		{"a guessed token", func(t *testing.T, r *rig, lk Link) (int, string) {
+		{"a guessed token", func(t *testing.T, r *rig, lk RemoteLink) (int, string) {
 			return get(t, device(t), r.srv.URL+"/remote/"+strings.Repeat("A", 43))
 		}, 404, "not one Warden made"},
 	}
