@@ -345,7 +345,7 @@ func (g *Gate) answerers(ctx context.Context, c askCall, req *ApprovalRequest, i
 		}
 		var d policy.Decision
 		if v.Answer == AnswererAllow {
-			d = policy.Decision{Verdict: policy.VerdictAllow, Source: "answerer:" + detail, Signature: req.Signature}
+			d = policy.Decision{Verdict: policy.VerdictAllow, Source: "answerer:" + detail, Signature: req.Signature, Detail: v.Why}
 		} else {
 			d = policy.Decision{Verdict: policy.VerdictDeny, Reason: policy.ReasonAnswererDenied, Detail: v.Why,
 				Signature: req.Signature, Remedy: "change the call, or ask the user to answer it themselves"}
@@ -408,7 +408,11 @@ func (g *Gate) lastUserMessage(ctx context.Context, sessionID string) string {
 
 // granted is the record of an allow.
 func granted(d policy.Decision) store.PermissionGranted {
-	return store.PermissionGranted{Signature: d.Signature, Source: d.Source, Trace: d.Trace, Layer: d.Layer, LayerDetail: d.LayerDetail}
+	g := store.PermissionGranted{Signature: d.Signature, Source: d.Source, Trace: d.Trace, Layer: d.Layer, LayerDetail: d.LayerDetail}
+	if d.Layer == policy.LayerAnswerer {
+		g.Detail = d.Detail
+	}
+	return g
 }
 
 func (g *Gate) deny(ctx context.Context, id ask.ID, on ask.Transition, d policy.Decision) error {
