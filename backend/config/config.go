@@ -59,6 +59,11 @@ type Config struct {
 	Answerers []AnswererSpec
 	Hooks     []HookSpec
 	Remote    Remote
+	// Telemetry is the OpenTelemetry export (telemetry.go), resolved from
+	// the user's [telemetry]; TelemetryUser is that table as written, for
+	// the organisation tier to merge over (MergeTelemetry).
+	Telemetry     Telemetry
+	TelemetryUser *TelemetrySection
 
 	// Sources lists the files that were read, in order.
 	Sources []string
@@ -82,16 +87,18 @@ func Default() Config {
 		Approval:    policy.OnRequest,
 		Sandbox:     policy.SandboxPolicy{Kind: policy.WorkspaceWrite},
 		SandboxMode: "bwrap",
+		Telemetry:   DefaultTelemetry(),
 	}
 }
 
 // file is the on-disk shape.
 type file struct {
-	Model    *modelSection    `toml:"model"`
-	Defaults *defaultsSection `toml:"defaults"`
-	Sandbox  *sandboxSection  `toml:"sandbox"`
-	Network  *networkSection  `toml:"network"`
-	Images   *imagesSection   `toml:"images"`
+	Model     *modelSection     `toml:"model"`
+	Defaults  *defaultsSection  `toml:"defaults"`
+	Sandbox   *sandboxSection   `toml:"sandbox"`
+	Network   *networkSection   `toml:"network"`
+	Images    *imagesSection    `toml:"images"`
+	Telemetry *TelemetrySection `toml:"telemetry"`
 	// answerers.go
 	Answerers []answererEntry `toml:"answerers"`
 	Hooks     []hookEntry     `toml:"hooks"`
@@ -228,7 +235,7 @@ func Parse(data []byte, path string) (file, error) {
 		unknown = append(unknown, k.String())
 	}
 	if len(unknown) > 0 {
-		return f, fmt.Errorf("config: %s: unknown keys %s (valid sections: [model] spec, base_url, api_key; [defaults] approval, sandbox, network, writable_roots, approval_timeout; [sandbox] mode, deny_read, allow_unix_sockets, max_processes, tmp_size, max_file_size; [images] max_edge, max_bytes, keep; [network] allow, deny, presets, ask_timeout; [[answerers]] kind, name, command, timeout, model, base_url, budget; [[hooks]] name, when, command, timeout, tools; [remote] address, ttl; [mcp.servers.NAME])",
+		return f, fmt.Errorf("config: %s: unknown keys %s (valid sections: [model] spec, base_url, api_key; [defaults] approval, sandbox, network, writable_roots, approval_timeout; [sandbox] mode, deny_read, allow_unix_sockets, max_processes, tmp_size, max_file_size; [images] max_edge, max_bytes, keep; [network] allow, deny, presets, ask_timeout; [[answerers]] kind, name, command, timeout, model, base_url, budget; [[hooks]] name, when, command, timeout, tools; [remote] address, ttl; [telemetry] enabled, endpoint, protocol, headers, ca_file, cert_file, key_file, insecure, log_arguments, user_name, metrics, metrics_interval, outbox_max_records, outbox_max_age; [mcp.servers.NAME])",
 			path, strings.Join(unknown, ", "))
 	}
 	return f, nil
@@ -265,6 +272,14 @@ func (c *Config) apply(f file, path string) error {
 	if c.Remote, err = parseRemote(f.Remote, path); err != nil {
 		return err
 	}
+	if f.Telemetry != nil {
+		t, warn, err := MergeTelemetry(nil, f.Telemetry, path)
+		if err != nil {
+			return err
+		}
+		c.Telemetry, c.TelemetryUser = t, f.Telemetry
+		c.Warnings = append(c.Warnings, warn...)
+	}
 	d, err := parseDefaults(f.Defaults, path)
 	if err != nil {
 		return err
@@ -297,6 +312,9 @@ func (c *Config) narrow(f file, path string) error {
 	}
 	if f.Remote != nil {
 		c.Warnings = append(c.Warnings, path+": [remote] is ignored in a workspace file (it would choose where approvals are served)")
+	}
+	if f.Telemetry != nil {
+		c.Warnings = append(c.Warnings, path+": [telemetry] is ignored in a workspace file (it would choose where the audit is sent, or stop it)")
 	}
 	// The workspace's [[answerers]] and [[hooks]] are read per session and
 	// run only once trusted (ReadWorkspaceAnswerers); a broken entry is an

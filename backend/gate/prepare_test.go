@@ -80,3 +80,37 @@ func TestGateDecodesArgumentsOnce(t *testing.T) {
 		})
 	}
 }
+
+// Calls prepared together (one model turn) are decided on the world the
+// calls before them left: a folder the first one makes is the second
+// one's working directory, not an "invalid arguments".
+func TestPreparedAheadSeesEarlierCalls(t *testing.T) {
+	env := testEnv(t)
+	g, err := New(Config{Decider: &fixedDecider{d: policy.Decision{Verdict: policy.VerdictAllow, Source: "sandbox+policy"}},
+		Session: func(context.Context, tools.Env) (policy.Session, error) {
+			return policy.Session{Workspace: env.Workspace, Sandbox: env.Sandbox, Caged: true}, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := tools.NewShellExec(testCage(t))
+	var preps []*Prepared
+	for i, args := range []string{`{"command":"mkdir build"}`, `{"command":"pwd","cwd":"build"}`} {
+		e := env
+		e.CallID = "c" + string(rune('1'+i))
+		p, err := g.Prepare(context.Background(), Request{Tool: sh, Args: json.RawMessage(args), Env: e})
+		if err != nil {
+			t.Fatal(err)
+		}
+		preps = append(preps, p)
+	}
+	if preps[1].Err == nil {
+		t.Fatal("the folder exists before the first call ran: the test checks nothing")
+	}
+	for _, p := range preps {
+		out, err := g.Run(context.Background(), p)
+		if err != nil || !out.Invoked || out.Result.IsError {
+			t.Fatalf("%+v %v", out, err)
+		}
+	}
+}

@@ -27,6 +27,15 @@ type Spec[A any] struct {
 	// Check validates decoded arguments beyond their JSON shape (an empty
 	// command, a timeout out of range); nil accepts any.
 	Check func(a *A) error
+	// Decode replaces the default decoding (a JSON object, no unknown
+	// fields, the required ones present) and Check, for a tool whose
+	// arguments have a grammar of their own (a browser action's verb and
+	// its fields); nil: the default.
+	Decode func(args json.RawMessage) (A, error)
+	// Schema replaces the schema derived from A, for a tool whose schema
+	// says more than Go types can (enums, bounds); schema_test checks
+	// every such schema against A's fields. nil: SchemaOf[A].
+	Schema json.RawMessage
 	// Effects says what the call would do, before it runs, under env
 	// (paths resolve against its workspace): computed once per decision
 	// and again after a wait.
@@ -45,7 +54,11 @@ type Typed[A any] struct {
 
 // NewTyped returns the tool of s. The schema is derived from A once.
 func NewTyped[A any](s Spec[A]) *Typed[A] {
-	return &Typed[A]{spec: s, desc: strings.TrimSpace(s.Description), schema: SchemaOf[A]()}
+	schema := s.Schema
+	if schema == nil {
+		schema = SchemaOf[A]()
+	}
+	return &Typed[A]{spec: s, desc: strings.TrimSpace(s.Description), schema: schema}
 }
 
 func (t *Typed[A]) Name() string            { return t.spec.Name }
@@ -55,6 +68,9 @@ func (t *Typed[A]) Risk() policy.Risk       { return t.spec.Risk }
 
 // decode is the one place a typed tool's arguments are decoded.
 func (t *Typed[A]) decode(args json.RawMessage) (A, error) {
+	if t.spec.Decode != nil {
+		return t.spec.Decode(args)
+	}
 	a, err := decodeArgs[A](args)
 	if err == nil && t.spec.Check != nil {
 		err = t.spec.Check(&a)

@@ -199,6 +199,23 @@ export interface ExportAuditArgs {
   format: 'jsonl' | 'csv'
 }
 
+export interface ExportStatus {
+  enabled: boolean
+  endpoint: string
+  protocol: string
+  log_arguments: boolean
+  required: boolean
+  pinned: string[]
+  state: 'off' | 'ok' | 'failing' | 'waiting'
+  queued: number
+  oldest_ms: number
+  sent: number
+  dropped: number
+  last_success_ms: number
+  last_error: string
+  last_error_ms: number
+}
+
 export interface FileChange {
   path: string
   change: 'created' | 'modified' | 'deleted'
@@ -644,6 +661,8 @@ export interface Methods {
   McpServers: [undefined, McpServer[] | null]
   // McpLog returns the tail of an MCP server's stderr log.
   McpLog: [McpLogArgs, McpLog]
+  // TelemetryStatus reads the OpenTelemetry export's state: endpoint, last success, queued records, last error.
+  TelemetryStatus: [undefined, ExportStatus]
   // SaveAuditExport renders a session's audit and writes it where the human chooses in the native save dialog.
   SaveAuditExport: [ExportAuditArgs, SavedFile]
   // PickFolder asks the human for a folder in the native picker ("" when cancelled).

@@ -1476,3 +1476,46 @@ export namespace settings {
 
 }
 
+export namespace telemetry {
+	
+	export class ExportStatus {
+	    enabled: boolean;
+	    endpoint: string;
+	    protocol: string;
+	    log_arguments: boolean;
+	    required: boolean;
+	    pinned: string[];
+	    state: string;
+	    queued: number;
+	    oldest_ms: number;
+	    sent: number;
+	    dropped: number;
+	    last_success_ms: number;
+	    last_error: string;
+	    last_error_ms: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ExportStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.enabled = source["enabled"];
+	        this.endpoint = source["endpoint"];
+	        this.protocol = source["protocol"];
+	        this.log_arguments = source["log_arguments"];
+	        this.required = source["required"];
+	        this.pinned = source["pinned"];
+	        this.state = source["state"];
+	        this.queued = source["queued"];
+	        this.oldest_ms = source["oldest_ms"];
+	        this.sent = source["sent"];
+	        this.dropped = source["dropped"];
+	        this.last_success_ms = source["last_success_ms"];
+	        this.last_error = source["last_error"];
+	        this.last_error_ms = source["last_error_ms"];
+	    }
+	}
+
+}
+

@@ -7,6 +7,7 @@ import {api} from '../models';
 import {settings} from '../models';
 import {mcp} from '../models';
 import {remote} from '../models';
+import {telemetry} from '../models';
 
 export function Answer(arg1:gate.AnswerArgs):Promise<void>;
 
@@ -79,6 +80,8 @@ export function SetApprovalPolicy(arg1:api.SetApprovalArgs):Promise<runtime.Sess
 export function SetPlanning(arg1:api.SetPlanningArgs):Promise<runtime.Session>;
 
 export function SetSandboxPolicy(arg1:api.SetSandboxArgs):Promise<runtime.Session>;
+
+export function TelemetryStatus():Promise<telemetry.ExportStatus>;
 
 export function TestConnection(arg1:settings.ProbeArgs):Promise<settings.ConnectionResult>;
 
