@@ -191,7 +191,7 @@ func NeedsHuman(reasons []policy.Reason, sb policy.SandboxPolicy) bool {
 func humanOnlyReason(reasons []policy.Reason, sb policy.SandboxPolicy) policy.Reason {
 	for _, r := range reasons {
 		switch {
-		case r == policy.ReasonProtectedPath, r == "secret-read", r == "escalation", r == policy.ReasonHookAsked,
+		case r == policy.ReasonProtectedPath, r == policy.ReasonSecretRead, r == policy.ReasonEscalation, r == policy.ReasonHookAsked,
 			r == policy.ReasonDesktopControl, r == policy.ReasonUntrustedMcpServer:
 			return r
 		case r == policy.ReasonOutsideWorkspace && sb.Kind == policy.DangerFullAccess:

@@ -103,11 +103,14 @@ func TestGitAttacksDoNotRunOutside(t *testing.T) {
 					}
 				}
 				pol := policy.SandboxPolicy{Kind: policy.WorkspaceWrite}
+				var shape *policy.Cage
 				if !caged {
-					pol.Kind = policy.DangerFullAccess
+					// Truly unconfined: a human's answer under full access
+					// still holds the protected set (the host shape).
+					pol.Kind, shape = policy.DangerFullAccess, &policy.Cage{Shape: policy.CageNone}
 				}
 				p, err := c.Prepare(context.Background(), Spec{Workspace: ws, Policy: pol, Env: map[string]string{"MARK": mark},
-					Args: []string{"bash", "-c", attackPrelude + tc.attack}})
+					Args: []string{"bash", "-c", attackPrelude + tc.attack}, Shape: shape})
 				if err != nil {
 					t.Fatal(err)
 				}

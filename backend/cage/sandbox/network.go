@@ -150,7 +150,7 @@ func (p *Prepared) Exposed() []Exposed {
 // connection and hands one end over this control socket (SCM_RIGHTS).
 // Everything lives until ctx ends (the command's context).
 func (c *Cage) startEgress(ctx context.Context, spec Spec, p *Prepared) (err error) {
-	proxied := networkAdmitted(spec.Policy)
+	proxied := shapeOf(spec).Network
 	if !proxied && len(spec.Expose) == 0 && !spec.DetectPorts {
 		return nil
 	}
