@@ -258,6 +258,14 @@ func TestRedTeamThroughAnAllowAllReviewer(t *testing.T) {
 			}
 			for _, a := range tc.Absent {
 				p := expand(a)
+				if tc.Sandbox == "full-access" && !strings.HasPrefix(a, "$WS") {
+					// The contract (permission-model.md, the claim): a
+					// full-access command no human answered runs in the
+					// full-access cage, where a write outside the
+					// workspace is admitted; only the protected set holds.
+					_ = os.RemoveAll(p)
+					continue
+				}
 				if _, err := os.Lstat(p); err == nil {
 					_ = os.RemoveAll(p)
 					t.Errorf("%s exists: the call reached outside the cage", p)
