@@ -5,6 +5,8 @@ package app
 import (
 	"github.com/warden-dev/warden/backend/api"
 	"github.com/warden-dev/warden/backend/gate"
+	"github.com/warden-dev/warden/backend/gate/lineup"
+	"github.com/warden-dev/warden/backend/gate/remote"
 	"github.com/warden-dev/warden/backend/mcp"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/settings"
@@ -121,6 +123,21 @@ func (a *App) TrustMcpServer(args runtime.TrustMcpArgs) error {
 // McpPending lists the servers of a session's workspace it has not trusted: the trust card.
 func (a *App) McpPending(args api.SessionArgs) ([]runtime.McpPendingServer, error) {
 	return api.McpPending.Call(a.ctx(), a.services(), args)
+}
+
+// Answerers lists a session's answerers and hooks, their state and their last answers.
+func (a *App) Answerers(args runtime.AnswerersArgs) (lineup.AnswererRoster, error) {
+	return api.Answerers.Call(a.ctx(), a.services(), args)
+}
+
+// TrustAnswerer trusts (or stops trusting) one of a workspace's answerers or hooks, as it is now.
+func (a *App) TrustAnswerer(args runtime.TrustAnswererArgs) (lineup.AnswererRoster, error) {
+	return api.TrustAnswerer.Call(a.ctx(), a.services(), args)
+}
+
+// RemoteLink makes a single-use, short-lived link (URL and QR code) that answers one live ask from another device.
+func (a *App) RemoteLink(args runtime.RemoteLinkArgs) (remote.RemoteLink, error) {
+	return api.RemoteLink.Call(a.ctx(), a.services(), args)
 }
 
 // AuditLog lists a session's permission and tool events.

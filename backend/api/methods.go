@@ -101,6 +101,12 @@ var (
 		onRuntime(func(svc *runtime.Service, ctx context.Context, a SessionArgs) ([]runtime.McpPendingServer, error) {
 			return svc.McpPending(ctx, a.SessionID)
 		})))
+	Answerers = define("Answerers", "lists a session's answerers and hooks, their state and their last answers.", Both,
+		onRuntime((*runtime.Service).Answerers))
+	TrustAnswerer = define("TrustAnswerer", "trusts (or stops trusting) one of a workspace's answerers or hooks, as it is now.", Both,
+		onRuntime((*runtime.Service).TrustAnswerer))
+	RemoteLink = define("RemoteLink", "makes a single-use, short-lived link (URL and QR code) that answers one live ask from another device.", Both,
+		onRuntime((*runtime.Service).RemoteLink))
 	AuditLog = define("AuditLog", "lists a session's permission and tool events.", Both,
 		onRuntime(func(svc *runtime.Service, ctx context.Context, a AuditLogArgs) ([]runtime.Event, error) {
 			return svc.AuditLog(ctx, a.SessionID, a.Kinds, a.Limit, a.BeforeSeq)

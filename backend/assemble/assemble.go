@@ -27,6 +27,8 @@ import (
 	"github.com/warden-dev/warden/backend/checkpoint"
 	"github.com/warden-dev/warden/backend/config"
 	"github.com/warden-dev/warden/backend/gate"
+	"github.com/warden-dev/warden/backend/gate/lineup"
+	"github.com/warden-dev/warden/backend/gate/remote"
 	"github.com/warden-dev/warden/backend/mcp"
 	"github.com/warden-dev/warden/backend/orgpolicy"
 	"github.com/warden-dev/warden/backend/policy"
@@ -142,6 +144,11 @@ type Graph struct {
 	// the workspaces' rules the engine decides under.
 	Tiers *orgpolicy.Tiers
 
+	// Lineup is each session's answerers and hooks beside the human
+	// (answerers.go); Remote makes and serves the links that answer an ask
+	// from another device.
+	Lineup *lineup.Lineup
+	Remote *remote.Service
 	// Telemetry sends the audit to an OpenTelemetry collector; nil when
 	// [telemetry] is off (assemble/telemetry.go).
 	Telemetry *telemetry.Sender
@@ -227,9 +234,14 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 		Root: func(ws string) string { return checkpoint.RootFor(dbp, ws) }}); err != nil {
 		return nil, err
 	}
+	// The organisation decides which answerer kinds may answer at all.
+	if g.Lineup, err = newLineup(g.Config, userPath, g.Store, g.Cage, org.AnswererAllowed); err != nil {
+		return nil, err
+	}
 	if g.Gate, err = g.newGate(o); err != nil {
 		return nil, err
 	}
+	g.Remote = g.newRemote(org)
 
 	spec := o.Model
 	if spec == "" {
@@ -268,6 +280,7 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	}
 	cfg.MCP = g.MCPPool
 	cfg.OnSessionClose = append(cfg.OnSessionClose, g.MCPPool.EndSession)
+	cfg.Answerers, cfg.Remote, cfg.Headless = g.Lineup, g.Remote, o.Headless
 	if g.Service, err = runtime.New(ctx, cfg); err != nil {
 		return nil, err
 	}
@@ -371,6 +384,9 @@ func Provider(spec, baseURL, apiKey string) (model.Provider, bool, error) {
 // Close stops everything, the service first.
 func (g *Graph) Close() error {
 	var errs []error
+	if g.Remote != nil {
+		errs = append(errs, g.Remote.Close())
+	}
 	if g.Service != nil {
 		errs = append(errs, g.Service.Close())
 	}
@@ -433,7 +449,7 @@ func (g *Graph) newGate(o Options) (*gate.Gate, error) {
 		timeout = *o.ApprovalTimeout
 	}
 	return NewGate(GateParts{Engine: g.Engine, Store: g.Store, Headless: o.Headless, ApprovalTimeout: timeout,
-		Checkpoints: g.Checkpoints, Network: network})
+		Checkpoints: g.Checkpoints, Network: network, Lineup: g.Lineup.For})
 }
 
 // GateParts are what a gate is built from. Open passes the graph's; a
@@ -449,13 +465,15 @@ type GateParts struct {
 	Network         gate.NetworkConfig
 	// Approver stands in for the human (a harness); nil: the seat.
 	Approver gate.Approver
+	// Lineup adds each session's answerers and hooks; nil: none.
+	Lineup gate.LineupFunc
 }
 
 // NewGate is the one place a gate is constructed. Answerers, hooks and
 // post-call checks are wired here.
 func NewGate(p GateParts) (*gate.Gate, error) {
 	cfg := gate.Config{Decider: p.Engine, Store: p.Store, Headless: p.Headless, ApprovalTimeout: p.ApprovalTimeout,
-		Network: p.Network, Approver: p.Approver}
+		Network: p.Network, Approver: p.Approver, Lineup: p.Lineup}
 	if p.Checkpoints != nil {
 		cfg.Checkpoint = p.Checkpoints
 	}

@@ -53,6 +53,12 @@ type Config struct {
 	// Network is the [network] table (network.go).
 	Network Network
 
+	// Answerers and Hooks are the user file's [[answerers]] and [[hooks]]
+	// (answerers.go); a workspace's own are read per session
+	// (ReadWorkspaceAnswerers). Remote is [remote].
+	Answerers []AnswererSpec
+	Hooks     []HookSpec
+	Remote    Remote
 	// Telemetry is the OpenTelemetry export (telemetry.go), resolved from
 	// the user's [telemetry]; TelemetryUser is that table as written, for
 	// the organisation tier to merge over (MergeTelemetry).
@@ -77,6 +83,7 @@ type Images struct {
 // Default is the configuration with nothing configured.
 func Default() Config {
 	return Config{
+		Remote:      Remote{TTL: DefaultRemoteTTL},
 		Approval:    policy.OnRequest,
 		Sandbox:     policy.SandboxPolicy{Kind: policy.WorkspaceWrite},
 		SandboxMode: "bwrap",
@@ -92,6 +99,10 @@ type file struct {
 	Network   *networkSection   `toml:"network"`
 	Images    *imagesSection    `toml:"images"`
 	Telemetry *TelemetrySection `toml:"telemetry"`
+	// answerers.go
+	Answerers []answererEntry `toml:"answerers"`
+	Hooks     []hookEntry     `toml:"hooks"`
+	Remote    *remoteSection  `toml:"remote"`
 	// MCP belongs to backend/mcp; declared so it is not "unknown".
 	MCP toml.Primitive `toml:"mcp"`
 }
@@ -224,7 +235,7 @@ func Parse(data []byte, path string) (file, error) {
 		unknown = append(unknown, k.String())
 	}
 	if len(unknown) > 0 {
-		return f, fmt.Errorf("config: %s: unknown keys %s (valid sections: [model] spec, base_url, api_key; [defaults] approval, sandbox, network, writable_roots, approval_timeout; [sandbox] mode, deny_read, allow_unix_sockets, max_processes, tmp_size, max_file_size; [images] max_edge, max_bytes, keep; [network] allow, deny, presets, ask_timeout; [telemetry] enabled, endpoint, protocol, headers, ca_file, cert_file, key_file, insecure, log_arguments, user_name, metrics, metrics_interval, outbox_max_records, outbox_max_age; [mcp.servers.NAME])",
+		return f, fmt.Errorf("config: %s: unknown keys %s (valid sections: [model] spec, base_url, api_key; [defaults] approval, sandbox, network, writable_roots, approval_timeout; [sandbox] mode, deny_read, allow_unix_sockets, max_processes, tmp_size, max_file_size; [images] max_edge, max_bytes, keep; [network] allow, deny, presets, ask_timeout; [[answerers]] kind, name, command, timeout, model, base_url, budget; [[hooks]] name, when, command, timeout, tools; [remote] address, ttl; [telemetry] enabled, endpoint, protocol, headers, ca_file, cert_file, key_file, insecure, log_arguments, user_name, metrics, metrics_interval, outbox_max_records, outbox_max_age; [mcp.servers.NAME])",
 			path, strings.Join(unknown, ", "))
 	}
 	return f, nil
@@ -251,6 +262,14 @@ func (c *Config) apply(f file, path string) error {
 		return err
 	}
 	if err := c.applyImages(f.Images, path, false); err != nil {
+		return err
+	}
+	ans, hooks, warn, err := parseAnswerers(f, path, TierUser)
+	if err != nil {
+		return err
+	}
+	c.Answerers, c.Hooks, c.Warnings = ans, hooks, append(c.Warnings, warn...)
+	if c.Remote, err = parseRemote(f.Remote, path); err != nil {
 		return err
 	}
 	if f.Telemetry != nil {
@@ -291,8 +310,17 @@ func (c *Config) narrow(f file, path string) error {
 	if f.Sandbox != nil {
 		c.Warnings = append(c.Warnings, path+": [sandbox] is ignored in a workspace file (it would turn the OS cage off)")
 	}
+	if f.Remote != nil {
+		c.Warnings = append(c.Warnings, path+": [remote] is ignored in a workspace file (it would choose where approvals are served)")
+	}
 	if f.Telemetry != nil {
 		c.Warnings = append(c.Warnings, path+": [telemetry] is ignored in a workspace file (it would choose where the audit is sent, or stop it)")
+	}
+	// The workspace's [[answerers]] and [[hooks]] are read per session and
+	// run only once trusted (ReadWorkspaceAnswerers); a broken entry is an
+	// error here too, so the file is fixed before anything of it counts.
+	if _, _, _, err := parseAnswerers(f, path, TierWorkspace); err != nil {
+		return err
 	}
 	if err := c.applyNetwork(f.Network, path, true); err != nil {
 		return err

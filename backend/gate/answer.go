@@ -111,13 +111,14 @@ func (g *Gate) Answer(ctx context.Context, a AnswerArgs, before Before) (Answere
 	if err := g.answeredAlready(a); err != nil || g.decided(a.RequestID) {
 		return Answered{}, err
 	}
+	var view Pending
 	b.mu.Lock()
 	live, isLive := b.live[a.RequestID]
-	b.mu.Unlock()
-	var view Pending
 	if isLive {
-		view = live.view
-	} else {
+		view = live.view // annotate writes it under b.mu
+	}
+	b.mu.Unlock()
+	if !isLive {
 		all, err := b.pending(ctx, "")
 		if err != nil {
 			return Answered{}, err

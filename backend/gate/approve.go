@@ -33,6 +33,13 @@ type ApprovalRequest struct {
 	// Direct marks an ask the tool raised itself (Env.Ask: present_plan),
 	// not the engine: an axis change never re-decides it.
 	Direct bool `json:"direct,omitempty"`
+	// Answers are what the answerers said before the human was asked
+	// (each passed it on, and why: a circuit breaker, a budget, a
+	// reviewer unsure); Notes what the human should know about the
+	// session's answerers (one left out, and why; an ask only a human may
+	// answer).
+	Answers []AnswerNote `json:"answers,omitempty"`
+	Notes   []string     `json:"notes,omitempty"`
 }
 
 // Approval is the answer to an ask. Always means the seat has remembered
@@ -77,7 +84,12 @@ type askCall struct {
 	session  SessionFunc    // for the network asks of the call's commands
 	// risk is the prompt's badge, from the call's effects (policy.RiskOf);
 	// "" for a tool's own question, which takes the tool's.
-	risk policy.Risk
+	risk   policy.Risk
+	sess   policy.Session // the policy view the call was decided on
+	lineup Lineup         // the session's own answerers and hooks
+	// humanOnly, when set, says why only a human may answer (a network
+	// destination that is not public).
+	humanOnly string
 }
 
 // toolAsk is Env.Ask: a question the running tool puts to the human
@@ -159,7 +171,7 @@ func (g *Gate) ask(ctx context.Context, c askCall, d policy.Decision, id ask.ID,
 	// The answer may be "none" because ctx ended; its record is still
 	// owed to the log.
 	wctx := context.WithoutCancel(ctx)
-	ans, why := g.await(ctx, c, req)
+	ans, why := g.await(ctx, c, &req, id)
 	if g.seat != nil {
 		g.seat.drop(id.RequestID)
 	}
@@ -236,9 +248,14 @@ func Resolve(d policy.Decision, ans Approval) (policy.Decision, ask.Transition, 
 }
 
 // await gets an answer — from the answerers, then the human — or the
-// reason none came.
-func (g *Gate) await(ctx context.Context, c askCall, req ApprovalRequest) (Approval, string) {
-	if ans, ok := g.answerers(ctx, c, req); ok {
+// reason none came. What the answerers said on the way is added to req,
+// so the human sees who passed the ask on, and why.
+func (g *Gate) await(ctx context.Context, c askCall, req *ApprovalRequest, id ask.ID) (Approval, string) {
+	ans, ok, err := g.answerers(ctx, c, req, id)
+	if err != nil {
+		return Approval{}, err.Error()
+	}
+	if ok {
 		return ans, ""
 	}
 	human := c.approver
@@ -258,46 +275,90 @@ func (g *Gate) await(ctx context.Context, c askCall, req ApprovalRequest) (Appro
 		}
 		return Approval{}, fmt.Sprintf("no human attached to answer (waited %s)", g.cfg.ApprovalTimeout)
 	}
+	if g.seat != nil && (len(req.Answers) > 0 || len(req.Notes) > 0) {
+		g.seat.annotate(req.RequestID, req.Answers, req.Notes)
+	}
 	if g.cfg.ApprovalTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, g.cfg.ApprovalTimeout)
 		defer cancel()
 	}
-	ans, err := human.Approve(ctx, req)
+	ans, err = human.Approve(ctx, *req)
 	if err != nil {
 		return Approval{}, "no answer: " + err.Error()
 	}
 	return ans, ""
 }
 
-// answerers asks each answerer in order; the first allow or deny answers
-// the ask (through the seat when there is one, so a human answering in the
-// same instant is arbitrated by the machine). A tool's own question and
-// the asks only a human may answer pass straight to the human.
-func (g *Gate) answerers(ctx context.Context, c askCall, req ApprovalRequest) (Approval, bool) {
-	if len(g.cfg.Answerers) == 0 || req.Direct || NeedsHuman(req.Reasons, c.env.Sandbox) {
-		return Approval{}, false
+// answerers asks each answerer in order (the gate's, then the session's);
+// the first allow or deny answers the ask (through the seat when there is
+// one, so a human answering in the same instant is arbitrated by the
+// machine). Every answer is recorded with its latency. A tool's own
+// question and the asks only a human may answer pass straight to the
+// human. The error is for the gate itself (the log).
+func (g *Gate) answerers(ctx context.Context, c askCall, req *ApprovalRequest, id ask.ID) (Approval, bool, error) {
+	req.Notes = append(req.Notes, c.lineup.Notes...)
+	list := g.cfg.Answerers
+	if len(c.lineup.Answerers) > 0 {
+		list = append(append([]Answerer(nil), g.cfg.Answerers...), c.lineup.Answerers...)
 	}
-	q := Question{SessionID: req.SessionID, CallID: req.CallID, Tool: req.Tool, Args: req.Args, Effects: req.Effects,
-		Reasons: req.Reasons, Signature: req.Signature}
-	for _, a := range g.cfg.Answerers {
+	if len(list) == 0 || req.Direct {
+		return Approval{}, false, nil
+	}
+	sess := c.sess
+	if sess.Workspace == "" {
+		sess.Sandbox = c.env.Sandbox
+	}
+	why := c.humanOnly
+	if why == "" {
+		why = humanOnly(req.Reasons, req.Effects, sess)
+	}
+	if why != "" {
+		req.Notes = append(req.Notes, "Only you answer this ask ("+why+"): no answerer was asked.")
+		return Approval{}, false, nil
+	}
+	q := Question{SessionID: req.SessionID, CallID: req.CallID, RequestID: req.RequestID, Tool: req.Tool, Args: req.Args,
+		Effects: req.Effects, Reasons: req.Reasons, Signature: req.Signature, Risk: req.Risk, Workspace: c.sess.Workspace,
+		Approval: c.sess.Approval, Sandbox: c.sess.Sandbox, Trace: req.Trace, UserMessage: g.lastUserMessage(ctx, req.SessionID)}
+	if q.Workspace == "" {
+		q.Workspace, q.Sandbox = c.env.Workspace, c.env.Sandbox
+	}
+	for _, a := range list {
+		kind, name := a.Kind(), ""
+		if n, ok := a.(Named); ok {
+			name = n.Name()
+		}
+		start := g.cfg.Now()
 		v, err := a.Answer(ctx, q)
-		if err != nil {
-			v = Verdict{Answer: AnswererDeny, Why: "the answerer failed: " + err.Error()}
+		took := g.cfg.Now().Sub(start).Milliseconds()
+		switch {
+		case err != nil:
+			v = Verdict{Answer: AnswererDeny, Why: err.Error()}
+		case v.Answer != AnswererAllow && v.Answer != AnswererDeny && v.Answer != AnswererPass:
+			v = Verdict{Answer: AnswererDeny, Why: fmt.Sprintf("%s answered %q, which is not allow, deny or pass", answererName(kind, name), v.Answer)}
+		}
+		if err := g.recordAnswer(context.WithoutCancel(ctx), id, store.AnswererAnswered{Kind: kind, Name: name, Answer: string(v.Answer),
+			Reason: v.Why, LatencyMs: took}); err != nil {
+			return Approval{}, false, err
+		}
+		req.Answers = append(req.Answers, AnswerNote{Kind: kind, Name: name, Answer: v.Answer, Why: v.Why, LatencyMs: took})
+		if v.Answer == AnswererPass {
+			continue
+		}
+		detail := kind
+		if name != "" {
+			detail = kind + ":" + name
 		}
 		var d policy.Decision
-		switch v.Answer {
-		case AnswererPass:
-			continue
-		case AnswererAllow:
-			d = policy.Decision{Verdict: policy.VerdictAllow, Source: "answerer:" + a.Kind(), Signature: req.Signature}
-		default: // deny, and anything malformed: fail closed
+		if v.Answer == AnswererAllow {
+			d = policy.Decision{Verdict: policy.VerdictAllow, Source: "answerer:" + detail, Signature: req.Signature, Detail: v.Why}
+		} else {
 			d = policy.Decision{Verdict: policy.VerdictDeny, Reason: policy.ReasonAnswererDenied, Detail: v.Why,
-				Signature: req.Signature, Remedy: "ask the human instead, or change the call"}
+				Signature: req.Signature, Remedy: "change the call, or ask the user to answer it themselves"}
 		}
-		d.Layer, d.LayerDetail = policy.LayerAnswerer, a.Kind()
+		d.Layer, d.LayerDetail = policy.LayerAnswerer, detail
 		d.Trace = append(append([]policy.Step(nil), req.Trace...), policy.Step{Step: "answerer",
-			Saw: a.Kind() + " answered " + string(v.Answer) + ": " + v.Why, Concluded: string(d.Verdict)})
+			Saw: fmt.Sprintf("%s answered %s in %d ms: %s", answererName(kind, name), v.Answer, took, v.Why), Concluded: string(d.Verdict)})
 		on := ask.AnswererAllow
 		if d.Verdict == policy.VerdictDeny {
 			on = ask.AnswererDeny
@@ -306,18 +367,58 @@ func (g *Gate) answerers(ctx context.Context, c askCall, req ApprovalRequest) (A
 		if g.seat != nil && c.approver == nil && !g.cfg.Headless {
 			got, err := g.seat.decideLive(ctx, req.RequestID, ans)
 			if err != nil {
-				return Approval{}, false
+				return Approval{}, false, nil
 			}
-			return got, true
+			return got, true, nil
 		}
-		return ans, true
+		return ans, true, nil
 	}
-	return Approval{}, false
+	return Approval{}, false, nil
+}
+
+// answererName is how a trace names an answerer: "command `corp-check`",
+// "reviewer model (claude-haiku-4-5)".
+func answererName(kind, name string) string {
+	switch {
+	case kind == "model" && name != "":
+		return "reviewer model (" + name + ")"
+	case kind == "model":
+		return "reviewer model"
+	case name != "":
+		return kind + " `" + name + "`"
+	}
+	return kind
+}
+
+// lastUserMessage is the user's last message in the session, for the
+// answerers ("" without a store).
+func (g *Gate) lastUserMessage(ctx context.Context, sessionID string) string {
+	if g.cfg.Store == nil || sessionID == "" {
+		return ""
+	}
+	q := store.EventQuery{SessionID: sessionID, Kinds: []store.Kind{store.KindMessageAppended}, Desc: true, Limit: 256}
+	for page := 0; page < 16; page++ {
+		evs, err := g.cfg.Store.Events(ctx, q)
+		if err != nil || len(evs) == 0 {
+			return ""
+		}
+		for _, e := range evs {
+			if m, ok := e.Event.(store.MessageAppended); ok && m.Role == "user" {
+				return m.Text
+			}
+		}
+		q.BeforeSeq = evs[len(evs)-1].Seq
+	}
+	return ""
 }
 
 // granted is the record of an allow.
 func granted(d policy.Decision) store.PermissionGranted {
-	return store.PermissionGranted{Signature: d.Signature, Source: d.Source, Trace: d.Trace, Layer: d.Layer, LayerDetail: d.LayerDetail}
+	g := store.PermissionGranted{Signature: d.Signature, Source: d.Source, Trace: d.Trace, Layer: d.Layer, LayerDetail: d.LayerDetail}
+	if d.Layer == policy.LayerAnswerer {
+		g.Detail = d.Detail
+	}
+	return g
 }
 
 func (g *Gate) deny(ctx context.Context, id ask.ID, on ask.Transition, d policy.Decision) error {

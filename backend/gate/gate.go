@@ -62,9 +62,13 @@ type Config struct {
 	Checkpoint Checkpointer
 	// PostCall checks what an invoked call changed, after its checkpoint.
 	PostCall []PostCall
-	// Hooks run before an allowed call (they may only refuse it) and
-	// after every invoked call (they only observe).
+	// Hooks run before an allowed call (they may only tighten it: ask or
+	// refuse) and after every invoked call (they only observe).
 	Hooks []Hook
+	// Lineup adds each session's own answerers and hooks (configured per
+	// user and workspace, trusted, allowed by the organisation) after
+	// Answerers and Hooks; nil adds none.
+	Lineup LineupFunc
 	// Asks is the process's ask machine; nil makes one recording to the
 	// gate's journal (tests hand in one restored from a log).
 	Asks  *ask.Machine
@@ -265,15 +269,19 @@ func (g *Gate) Run(ctx context.Context, p *Prepared) (Outcome, error) {
 	effects := p.Effects
 	out.Effects = effects
 	d := g.cfg.Decider.Decide(policy.Call{Tool: t.Name(), Effects: effects}, s)
+	var err error
 	id := ask.ID{SessionID: env.SessionID, RequestID: g.cfg.NewID(), CallID: out.CallID, Tool: t.Name()}
 	c := CallInfo{SessionID: env.SessionID, CallID: out.CallID, RequestID: id.RequestID, Tool: t.Name(),
-		Workspace: env.Workspace, Sandbox: env.Sandbox, Caged: s.Caged, Effects: effects}
+		Workspace: env.Workspace, Sandbox: env.Sandbox, Approval: s.Approval, Caged: s.Caged, Effects: effects,
+		Args: p.req.Args}
+	lu := g.lineup(ctx, c)
 	if d.Verdict != policy.VerdictDeny {
 		c.Decision = d
-		d = g.beforeCall(ctx, c, d)
+		if d, err = g.beforeCall(ctx, c, d, lu.Hooks, id); err != nil {
+			return out, err
+		}
 	}
 	asked := false
-	var err error
 	switch st := g.standing(id, d, false); {
 	case st != nil:
 		// A human answered this very call's ask before a restart: that
@@ -288,7 +296,7 @@ func (g *Gate) Run(ctx context.Context, p *Prepared) (Outcome, error) {
 		asked = true
 		engine := d
 		d, err = g.ask(ctx, askCall{tool: t, args: p.req.Args, env: env, effects: effects, call: p.call, approver: p.req.Approver,
-			session: p.req.Session, risk: policy.RiskOf(policy.Call{Tool: t.Name(), Effects: effects}, s)}, d, id, false)
+			session: p.req.Session, risk: policy.RiskOf(policy.Call{Tool: t.Name(), Effects: effects}, s), sess: s, lineup: lu}, d, id, false)
 		if err != nil {
 			return out, err
 		}
@@ -321,7 +329,7 @@ func (g *Gate) Run(ctx context.Context, p *Prepared) (Outcome, error) {
 	env.Ask = func(ctx context.Context, q tools.Question) (policy.Decision, error) {
 		return g.toolAsk(ctx, askCall{tool: t, env: env, approver: p.req.Approver, session: p.req.Session}, q)
 	}
-	out.Result, err = g.invoke(ctx, p.call, c, env, id)
+	out.Result, err = g.invoke(ctx, p.call, c, env, id, lu.Hooks)
 	return out, err
 }
 

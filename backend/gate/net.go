@@ -14,6 +14,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/netip"
 	"net/url"
 	"strconv"
@@ -129,8 +130,11 @@ func (nc *netCall) decide(ctx context.Context, dest policy.Destination) netproxy
 			timeout = DefaultNetworkAskTimeout
 		}
 		actx, cancel := context.WithTimeout(ctx, timeout)
+		// The session's answerers answer a destination's ask too.
+		lu := g.lineup(actx, CallInfo{SessionID: nc.env.SessionID, CallID: id.CallID, Tool: call.Tool, Workspace: s.Workspace,
+			Sandbox: s.Sandbox, Approval: s.Approval, Caged: s.Caged, Effects: call.Effects, Args: args, Decision: d})
 		final, err := g.ask(actx, askCall{tool: t, args: args, env: nc.env, effects: call.Effects, approver: nc.req.Approver,
-			session: nc.req.Session, risk: policy.RiskOf(call, s)}, d, id, false)
+			session: nc.req.Session, risk: policy.RiskOf(call, s), sess: s, lineup: lu, humanOnly: notPublic(dest)}, d, id, false)
 		cancel()
 		if err != nil {
 			return netproxy.Verdict{Reason: "journal", Detail: err.Error()}
@@ -150,6 +154,45 @@ func (nc *netCall) decide(ctx context.Context, dest policy.Destination) netproxy
 	nc.refused = append(nc.refused, refusalLine(dest, v))
 	nc.mu.Unlock()
 	return v
+}
+
+// notPublic says, in words, why only a human may answer for dest: it is
+// (or resolves to) a loopback, private, link-local or metadata address,
+// which the engine lets through only on a human's answer or an exact allow
+// entry; "" when every address is public.
+func notPublic(dest policy.Destination) string {
+	addrs := dest.Addrs
+	if a, err := netip.ParseAddr(dest.Host); err == nil {
+		addrs = append(addrs, a)
+	}
+	own := ownAddrs()
+	for _, a := range addrs {
+		if c := policy.ClassifyAddr(a); c != policy.AddrPublic {
+			return dest.String() + " is a " + string(c) + " address, which only your answer reaches"
+		}
+		if own[a.Unmap().WithZone("")] {
+			return dest.String() + " is an address of this machine (its services are outside the cage), which only your answer reaches"
+		}
+	}
+	return ""
+}
+
+// ownAddrs are this machine's interface addresses: a public one reaches
+// the host's own services as surely as loopback does.
+func ownAddrs() map[netip.Addr]bool {
+	out := map[netip.Addr]bool{}
+	as, err := net.InterfaceAddrs()
+	if err != nil {
+		return out
+	}
+	for _, a := range as {
+		if n, ok := a.(*net.IPNet); ok {
+			if ip, ok := netip.AddrFromSlice(n.IP); ok {
+				out[ip.Unmap()] = true
+			}
+		}
+	}
+	return out
 }
 
 // allPublic says every address is a public one (none loopback, link-local,

@@ -31,6 +31,11 @@ type Pending struct {
 	// service fills it (the gate knows no MCP servers).
 	Mcp       *McpInfo `json:"mcp,omitempty"`
 	CreatedAt int64    `json:"created_at"`
+	// Answers are what the answerers said before the ask reached a human
+	// (each passed it on, and why); Notes what the human should know of
+	// the session's answerers. Live asks only.
+	Answers []AnswerNote `json:"answers,omitempty"`
+	Notes   []string     `json:"notes,omitempty"`
 	// Live is false for an ask restored after a restart: its turn is gone,
 	// so an answer is recorded (and "always" remembered) but nothing runs
 	// until the service resumes it.
@@ -90,6 +95,17 @@ func (b *seat) register(sessionID string, ev store.PermissionRequested) {
 	b.mu.Lock()
 	b.live[ev.RequestID] = a
 	b.mu.Unlock()
+}
+
+// annotate adds what the answerers said to a live ask's view before the
+// human is asked.
+func (b *seat) annotate(requestID string, answers []AnswerNote, notes []string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if a, ok := b.live[requestID]; ok {
+		a.view.Answers = append([]AnswerNote(nil), answers...)
+		a.view.Notes = append([]string(nil), notes...)
+	}
 }
 
 // unregister undoes register when the request could not be stored.

@@ -20,9 +20,12 @@ type CallInfo struct {
 	Tool      string
 	Workspace string
 	Sandbox   policy.SandboxPolicy
+	Approval  policy.ApprovalPolicy
 	// Caged: the session's commands run in the OS cage.
 	Caged   bool
 	Effects []policy.Effect
+	// Args are the call's arguments as the model sent them.
+	Args json.RawMessage
 	// Decision is the chain's decision (before a hook: what it would be;
 	// after the ask: the outcome, with its Layer).
 	Decision policy.Decision
@@ -69,12 +72,14 @@ type PostReport struct {
 	Note string
 }
 
-// Hook is a pre-call and after-call hook (user or org configured).
-// Pre-call hooks may only tighten: they see a call the chain would allow
-// or ask about, and may refuse it. After-call hooks only observe.
+// Hook is a pre-call and after-call hook (user, workspace or org
+// configured). Pre-call hooks may only tighten: they see a call the chain
+// would allow or ask about, and may turn it into an ask or refuse it.
+// After-call hooks only observe.
 type Hook interface {
-	// BeforeCall returns a refusal, or nil to let the call through as
-	// decided. An error refuses the call (fail closed).
+	// BeforeCall returns a refusal (Ask set: a human must answer the call
+	// instead), or nil to let the call through as decided. An error
+	// refuses the call (fail closed).
 	BeforeCall(ctx context.Context, c CallInfo) (*Refusal, error)
 	// AfterCall sees an invoked call's result.
 	AfterCall(ctx context.Context, c CallInfo, res tools.Result)
@@ -82,8 +87,12 @@ type Hook interface {
 	Name() string
 }
 
-// Refusal is a hook's or an answerer's no, with why.
-type Refusal struct{ Why string }
+// Refusal is a hook's or an answerer's no, with why. Ask, from a pre-call
+// hook, asks a human instead of denying.
+type Refusal struct {
+	Why string
+	Ask bool
+}
 
 // Answerer answers an ask before the human does: an external command, a
 // reviewer model. It never sees a Deny, never answers the reasons only a
@@ -91,9 +100,14 @@ type Refusal struct{ Why string }
 type Answerer interface {
 	// Kind names it in the decision's layer detail ("command", "model").
 	Kind() string
-	// Answer is allow, deny or pass; an error is a deny (fail closed).
+	// Answer is allow, deny or pass; an error is a deny (fail closed),
+	// its text the reason the model reads.
 	Answer(ctx context.Context, q Question) (Verdict, error)
 }
+
+// Named is an answerer with a name of its own (the config's name, a
+// reviewer's model): the layer detail is then "kind:name".
+type Named interface{ Name() string }
 
 // Verdict is an answerer's answer.
 type Verdict struct {
@@ -112,56 +126,183 @@ const (
 )
 
 // Question is what an answerer sees of an ask: the request a human would
-// see, without the preview's file contents.
+// see, without the preview's file contents, with the session's axes and
+// the user's last message. Never the assistant's reasoning or any tool's
+// output: injected text cannot argue with an answerer.
 type Question struct {
 	SessionID string
 	CallID    string
+	RequestID string
 	Tool      string
 	Args      json.RawMessage
 	Effects   []policy.Effect
 	Reasons   []policy.Reason
 	Signature string
+	Risk      policy.Risk
+	Workspace string
+	Approval  policy.ApprovalPolicy
+	Sandbox   policy.SandboxPolicy
+	Trace     []policy.Step
+	// UserMessage is the user's last message in the session ("" when the
+	// gate has no store to read it from).
+	UserMessage string
 }
+
+// AnswerNote is one answer an answerer gave to an ask, as the human sees
+// it when the ask reaches them (who passed it on, and why).
+type AnswerNote struct {
+	Kind      string         `json:"kind"`
+	Name      string         `json:"name,omitempty"`
+	Answer    AnswererAnswer `json:"answer" ts:"'allow' | 'deny' | 'pass'"`
+	Why       string         `json:"why,omitempty"`
+	LatencyMs int64          `json:"latency_ms"`
+}
+
+// Lineup is one session's answerers and hooks beyond the gate's own
+// (Config.Answerers, Config.Hooks): those its workspace and user
+// configured, trusted and allowed by the organisation.
+type Lineup struct {
+	Answerers []Answerer
+	Hooks     []Hook
+	// Notes are told to the human with each ask of the session: what was
+	// left out and why (a workspace hook not trusted yet, or changed since
+	// it was; a kind the organisation does not allow).
+	Notes []string
+}
+
+// LineupFunc returns the lineup of a call's session. It must not fail the
+// call: what it cannot build it leaves out, with a note.
+type LineupFunc func(ctx context.Context, c CallInfo) Lineup
 
 // NeedsHuman reports whether only a human may answer an ask with these
-// reasons: a protected path, a read of a secret, a write outside the
-// workspace under full access. Answerers pass such an ask on.
+// reasons: a protected path, a read of a secret, an escalation out of the
+// claim's cage, a write outside the workspace under full access, a hook's
+// ask, control of the desktop, a call to an MCP server nobody trusted.
+// Answerers pass such an ask on.
 func NeedsHuman(reasons []policy.Reason, sb policy.SandboxPolicy) bool {
-	for _, r := range reasons {
-		switch {
-		case r == policy.ReasonProtectedPath, r == policy.ReasonSecretRead, r == policy.ReasonEscalation:
-			return true
-		case r == policy.ReasonOutsideWorkspace && sb.Kind == policy.DangerFullAccess:
-			return true
-		}
-	}
-	return false
+	return humanOnlyReason(reasons, sb) != ""
 }
 
-// beforeCall runs the pre-call hooks on a call the chain allows or asks
-// about: the first refusal (or failure) denies it.
-func (g *Gate) beforeCall(ctx context.Context, c CallInfo, d policy.Decision) policy.Decision {
-	for _, h := range g.cfg.Hooks {
+// humanOnlyReason is the reason only a human may answer, or "". Beyond the
+// contract's list (protected path, secret read, full-access outside
+// write), Warden keeps to the human what no cage holds: the desktop's
+// mouse and keyboard (typing into a terminal runs anything), and an MCP
+// server's tool before anyone trusted the server (trust is the human's).
+func humanOnlyReason(reasons []policy.Reason, sb policy.SandboxPolicy) policy.Reason {
+	for _, r := range reasons {
+		switch {
+		case r == policy.ReasonProtectedPath, r == policy.ReasonSecretRead, r == policy.ReasonEscalation, r == policy.ReasonHookAsked,
+			r == policy.ReasonDesktopControl, r == policy.ReasonUntrustedMcpServer:
+			return r
+		case r == policy.ReasonOutsideWorkspace && sb.Kind == policy.DangerFullAccess:
+			return r
+		}
+	}
+	return ""
+}
+
+// humanOnly says why only a human may answer an ask, in words, or "": a
+// reason only a human answers, or a command that would run outside the OS
+// cage (an answerer's yes never runs anything unconfined; once the
+// engine's claim shapes a cage for every mode, a full-access command no
+// human answered runs in that cage, and the session says it is caged).
+func humanOnly(reasons []policy.Reason, effects []policy.Effect, s policy.Session) string {
+	if r := humanOnlyReason(reasons, s.Sandbox); r != "" {
+		return policy.ReasonText(r)
+	}
+	if s.Caged {
+		return ""
+	}
+	for _, e := range effects {
+		if e.Kind == policy.EffectExec {
+			return "the command would run outside the OS cage"
+		}
+	}
+	return ""
+}
+
+// beforeCall runs the pre-call hooks (the gate's, then the session's) on
+// a call the chain allows or asks about. A hook may only tighten: an ask
+// turns an allow into an ask only a human answers (and adds its reason to
+// an ask); the first refusal (or failure) denies. Each tightening is
+// recorded as the hook's answer, with its latency.
+func (g *Gate) beforeCall(ctx context.Context, c CallInfo, d policy.Decision, session []Hook, id ask.ID) (policy.Decision, error) {
+	for _, h := range g.hooks(session) {
+		start := g.cfg.Now()
 		r, err := h.BeforeCall(ctx, c)
+		took := g.cfg.Now().Sub(start).Milliseconds()
 		if err != nil {
 			r = &Refusal{Why: "the hook failed: " + err.Error()}
 		}
 		if r == nil {
 			continue
 		}
+		answer := "deny"
+		if r.Ask {
+			answer = "ask"
+		}
+		if err := g.recordAnswer(ctx, id, store.AnswererAnswered{Kind: "hook", Name: h.Name(), Answer: answer, Reason: r.Why, LatencyMs: took}); err != nil {
+			return d, err
+		}
+		if r.Ask {
+			d = hookAsks(d, h.Name(), r.Why)
+			c.Decision = d
+			continue
+		}
 		out := policy.Decision{Verdict: policy.VerdictDeny, Reason: policy.ReasonHookDenied, Detail: r.Why,
 			Signature: d.Signature, Layer: policy.LayerAnswerer, LayerDetail: "hook:" + h.Name(),
 			Remedy: "the hook " + h.Name() + " refuses this call; change the call or ask the human to change the hook"}
-		out.Trace = append(append([]policy.Step(nil), d.Trace...), policy.Step{Step: "hook", Saw: h.Name() + ": " + r.Why,
+		out.Trace = append(append([]policy.Step(nil), d.Trace...), policy.Step{Step: "hook", Saw: fmt.Sprintf("%s (%d ms): %s", h.Name(), took, r.Why),
 			Concluded: "deny (" + string(policy.ReasonHookDenied) + ")"})
-		return out
+		return out, nil
 	}
-	return d
+	return d, nil
+}
+
+// hookAsks is d tightened by a hook's ask: an allow becomes an ask, an ask
+// gains the hook's reason; either way only a human answers it, and
+// "always" is not offered (no grant is consulted after the hooks).
+func hookAsks(d policy.Decision, name, why string) policy.Decision {
+	out := d
+	was := d.Verdict
+	out.Verdict, out.Source = policy.VerdictAsk, ""
+	out.Reasons = append(append([]policy.Reason(nil), d.Reasons...), policy.ReasonHookAsked)
+	out.Layer, out.LayerDetail = policy.LayerAnswerer, "hook:"+name
+	out.AlwaysRefused = "the hook " + name + " asks for this call each time: a standing grant would never apply to it"
+	out.Trace = append(append([]policy.Step(nil), d.Trace...), policy.Step{Step: "hook", Saw: name + ": " + why,
+		Concluded: "ask (" + string(policy.ReasonHookAsked) + "; was " + string(was) + ")"})
+	return out
+}
+
+// hooks are the gate's hooks followed by the session's.
+func (g *Gate) hooks(session []Hook) []Hook {
+	if len(session) == 0 {
+		return g.cfg.Hooks
+	}
+	return append(append([]Hook(nil), g.cfg.Hooks...), session...)
+}
+
+// lineup is the call's session's own answerers and hooks.
+func (g *Gate) lineup(ctx context.Context, c CallInfo) Lineup {
+	if g.cfg.Lineup == nil {
+		return Lineup{}
+	}
+	return g.cfg.Lineup(ctx, c)
+}
+
+// recordAnswer appends an answerer's or a hook's answer to the call's
+// session: every answer is an event (layer answerer, kind, name, latency).
+func (g *Gate) recordAnswer(ctx context.Context, id ask.ID, a store.AnswererAnswered) error {
+	a.RequestID, a.CallID, a.Tool, a.Layer = id.RequestID, id.CallID, id.Tool, policy.LayerAnswerer
+	if _, err := g.log.Append(ctx, id.SessionID, store.AnyVersion, a); err != nil {
+		return fmt.Errorf("gate: record the answer of %s %s: %w", a.Kind, a.Name, err)
+	}
+	return nil
 }
 
 // invoke runs an allowed call between its checkpoints, then the post-call
 // checks and the after-call hooks, each step recorded.
-func (g *Gate) invoke(ctx context.Context, call tools.Prepared, c CallInfo, env tools.Env, id ask.ID) (tools.Result, error) {
+func (g *Gate) invoke(ctx context.Context, call tools.Prepared, c CallInfo, env tools.Env, id ask.ID, session []Hook) (tools.Result, error) {
 	if _, err := g.asks.Step(ctx, id, ask.Start, store.ToolInvocationStarted{Args: argsOf(call)}); err != nil {
 		return tools.Result{}, err
 	}
@@ -181,7 +322,7 @@ func (g *Gate) invoke(ctx context.Context, call tools.Prepared, c CallInfo, env 
 		changes := cp.Finish(wctx, &res)
 		g.postCall(wctx, c, changes, &res)
 	}
-	for _, h := range g.cfg.Hooks {
+	for _, h := range g.hooks(session) {
 		h.AfterCall(wctx, c, res)
 	}
 	msg := ""

@@ -102,7 +102,7 @@ var allReasons = [...]Reason{
 	ReasonSandboxRejected, ReasonPolicyAlways, ReasonDestructiveEffect, ReasonUnknownCommand,
 	ReasonNetworkRequest, ReasonUntrustedMcpServer, ReasonProtectedPath, ReasonDesktopControl,
 	ReasonOutsideWorkspace, ReasonEscalation, ReasonSecretRead, ReasonPlanningFreeze, ReasonNoApprover, ReasonUserDenied,
-	ReasonAnswererDenied, ReasonHookDenied,
+	ReasonAnswererDenied, ReasonHookDenied, ReasonHookAsked,
 	ReasonOrgCeiling, ReasonRuleDenied, ReasonRuleAsk, ReasonOrgRuleAsk,
 }
 

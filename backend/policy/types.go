@@ -60,6 +60,10 @@ const (
 	// ReasonHookDenied: a pre-call hook refused a call the chain allowed
 	// or would ask about (hooks may only tighten).
 	ReasonHookDenied Reason = "hook-denied"
+	// ReasonHookAsked: a pre-call hook turned a call the chain allowed
+	// into an ask. Only a human answers it (an answerer would undo the
+	// tightening), and "always" is not offered: the hook asks each time.
+	ReasonHookAsked Reason = "hook-asked"
 )
 
 // Risk is a UI hint only; the engine never reads it.

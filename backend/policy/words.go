@@ -36,6 +36,7 @@ var reasonWords = map[Reason]string{
 	ReasonRuleDenied:         "Rule: a deny rule matches this action",
 	ReasonRuleAsk:            "Rule: an ask rule wants you to see this action",
 	ReasonOrgRuleAsk:         "Organisation rule: your organisation's policy asks a human for each such action",
+	ReasonHookAsked:          "Asked by a hook: a pre-call hook you configured wants a human to look at this call",
 }
 
 var approvalWords = map[ApprovalPolicy]Words{

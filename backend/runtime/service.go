@@ -65,6 +65,15 @@ type Config struct {
 	Images ImageConfig
 	// MaxSteps bounds the model turns of one user message (default 50).
 	MaxSteps int
+	// Answerers shows each session's answerers and hooks and takes the
+	// human's trust in a workspace's own (answerers.go); nil: none.
+	Answerers AnswererBoard
+	// Remote makes links that answer an ask from another device; nil:
+	// RemoteLink fails with ErrNoRemote.
+	Remote RemoteLinker
+	// Headless: no human answers asks in this process (what the answerer
+	// list says comes after the answerers).
+	Headless bool
 	Version  string
 	// StartDir is the folder a new session's workspace starts with in a
 	// window (Info.StartDir): where Warden was started.

@@ -85,6 +85,11 @@ type Options struct {
 	// Hosts are the Host header values accepted besides the loopback names
 	// with the listener's port (set by Serve). Needed with --insecure-bind.
 	Hosts []string
+	// Remote serves /remote/: the single-use links that answer an ask
+	// from another device (backend/gate/remote). A link is its own
+	// credential, so these paths need no sign-in; the Host and Origin
+	// checks still apply.
+	Remote http.Handler
 }
 
 // Server is the HTTP face of a Service.
@@ -127,6 +132,9 @@ func New(opts Options) (*Server, error) {
 	s.mux.HandleFunc("POST /api/auth", s.exchange)
 	s.mux.HandleFunc("POST /api/{method}", s.api)
 	s.mux.HandleFunc("GET /api/ws", s.ws)
+	if opts.Remote != nil {
+		s.mux.Handle("/remote/", opts.Remote)
+	}
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "unknown API path (POST /api/<method>, GET /api/ws)")
 	})
@@ -272,6 +280,13 @@ func (s *Server) URL(ln net.Listener) string {
 	code := s.code
 	s.mu.Unlock()
 	return fmt.Sprintf("http://%s:%s/?code=%s", host, port, code)
+}
+
+// Base is the listener's loopback origin (no sign-in code): where its
+// remote links are served.
+func (s *Server) Base(ln net.Listener) string {
+	u, _, _ := strings.Cut(s.URL(ln), "/?code=")
+	return u
 }
 
 // Serve answers on ln until ctx ends.

@@ -195,6 +195,9 @@ type PermissionGranted struct {
 	// empty in logs written before them.
 	Layer       policy.Layer `json:"layer,omitempty"`
 	LayerDetail string       `json:"layer_detail,omitempty"`
+	// Detail is an answerer's reason for its allow ("reads only the
+	// workspace"); empty for every other allow.
+	Detail string `json:"detail,omitempty"`
 }
 
 func (p PermissionGranted) validate() error {

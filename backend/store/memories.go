@@ -36,6 +36,8 @@ func checkMemoryKey(ws, ns, key string) error {
 		return errors.New("store: memory needs a workspace, a namespace and a key")
 	case ns == PermissionNamespace:
 		return fmt.Errorf("store: memory %s: %w", key, ErrReservedNamespace)
+	case ns == AnswererTrustNamespace:
+		return fmt.Errorf("store: memory %s: namespace %s is written only through TrustAnswerer and UntrustAnswerer", key, ns)
 	}
 	return nil
 }

@@ -26,6 +26,7 @@ func serveMain(ctx context.Context, args []string, io stdio) int {
 	static := fset.String("static", "", "the built frontend folder (default frontend/dist, else the installed copy, ../share/warden/frontend beside this binary)")
 	modelSpec := fset.String("model", "", "PROVIDER:MODEL, script:FILE or demo (default: the built-in demo)")
 	baseURL := fset.String("base-url", "", "base URL of the model API")
+	remoteAddr := fset.String("remote-addr", "", "also serve the links that answer an ask from another device on this address (host:port; default [remote] address, else this server)")
 	approval := fset.String("approval", "", "default approval policy of new sessions (default: config.toml, else on-request)")
 	sandboxKind := fset.String("sandbox", "", "default sandbox of new sessions (default: config.toml, else workspace-write)")
 	network := fset.Bool("network", false, "new sessions' workspace-write sandbox may use the network")
@@ -68,7 +69,7 @@ func serveMain(ctx context.Context, args []string, io stdio) int {
 		fmt.Fprintln(io.err, "warden serve:", err)
 		return 1
 	}
-	opts := server.Options{Service: g.Service, Settings: g.Settings, Token: token}
+	opts := server.Options{Service: g.Service, Settings: g.Settings, Token: token, Remote: g.Remote.Links.Handler()}
 	if st, hint := staticDir(staticDefault(*static)); st != nil {
 		opts.Static = st
 	} else {
@@ -85,6 +86,19 @@ func serveMain(ctx context.Context, args []string, io stdio) int {
 	}
 	if info, err := g.Service.Info(ctx); err == nil && info.Demo {
 		fmt.Fprintln(io.err, "warden serve: no model configured: running the built-in DEMO script (use --model PROVIDER:MODEL)")
+	}
+	if *remoteAddr != "" {
+		g.Remote.Addr = *remoteAddr
+	}
+	if g.Remote.Addr != "" {
+		base, err := g.Remote.Listen()
+		if err != nil {
+			fmt.Fprintln(io.err, "warden serve:", err)
+			return 1
+		}
+		fmt.Fprintln(io.err, "warden serve: links that answer an ask from another device are served at "+base+"/remote/")
+	} else {
+		g.Remote.SetBase(srv.Base(ln))
 	}
 	fmt.Fprintln(io.out, srv.URL(ln))
 	if err := srv.Serve(ctx, ln); err != nil {

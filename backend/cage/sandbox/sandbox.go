@@ -345,6 +345,9 @@ type Spec struct {
 	// OnExpose from another goroutine as it is found.
 	DetectPorts bool
 	OnExpose    func(Exposed)
+	// Files are placed read-only inside the cage (files.go); only a bwrap
+	// cage can, so Prepare refuses them elsewhere.
+	Files []File
 	// Shape is the cage the engine decided for the call (shape.go); nil
 	// gives the whole reach of Policy.
 	Shape *policy.Cage
@@ -420,6 +423,10 @@ func (c *Cage) Prepare(ctx context.Context, spec Spec) (*Prepared, error) {
 		p.Confined = true
 		p.Hidden = c.Hidden()
 		extra = append(files, p.egress.files...) // network.go's after bwrap's
+	}
+	if len(spec.Files) > 0 && !p.Confined {
+		p.Finish()
+		return nil, errors.New("sandbox: files can be placed only inside the bwrap cage, which this call does not run in")
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
@@ -535,6 +542,9 @@ func (c *Cage) bwrapArgs(spec Spec, dir string, sh policy.Cage, p *Prepared) ([]
 			b.add("--size", strconv.FormatInt(c.limits.TmpBytes, 10))
 		}
 		b.add("--tmpfs", "/tmp", "--tmpfs", "/run")
+	}
+	if err := b.placeFiles(spec.Files); err != nil {
+		return nil, nil, nil, err
 	}
 	if hasControllingTTY() {
 		if err := b.emptyFile("/dev/tty"); err != nil {

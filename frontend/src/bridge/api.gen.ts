@@ -11,6 +11,63 @@ export interface AnswerArgs {
   via?: 'window' | 'tui' | 'serve' | 'cli' | 'remote'
 }
 
+export interface AnswerNote {
+  kind: string
+  name?: string
+  answer: 'allow' | 'deny' | 'pass'
+  why?: string
+  latency_ms: number
+}
+
+export interface AnswererEntry {
+  role: 'answerer' | 'hook'
+  kind: string
+  name: string
+  tier: 'user' | 'workspace'
+  file?: string
+  command?: string[]
+  model?: string
+  tools?: string[]
+  timeout?: string
+  budget?: number
+  state: 'active' | 'untrusted' | 'changed' | 'not-allowed' | 'broken' | 'left-out'
+  note?: string
+  status?: string
+  config_hash?: string
+  program_hash?: string
+  paths?: string[]
+  program?: AnswererProgram[]
+}
+
+export interface AnswererProgram {
+  path: string
+  text: string
+  truncated?: boolean
+}
+
+export interface AnswererRecord {
+  time: number
+  request_id: string
+  tool: string
+  kind: string
+  name?: string
+  answer: string
+  reason?: string
+  latency_ms: number
+}
+
+export interface AnswererRoster {
+  session_id: string
+  entries: AnswererEntry[]
+  last: AnswererRecord[]
+  human_last: string
+}
+
+export interface AnswerersArgs {
+  session_id: string
+  last?: number
+}
+
 export type ApiKeySource = '' | 'config' | `env:${string}`
 
 export interface AppInfo {
@@ -40,6 +97,8 @@ export interface Approval {
   preview?: string
   mcp?: McpCallInfo
   created_at: number
+  answers?: AnswerNote[]
+  notes?: string[]
   live: boolean
 }
 
@@ -393,7 +452,19 @@ export interface ProviderInfo {
   default_model: string
 }
 
-export type Reason = 'answerer-denied' | 'desktop-control' | 'destructive-effect' | 'escalation' | 'hook-denied' | 'host-denied' | 'network-request' | 'no-approver' | 'org-ceiling' | 'org-rule-ask' | 'outside-workspace' | 'planning-freeze' | 'policy-always' | 'private-address' | 'protected-path' | 'rule-ask' | 'rule-denied' | 'sandbox-rejected' | 'secret-read' | 'unknown-command' | 'untrusted-mcp-server' | 'user-denied'
+export type Reason = 'answerer-denied' | 'desktop-control' | 'destructive-effect' | 'escalation' | 'hook-asked' | 'hook-denied' | 'host-denied' | 'network-request' | 'no-approver' | 'org-ceiling' | 'org-rule-ask' | 'outside-workspace' | 'planning-freeze' | 'policy-always' | 'private-address' | 'protected-path' | 'rule-ask' | 'rule-denied' | 'sandbox-rejected' | 'secret-read' | 'unknown-command' | 'untrusted-mcp-server' | 'user-denied'
+
+export interface RemoteLink {
+  request_id: string
+  url: string
+  expires_at: number
+  qr_svg: string
+  qr_text: string[]
+}
+
+export interface RemoteLinkArgs {
+  request_id: string
+}
 
 export interface RenameSessionArgs {
   session_id: string
@@ -509,6 +580,15 @@ export interface Step {
   concluded: string
 }
 
+export interface TrustAnswererArgs {
+  session_id: string
+  role: 'answerer' | 'hook'
+  name: string
+  config_hash?: string
+  program_hash?: string
+  untrust?: boolean
+}
+
 export interface TrustMcpArgs {
   session_id: string
   server: string
@@ -615,6 +695,12 @@ export interface Methods {
   TrustMcpServer: [TrustMcpArgs, null]
   // McpPending lists the servers of a session's workspace it has not trusted: the trust card.
   McpPending: [SessionArgs, McpPendingServer[] | null]
+  // Answerers lists a session's answerers and hooks, their state and their last answers.
+  Answerers: [AnswerersArgs, AnswererRoster]
+  // TrustAnswerer trusts (or stops trusting) one of a workspace's answerers or hooks, as it is now.
+  TrustAnswerer: [TrustAnswererArgs, AnswererRoster]
+  // RemoteLink makes a single-use, short-lived link (URL and QR code) that answers one live ask from another device.
+  RemoteLink: [RemoteLinkArgs, RemoteLink]
   // AuditLog lists a session's permission and tool events.
   AuditLog: [AuditLogArgs, WardenEvent[]]
   // ExportAudit renders a session's audit as JSONL or CSV.
@@ -676,6 +762,7 @@ export const reasonWords: Record<Reason, string> = {
   'desktop-control': 'Desktop control: moves the mouse or types on your desktop',
   'destructive-effect': 'Destructive: can remove or overwrite work for good',
   'escalation': 'Escalation: the command failed in the cage its classification gave it and asks to run with the sandbox\'s full reach',
+  'hook-asked': 'Asked by a hook: a pre-call hook you configured wants a human to look at this call',
   'hook-denied': 'Denied by a hook: a pre-call hook you configured refused it',
   'host-denied': 'Host denied: the network settings deny this host',
   'network-request': 'Network: reaches the network',

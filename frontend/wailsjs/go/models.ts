@@ -274,6 +274,26 @@ export namespace gate {
 	        this.via = source["via"];
 	    }
 	}
+	export class AnswerNote {
+	    kind: string;
+	    name?: string;
+	    answer: string;
+	    why?: string;
+	    latency_ms: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new AnswerNote(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.name = source["name"];
+	        this.answer = source["answer"];
+	        this.why = source["why"];
+	        this.latency_ms = source["latency_ms"];
+	    }
+	}
 	export class McpInfo {
 	    server: string;
 	    tool?: string;
@@ -313,6 +333,8 @@ export namespace gate {
 	    preview?: string;
 	    mcp?: McpInfo;
 	    created_at: number;
+	    answers?: AnswerNote[];
+	    notes?: string[];
 	    live: boolean;
 	
 	    static createFrom(source: any = {}) {
@@ -335,7 +357,155 @@ export namespace gate {
 	        this.preview = source["preview"];
 	        this.mcp = this.convertValues(source["mcp"], McpInfo);
 	        this.created_at = source["created_at"];
+	        this.answers = this.convertValues(source["answers"], AnswerNote);
+	        this.notes = source["notes"];
 	        this.live = source["live"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace lineup {
+	
+	export class AnswererProgram {
+	    path: string;
+	    text: string;
+	    truncated?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new AnswererProgram(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.text = source["text"];
+	        this.truncated = source["truncated"];
+	    }
+	}
+	export class AnswererEntry {
+	    role: string;
+	    kind: string;
+	    name: string;
+	    tier: string;
+	    file?: string;
+	    command?: string[];
+	    model?: string;
+	    tools?: string[];
+	    timeout?: string;
+	    budget?: number;
+	    state: string;
+	    note?: string;
+	    status?: string;
+	    config_hash?: string;
+	    program_hash?: string;
+	    paths?: string[];
+	    program?: AnswererProgram[];
+	
+	    static createFrom(source: any = {}) {
+	        return new AnswererEntry(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.role = source["role"];
+	        this.kind = source["kind"];
+	        this.name = source["name"];
+	        this.tier = source["tier"];
+	        this.file = source["file"];
+	        this.command = source["command"];
+	        this.model = source["model"];
+	        this.tools = source["tools"];
+	        this.timeout = source["timeout"];
+	        this.budget = source["budget"];
+	        this.state = source["state"];
+	        this.note = source["note"];
+	        this.status = source["status"];
+	        this.config_hash = source["config_hash"];
+	        this.program_hash = source["program_hash"];
+	        this.paths = source["paths"];
+	        this.program = this.convertValues(source["program"], AnswererProgram);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class AnswererRecord {
+	    time: number;
+	    request_id: string;
+	    tool: string;
+	    kind: string;
+	    name?: string;
+	    answer: string;
+	    reason?: string;
+	    latency_ms: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new AnswererRecord(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.time = source["time"];
+	        this.request_id = source["request_id"];
+	        this.tool = source["tool"];
+	        this.kind = source["kind"];
+	        this.name = source["name"];
+	        this.answer = source["answer"];
+	        this.reason = source["reason"];
+	        this.latency_ms = source["latency_ms"];
+	    }
+	}
+	export class AnswererRoster {
+	    session_id: string;
+	    entries: AnswererEntry[];
+	    last: AnswererRecord[];
+	    human_last: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new AnswererRoster(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.entries = this.convertValues(source["entries"], AnswererEntry);
+	        this.last = this.convertValues(source["last"], AnswererRecord);
+	        this.human_last = source["human_last"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -553,8 +723,47 @@ export namespace policy {
 
 }
 
+export namespace remote {
+	
+	export class RemoteLink {
+	    request_id: string;
+	    url: string;
+	    expires_at: number;
+	    qr_svg: string;
+	    qr_text: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new RemoteLink(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.request_id = source["request_id"];
+	        this.url = source["url"];
+	        this.expires_at = source["expires_at"];
+	        this.qr_svg = source["qr_svg"];
+	        this.qr_text = source["qr_text"];
+	    }
+	}
+
+}
+
 export namespace runtime {
 	
+	export class AnswerersArgs {
+	    session_id: string;
+	    last?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new AnswerersArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.last = source["last"];
+	    }
+	}
 	export class Sandbox {
 	    kind: number;
 	    network_access: boolean;
@@ -786,6 +995,18 @@ export namespace runtime {
 	    }
 	}
 	
+	export class RemoteLinkArgs {
+	    request_id: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RemoteLinkArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.request_id = source["request_id"];
+	    }
+	}
 	export class RestoreGrantArgs {
 	    session_id: string;
 	    id: string;
@@ -914,6 +1135,28 @@ export namespace runtime {
 		    }
 		    return a;
 		}
+	}
+	export class TrustAnswererArgs {
+	    session_id: string;
+	    role: string;
+	    name: string;
+	    config_hash?: string;
+	    program_hash?: string;
+	    untrust?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new TrustAnswererArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.role = source["role"];
+	        this.name = source["name"];
+	        this.config_hash = source["config_hash"];
+	        this.program_hash = source["program_hash"];
+	        this.untrust = source["untrust"];
+	    }
 	}
 	export class TrustMcpArgs {
 	    session_id: string;

@@ -6,6 +6,10 @@ export function Answer(arg1) {
   return window['go']['app']['App']['Answer'](arg1);
 }
 
+export function Answerers(arg1) {
+  return window['go']['app']['App']['Answerers'](arg1);
+}
+
 export function ArchiveSession(arg1) {
   return window['go']['app']['App']['ArchiveSession'](arg1);
 }
@@ -80,6 +84,10 @@ export function PendingApprovals(arg1) {
 
 export function PickFolder(arg1) {
   return window['go']['app']['App']['PickFolder'](arg1);
+}
+
+export function RemoteLink(arg1) {
+  return window['go']['app']['App']['RemoteLink'](arg1);
 }
 
 export function RemoveMcpServer(arg1) {
@@ -160,6 +168,10 @@ export function TelemetryStatus() {
 
 export function TestConnection(arg1) {
   return window['go']['app']['App']['TestConnection'](arg1);
+}
+
+export function TrustAnswerer(arg1) {
+  return window['go']['app']['App']['TrustAnswerer'](arg1);
 }
 
 export function TrustMcpServer(arg1) {
