@@ -12,6 +12,7 @@ import (
 	"github.com/warden-dev/warden/backend/assemble"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/store/auditexport"
+	"github.com/warden-dev/warden/backend/termtext"
 )
 
 func auditCommand() command {
@@ -256,6 +257,8 @@ type eventWriter struct {
 func newEventWriter(out io.Writer, format string) (*eventWriter, error) {
 	w := &eventWriter{out: out}
 	if format == "text" {
+		// A payload holds tool output and model text: shown, never obeyed.
+		w.out = termtext.NewWriter(out)
 		return w, nil
 	}
 	f, err := auditexport.ParseFormat(format)
@@ -278,6 +281,9 @@ func (w *eventWriter) write(e store.StoredEvent) error {
 func (w *eventWriter) flush() error {
 	if w.enc != nil {
 		return w.enc.Close()
+	}
+	if tw, ok := w.out.(*termtext.Writer); ok {
+		return tw.Flush()
 	}
 	return nil
 }
