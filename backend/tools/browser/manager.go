@@ -33,10 +33,17 @@ type Options struct {
 // chromiumArgs keep a tool browser quiet: no background calls home, no
 // updates, no first-run UI. --no-sandbox because Chromium's own sandbox
 // needs privileges a root or containerised run does not have.
+// --host-resolver-rules: Chromium itself resolves no name but the loopback
+// ones (every other request goes to the session's proxy by name, which
+// decides before it resolves; egress.go), so neither a prefetch nor a page
+// can make it send a lookup of its own. The rules match IP literals too,
+// so loopback addresses (the bypassed pages, the proxy itself) are
+// excluded.
 var chromiumArgs = []string{
 	"--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 	"--disable-background-networking", "--disable-component-update", "--disable-sync",
 	"--disable-default-apps", "--mute-audio",
+	"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE *.localhost, EXCLUDE 127.*, EXCLUDE ::1, EXCLUDE [::1]",
 }
 
 // Manager owns one Chromium process and one browser context per session.
