@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -119,6 +120,11 @@ type Graph struct {
 	// Checkpoints records every state-changing call's change set and
 	// undoes it.
 	Checkpoints *checkpoint.Tracker
+
+	workspace string // Options.Workspace, resolved (loaders.go)
+	rootsMu   sync.Mutex
+	roots     []string
+	rootsAt   time.Time
 }
 
 // Open builds the graph. On error nothing is left open.
@@ -158,7 +164,10 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 		return nil, err
 	}
 	reg := g.Tools
-	g.Browser = browser.NewManager(browser.Options{})
+	if o.Workspace != "" {
+		g.workspace = realDir(o.Workspace)
+	}
+	g.Browser = browser.NewManager(browser.Options{Roots: func() []string { return g.WritableRoots(context.Background()) }})
 	for _, t := range []tools.Tool{browser.NewActionTool(g.Browser), browser.NewBatchTool(g.Browser), computer.New(computer.Options{})} {
 		if err := reg.Register(t); err != nil {
 			return nil, fmt.Errorf("assemble: %w", err)

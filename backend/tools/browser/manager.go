@@ -21,8 +21,12 @@ type Options struct {
 	Headed         bool   // show the browser window (needs DISPLAY)
 	ChromiumPath   string // default $WARDEN_CHROMIUM, then chromium on PATH
 	NodePath       string // default $PLAYWRIGHT_NODEJS_PATH, then the Node pinned beside playwright-core, then node >= 20 on PATH
-	CorePackageDir string // playwright-core 1.64.1; default $WARDEN_PLAYWRIGHT_CORE, then the repo's driver folder
+	CorePackageDir string // playwright-core 1.64.1; default $WARDEN_PLAYWRIGHT_CORE, then the installed copy, then the source tree's (driver.go)
 	DriverDir      string // where the patched driver is laid out; default user cache dir
+	// Roots lists every session's workspace and writable roots: no driver,
+	// Node, Chromium or driver folder inside one is ever run (driver.go).
+	// nil refuses nothing beyond the lookup rules.
+	Roots func() []string
 
 	NavigationTimeout time.Duration // default 15s
 	ActionTimeout     time.Duration // default 5s: a missing selector fails fast
