@@ -333,9 +333,17 @@ func (g *Git) Held(r Repo) ([]HeldPath, error) {
 		}
 	}
 	files := append(g.userConfigs(), filepath.Join(common, "config"), filepath.Join(r.Gitdir, "config.worktree"))
-	// core.worktree (a submodule's gitdir names its worktree) decides
-	// where relative hooks paths and commands start.
+	// core.worktree (a submodule's gitdir names its worktree), or a
+	// linked worktree's gitdir file, decides where relative hooks paths
+	// and commands start.
 	work := r.Worktree
+	if work == "" {
+		if b, err := os.ReadFile(filepath.Join(r.Gitdir, "gitdir")); err == nil {
+			if t := strings.TrimSpace(string(b)); filepath.IsAbs(t) {
+				work = filepath.Dir(t)
+			}
+		}
+	}
 	var errs []error
 	var all []configEntry
 	var origins []string

@@ -70,6 +70,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/warden-dev/warden/backend/cage/readers"
 	"github.com/warden-dev/warden/backend/policy"
 )
 
@@ -134,6 +135,8 @@ type Cage struct {
 	limits  Limits
 	cgroups *cgroupPool // per-call pids cgroups when Warden runs as root, or nil
 
+	git *readers.Git // what git runs, per repository (gitset.go)
+
 	mu        sync.Mutex
 	status    *Status
 	bwrapPath string // found by Detect
@@ -160,7 +163,7 @@ func New(cfg Config) *Cage {
 		}
 	}
 	cfg.AllowUnixSockets = socks
-	c := &Cage{cfg: cfg, limits: cfg.Limits.withDefaults()}
+	c := &Cage{cfg: cfg, limits: cfg.Limits.withDefaults(), git: &readers.Git{Home: cfg.Home}}
 	c.hidden = hiddenPaths(cfg.Home, cfg.DenyRead, cfg.Protected)
 	return c
 }
@@ -529,7 +532,7 @@ func writableRoots(spec Spec) []string {
 // then makes at the old paths is new to the watch, which knows the old
 // entries by identity (watch.go).
 func (c *Cage) protect(b *argBuilder, writable []string, p *Prepared) error {
-	r := &rules{roots: writable, hidden: c.hidden}
+	r := &rules{roots: writable, hidden: c.hidden, git: c.git}
 	w, err := newWatcher(r)
 	if err != nil {
 		return err
@@ -539,6 +542,11 @@ func (c *Cage) protect(b *argBuilder, writable []string, p *Prepared) error {
 	if err != nil {
 		return err
 	}
+	// What the repositories' real config makes git read or run (gitset.go):
+	// set before the watch starts reading, read-only after.
+	held := c.gitHeld(s.repos, writable)
+	r.held = newHeldSet(held)
+	s.protected = mergeHeld(s.protected, held)
 	w.start(s)
 	var binds []string
 	for _, pr := range s.protected {
