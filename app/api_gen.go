@@ -4,6 +4,7 @@ package app
 
 import (
 	"github.com/warden-dev/warden/backend/api"
+	"github.com/warden-dev/warden/backend/gate"
 	"github.com/warden-dev/warden/backend/mcp"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/settings"
@@ -64,12 +65,12 @@ func (a *App) Cancel(args api.SessionArgs) error {
 }
 
 // PendingApprovals lists the asks waiting for a human.
-func (a *App) PendingApprovals(args api.PendingArgs) ([]runtime.Approval, error) {
+func (a *App) PendingApprovals(args api.PendingArgs) ([]gate.Pending, error) {
 	return api.PendingApprovals.Call(a.ctx(), a.services(), args)
 }
 
 // Answer answers one ask.
-func (a *App) Answer(args runtime.AnswerArgs) error {
+func (a *App) Answer(args gate.AnswerArgs) error {
 	_, err := api.Answer.Call(a.ctx(), a.services(), args)
 	return err
 }

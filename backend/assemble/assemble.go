@@ -1,15 +1,17 @@
 // Package assemble is the one composition root: it builds the object graph
 // every front end runs on — the store, the policy engine, the OS cage, the
-// tool registry (built-ins, browser, computer.use, MCP) and the runtime
-// service — so the desktop app, `warden serve`, `warden run`, `warden tool`
-// and `warden policy check` govern and explain tool calls identically.
+// tool registry (built-ins, browser, computer.use, MCP), the one gate every
+// call passes and the runtime service — so the desktop app, `warden
+// serve`, `warden run`, `warden tool`, `warden policy check`, the TUI and
+// the bench govern and explain tool calls identically.
 //
 // It owns the rules that must not differ between front ends: where the
 // database is (ResolveDBPath), which of Warden's own paths no tool may write
 // (protectedData), how the cage is configured and probed (newCage,
-// ProbeCage), and which tools exist. No other product code constructs an
-// engine, a cage, a registry or a store (tests and the bench/ harnesses,
-// which measure parts alone, do); front ends pass Options.
+// ProbeCage), which tools exist, and the gate's stages (the checkpoint
+// around the invoke; answerers, hooks and post-call checks plug in here).
+// No other product code constructs an engine, a cage, a gate, a registry or
+// a store (tests, which exercise parts alone, do); front ends pass Options.
 package assemble
 
 import (
@@ -24,6 +26,7 @@ import (
 	"github.com/warden-dev/warden/backend/cage/sandbox"
 	"github.com/warden-dev/warden/backend/checkpoint"
 	"github.com/warden-dev/warden/backend/config"
+	"github.com/warden-dev/warden/backend/gate"
 	"github.com/warden-dev/warden/backend/mcp"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
@@ -103,7 +106,9 @@ type Graph struct {
 	Monitors *tools.Monitors
 	Browser  *browser.Manager
 	MCP      *mcp.Manager
-	Service  *runtime.Service
+	// Gate is the one gate every call of every front end passes.
+	Gate    *gate.Gate
+	Service *runtime.Service
 	// Settings reads and writes ConfigPath for the Settings screen and
 	// switches Service when a save changes the model or the defaults.
 	Settings   *settings.Service
@@ -176,14 +181,14 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	if err := g.openMCP(ctx, o, userPath); err != nil {
 		return nil, err
 	}
-	// Checkpoints: the hook under the gate around every tool, so each
+	// Checkpoints: the gate's stage around every invoke, so each
 	// state-changing call's change set is recorded and can be undone.
 	dbp := g.DBPath
 	if g.Checkpoints, err = checkpoint.New(checkpoint.Config{Store: g.Store, Caged: g.Cage.Caged,
 		Root: func(ws string) string { return checkpoint.RootFor(dbp, ws) }}); err != nil {
 		return nil, err
 	}
-	if reg, err = g.Checkpoints.WrapAll(reg); err != nil {
+	if g.Gate, err = g.newGate(o); err != nil {
 		return nil, err
 	}
 
@@ -203,22 +208,15 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 		}
 	}
 	cfg := runtime.Config{
-		Store: g.Store, Engine: g.Engine, Tools: reg, Provider: prov, Demo: demo,
+		Store: g.Store, Gate: g.Gate, Tools: reg, Provider: prov, Demo: demo,
 		Caged: g.Cage.Caged, CageReason: status.Reason, NetworkProxied: g.Cage.Proxied,
-		Approval: g.Config.Approval, Sandbox: g.Config.Sandbox,
-		Headless: o.Headless, ApprovalTimeout: g.Config.ApprovalTimeout, Version: o.Version,
+		Approval: g.Config.Approval, Sandbox: g.Config.Sandbox, Version: o.Version,
 		LeaveSessions: o.LeaveSessions,
 	}
 	cfg.Checkpoints = g.Checkpoints
 	cfg.Images = runtime.ImageConfig{Limits: imagecap.Limits{MaxEdge: g.Config.Images.MaxEdge, MaxBytes: g.Config.Images.MaxBytes},
 		Keep: g.Config.Images.Keep}
 	cfg.Approval, cfg.Sandbox = sessionDefaults(g.Config, o)
-	if o.ApprovalTimeout != nil {
-		cfg.ApprovalTimeout = *o.ApprovalTimeout
-	}
-	if cfg.Network, err = networkConfig(g.Config, o.AllowHosts); err != nil {
-		return nil, err
-	}
 	mons, br := g.Monitors, g.Browser
 	cfg.OnSessionClose = []func(string){
 		func(id string) { mons.StopSession(id) },
@@ -356,18 +354,54 @@ func (g *Graph) ToolNames() []string {
 	return names
 }
 
-// Network is the gate's network input for a front end that builds its own
-// gate on the graph (`warden tool`): the graph's [network] table plus allow.
-func (g *Graph) Network(allow []policy.HostPattern) (tools.NetworkConfig, error) {
-	return networkConfig(g.Config, allow)
+// newGate builds the graph's one gate: the engine decides, the store
+// records and holds the human's seat, the checkpoint is the stage around
+// the invoke.
+func (g *Graph) newGate(o Options) (*gate.Gate, error) {
+	network, err := networkConfig(g.Config, o.AllowHosts)
+	if err != nil {
+		return nil, err
+	}
+	timeout := g.Config.ApprovalTimeout
+	if o.ApprovalTimeout != nil {
+		timeout = *o.ApprovalTimeout
+	}
+	return NewGate(GateParts{Engine: g.Engine, Store: g.Store, Headless: o.Headless, ApprovalTimeout: timeout,
+		Checkpoints: g.Checkpoints, Network: network})
+}
+
+// GateParts are what a gate is built from. Open passes the graph's; a
+// harness that measures the gate and the cage alone (bench/cmd/wardenbench)
+// passes an engine and a stand-in human, and gets the same gate.
+type GateParts struct {
+	Engine *policy.Engine
+	// Store records and seats the human; nil records nothing.
+	Store           *store.Store
+	Checkpoints     *checkpoint.Tracker // nil takes none
+	Headless        bool
+	ApprovalTimeout time.Duration
+	Network         gate.NetworkConfig
+	// Approver stands in for the human (a harness); nil: the seat.
+	Approver gate.Approver
+}
+
+// NewGate is the one place a gate is constructed. Answerers, hooks and
+// post-call checks are wired here.
+func NewGate(p GateParts) (*gate.Gate, error) {
+	cfg := gate.Config{Decider: p.Engine, Store: p.Store, Headless: p.Headless, ApprovalTimeout: p.ApprovalTimeout,
+		Network: p.Network, Approver: p.Approver}
+	if p.Checkpoints != nil {
+		cfg.Checkpoint = p.Checkpoints
+	}
+	return gate.New(cfg)
 }
 
 // networkConfig is the gate's network input: the [network] table (presets
 // included) plus the command line's --allow-host entries.
-func networkConfig(c config.Config, allow []policy.HostPattern) (tools.NetworkConfig, error) {
+func networkConfig(c config.Config, allow []policy.HostPattern) (gate.NetworkConfig, error) {
 	rules, err := c.Network.HostRules()
 	if err != nil {
-		return tools.NetworkConfig{}, fmt.Errorf("assemble: %w", err)
+		return gate.NetworkConfig{}, fmt.Errorf("assemble: %w", err)
 	}
-	return tools.NetworkConfig{Rules: rules.With(allow...), AskTimeout: c.Network.AskTimeout}, nil
+	return gate.NetworkConfig{Rules: rules.With(allow...), AskTimeout: c.Network.AskTimeout}, nil
 }

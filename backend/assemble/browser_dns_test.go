@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/warden-dev/warden/backend/cage/netproxy/dnstest"
+	"github.com/warden-dev/warden/backend/gate"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/store"
@@ -52,15 +53,11 @@ func TestBrowserDecidesNamesBeforeResolving(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	n, err := g.Network([]policy.HostPattern{allowed})
+	rules, err := policy.ParseHostRules([]string{allowed.String()}, []string{"denied.example"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n.Rules, err = policy.ParseHostRules([]string{allowed.String()}, []string{"denied.example"}); err != nil {
-		t.Fatal(err)
-	}
-	n.Resolve = dns.Resolve
-	g.Service.SetNetwork(n)
+	g.Service.SetNetwork(gate.NetworkConfig{Rules: rules, Resolve: dns.Resolve})
 	onRequest := policy.OnRequest
 	s, err := g.Service.CreateSession(ctx, runtime.CreateSessionArgs{Workspace: t.TempDir(), Title: "names",
 		Approval: &onRequest, Sandbox: &runtime.Sandbox{Kind: policy.WorkspaceWrite, NetworkAccess: true}})

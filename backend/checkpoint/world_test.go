@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/warden-dev/warden/backend/cage/sandbox"
+	"github.com/warden-dev/warden/backend/gate"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/store/storetest"
@@ -30,8 +31,8 @@ type world struct {
 
 type human struct{ yes bool }
 
-func (h human) Approve(context.Context, tools.ApprovalRequest) (tools.Approval, error) {
-	return tools.Approval{Approved: h.yes}, nil
+func (h human) Approve(context.Context, gate.ApprovalRequest) (gate.Approval, error) {
+	return gate.Approval{Approved: h.yes}, nil
 }
 
 func newWorld(t *testing.T) *world {
@@ -62,9 +63,7 @@ func newWorld(t *testing.T) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.reg, err = w.tr.WrapAll(raw); err != nil {
-		t.Fatal(err)
-	}
+	w.reg = raw
 	w.sess, err = w.st.CreateSession(ctx, store.NewSession{Workspace: ws, Approval: policy.OnRequest, Sandbox: policy.SandboxPolicy{Kind: policy.WorkspaceWrite}})
 	if err != nil {
 		t.Fatal(err)
@@ -73,14 +72,15 @@ func newWorld(t *testing.T) *world {
 }
 
 // call runs one tool call through the gate; ap is the human (nil: none).
-func (w *world) call(t *testing.T, name string, args any, ap tools.Approver) tools.Outcome {
+func (w *world) call(t *testing.T, name string, args any, ap gate.Approver) gate.Outcome {
 	t.Helper()
 	ctx := context.Background()
 	sb := policy.SandboxPolicy{Kind: policy.WorkspaceWrite}
-	g, err := tools.NewGate(tools.GateConfig{
-		Decider:  policy.New(policy.Config{ProtectedPaths: []string{w.root}}),
-		Approver: ap,
-		Journal:  w.st,
+	g, err := gate.New(gate.Config{
+		Decider:    policy.New(policy.Config{ProtectedPaths: []string{w.root}}),
+		Approver:   ap,
+		Journal:    w.st,
+		Checkpoint: w.tr,
 		Session: func(context.Context, tools.Env) (policy.Session, error) {
 			return policy.Session{Workspace: w.ws, Approval: w.approval, Sandbox: sb, Caged: w.cage.Caged(sb)}, nil
 		},
@@ -93,7 +93,7 @@ func (w *world) call(t *testing.T, name string, args any, ap tools.Approver) too
 		t.Fatalf("no tool %s", name)
 	}
 	b, _ := json.Marshal(args)
-	out, err := g.Call(ctx, tool, b, tools.Env{SessionID: w.sess.ID})
+	out, err := g.Call(ctx, gate.Request{Tool: tool, Args: b, Env: tools.Env{SessionID: w.sess.ID}})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -103,7 +103,7 @@ func (w *world) call(t *testing.T, name string, args any, ap tools.Approver) too
 	return out
 }
 
-func (w *world) shell(t *testing.T, cmd string, ap tools.Approver) tools.Outcome {
+func (w *world) shell(t *testing.T, cmd string, ap gate.Approver) gate.Outcome {
 	t.Helper()
 	return w.call(t, "shell.exec", map[string]any{"command": cmd}, ap)
 }

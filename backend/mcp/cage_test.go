@@ -18,6 +18,7 @@ import (
 
 	"github.com/warden-dev/warden/backend/cage/netproxy"
 	"github.com/warden-dev/warden/backend/cage/sandbox"
+	"github.com/warden-dev/warden/backend/gate"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools"
@@ -150,13 +151,13 @@ func (j *connJournal) snapshot() ([]store.NetworkConnection, int) {
 
 // gate is the real gate and policy engine, headless (an ask times out),
 // in a session with network admitted and the given [network] allow list.
-func (w *cageWorld) gate(t *testing.T, allow ...string) (*tools.Gate, *connJournal) {
+func (w *cageWorld) gate(t *testing.T, allow ...string) (*gate.Gate, *connJournal) {
 	return w.gateWith(t, nil, true, allow...)
 }
 
 // gateWith is gate with a human answering the asks (nil: headless).
 // network is the session's network switch.
-func (w *cageWorld) gateWith(t *testing.T, ap tools.Approver, network bool, allow ...string) (*tools.Gate, *connJournal) {
+func (w *cageWorld) gateWith(t *testing.T, ap gate.Approver, network bool, allow ...string) (*gate.Gate, *connJournal) {
 	t.Helper()
 	rules, err := policy.ParseHostRules(allow, nil)
 	if err != nil {
@@ -165,9 +166,9 @@ func (w *cageWorld) gateWith(t *testing.T, ap tools.Approver, network bool, allo
 	sb := policy.SandboxPolicy{Kind: policy.WorkspaceWrite, NetworkAccess: network}
 	s := policy.Session{Workspace: w.ws, Approval: policy.OnRequest, Sandbox: sb, Caged: true, NetworkProxied: true}
 	j := &connJournal{}
-	g, err := tools.NewGate(tools.GateConfig{Decider: policy.New(policy.Config{}), Journal: j, ApprovalTimeout: 50 * time.Millisecond, Approver: ap,
+	g, err := gate.New(gate.Config{Decider: policy.New(policy.Config{}), Journal: j, ApprovalTimeout: 50 * time.Millisecond, Approver: ap,
 		Session: func(context.Context, tools.Env) (policy.Session, error) { return s, nil },
-		Network: tools.NetworkConfig{Rules: rules, Resolve: func(_ context.Context, h string) ([]netip.Addr, error) {
+		Network: gate.NetworkConfig{Rules: rules, Resolve: func(_ context.Context, h string) ([]netip.Addr, error) {
 			if h == "registry.test" || h == "other.test" {
 				return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
 			}
@@ -180,10 +181,10 @@ func (w *cageWorld) gateWith(t *testing.T, ap tools.Approver, network bool, allo
 }
 
 // call runs one MCP tool call through the gate and returns its text.
-func (w *cageWorld) call(t *testing.T, g *tools.Gate, m *Manager, tool, args string) string {
+func (w *cageWorld) call(t *testing.T, g *gate.Gate, m *Manager, tool, args string) string {
 	t.Helper()
 	a := lookup(t, m, tool)
-	out, err := g.Call(context.Background(), a, json.RawMessage(args), tools.Env{SessionID: "s1", CallID: "call-" + a.MCPTool()})
+	out, err := g.Call(context.Background(), gate.Request{Tool: a, Args: json.RawMessage(args), Env: tools.Env{SessionID: "s1", CallID: "call-" + a.MCPTool()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,20 +317,20 @@ func TestCagedServerAskNamesServer(t *testing.T) {
 
 type recordingApprover struct {
 	mu   sync.Mutex
-	seen []tools.ApprovalRequest
+	seen []gate.ApprovalRequest
 }
 
-func (a *recordingApprover) Approve(_ context.Context, r tools.ApprovalRequest) (tools.Approval, error) {
+func (a *recordingApprover) Approve(_ context.Context, r gate.ApprovalRequest) (gate.Approval, error) {
 	a.mu.Lock()
 	a.seen = append(a.seen, r)
 	a.mu.Unlock()
-	return tools.Approval{Approved: true}, nil
+	return gate.Approval{Approved: true}, nil
 }
 
-func (a *recordingApprover) requests() []tools.ApprovalRequest {
+func (a *recordingApprover) requests() []gate.ApprovalRequest {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return append([]tools.ApprovalRequest(nil), a.seen...)
+	return append([]gate.ApprovalRequest(nil), a.seen...)
 }
 
 // TestReferenceServersInTheCage: the npm reference servers work caged by

@@ -46,6 +46,12 @@ const (
 	ReasonPlanningFreeze Reason = "planning-freeze"
 	ReasonNoApprover     Reason = "no-approver"
 	ReasonUserDenied     Reason = "user-denied"
+	// ReasonAnswererDenied: an answerer (a command, a reviewer model)
+	// answered the ask no.
+	ReasonAnswererDenied Reason = "answerer-denied"
+	// ReasonHookDenied: a pre-call hook refused a call the chain allowed
+	// or would ask about (hooks may only tighten).
+	ReasonHookDenied Reason = "hook-denied"
 )
 
 // Risk is a UI hint only; the engine never reads it.

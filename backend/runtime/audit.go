@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/warden-dev/warden/backend/gate"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/store/auditexport"
 )
@@ -13,16 +14,45 @@ import (
 // PendingApprovals lists the asks waiting for a human ("" for every
 // session), oldest first; after a restart they come back from the store.
 func (s *Service) PendingApprovals(ctx context.Context, sessionID string) ([]Approval, error) {
-	return s.br.pending(ctx, sessionID)
+	ps, err := s.gate.Pending(ctx, sessionID)
+	for i := range ps {
+		ps[i].Mcp = s.mcpInfo(ps[i].SessionID, ps[i].Effects)
+	}
+	return ps, err
 }
 
-// Answer applies a human's answer to one ask. It is idempotent; an unknown
-// or stale request id is refused with a *RequestError.
+// Answer applies a human's answer to one ask through the gate. It is
+// idempotent; an unknown or stale request id is refused with a
+// *RequestError. An ask restored from an earlier process is carried on
+// here once answered (resume.go).
 func (s *Service) Answer(ctx context.Context, a AnswerArgs) error {
-	if a.RequestID == "" {
-		return errors.New("answer: request_id is empty")
+	got, err := s.gate.Answer(ctx, a, s.trustOnAnswer)
+	if err != nil {
+		return err
 	}
-	return s.br.answer(ctx, a)
+	if got.Restored {
+		s.resumeRestored(ctx, got.Ask, a)
+	}
+	return nil
+}
+
+// trustOnAnswer is the gate's Before callback: the prompt's "Trust this
+// server" answer trusts the MCP server before the answer is recorded.
+func (s *Service) trustOnAnswer(ctx context.Context, p gate.Pending, a AnswerArgs) error {
+	if a.TrustServer == "" {
+		return nil
+	}
+	info := s.mcpInfo(p.SessionID, p.Effects)
+	if info == nil {
+		return errors.New("trust_server: this request is not an MCP tool call")
+	}
+	if a.TrustServer != "session" && a.TrustServer != "persistent" {
+		return fmt.Errorf("trust_server %q is not session or persistent", a.TrustServer)
+	}
+	if s.cfg.TrustMcp == nil {
+		return errors.New("trust_server: no MCP servers are configured in this process")
+	}
+	return s.cfg.TrustMcp(ctx, p.SessionID, info.Server, a.TrustServer == "persistent")
 }
 
 // SessionEvents pages a session's events forward, oldest first.

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	askm "github.com/warden-dev/warden/backend/gate/ask"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
-	askm "github.com/warden-dev/warden/backend/tools/ask"
 )
 
 // lastAnswer returns the answer event recorded for a request.
@@ -236,7 +236,7 @@ func TestHeadless(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := newRig(t, nil, func(cfg *Config) { cfg.Headless, cfg.ApprovalTimeout = true, c.timeout })
+			r := newRig(t, nil, func(cfg *rigConfig) { cfg.Headless, cfg.ApprovalTimeout = true, c.timeout })
 			s := r.session(nil)
 			must(t, r.svc.Run(context.Background(), s.ID, "!rm -rf build"))
 			evs := r.events(s.ID, store.KindPermissionRequested, store.KindPermissionDenied)
@@ -255,7 +255,7 @@ func TestHeadless(t *testing.T) {
 }
 
 func TestApprovalTimeoutWithAHumanAttached(t *testing.T) {
-	r := newRig(t, nil, func(cfg *Config) { cfg.ApprovalTimeout = 50 * time.Millisecond })
+	r := newRig(t, nil, func(cfg *rigConfig) { cfg.ApprovalTimeout = 50 * time.Millisecond })
 	s := r.session(nil)
 	must(t, r.svc.Run(context.Background(), s.ID, "!rm -rf build"))
 	evs := r.events(s.ID, store.KindPermissionDenied)
@@ -297,7 +297,7 @@ func TestRacingAnswersToALiveAsk(t *testing.T) {
 			if len(answers) != 1 {
 				t.Fatalf("%d answers recorded, want 1", len(answers))
 			}
-			got, ok := r.svc.asks.Find(a.RequestID)
+			got, ok := r.svc.gate.Asks().Find(a.RequestID)
 			if !ok {
 				t.Fatal("the machine does not know the ask")
 			}
@@ -345,13 +345,13 @@ func TestShutdownWithAPendingAsk(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			r := newRig(t, nil, func(c *Config) { c.Headless, c.ApprovalTimeout = tc.headless, time.Hour })
+			r := newRig(t, nil, func(c *rigConfig) { c.Headless, c.ApprovalTimeout = tc.headless, time.Hour })
 			s := r.session(nil)
 			must(t, r.svc.SendMessage(ctx, s.ID, "!rm -rf build"))
 			a := r.waitPending(s.ID, 1)[0]
 			old := r.svc
 			r.close()
-			if got, _ := old.asks.Get(s.ID, a.RequestID); got.State != askm.Requested && !tc.headless || got.State != askm.Denied && tc.headless {
+			if got, _ := old.gate.Asks().Get(s.ID, a.RequestID); got.State != askm.Requested && !tc.headless || got.State != askm.Denied && tc.headless {
 				t.Fatalf("the machine holds the ask %s", got.State)
 			}
 			r.open()
@@ -425,3 +425,6 @@ func TestRedecidedSandboxDenialReachesTheModel(t *testing.T) {
 		})
 	}
 }
+
+// answerOf is the ask transition a human's answer is (the gate's table).
+var answerOf = map[string]askm.Transition{AnswerOnce: askm.AnswerOnce, AnswerAlways: askm.AnswerAlways, AnswerDeny: askm.AnswerDeny}

@@ -31,12 +31,8 @@ func TestUndoCallThroughTheService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r = newRig(t, nil, func(c *Config) {
-		wrapped, err := tr.WrapAll(c.Tools)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Tools, c.Checkpoints = wrapped, tr
+	r = newRig(t, nil, func(c *rigConfig) {
+		c.Checkpoint, c.Checkpoints = tr, tr
 	})
 	s := r.session(nil)
 	ctx := context.Background()

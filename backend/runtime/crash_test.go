@@ -16,13 +16,13 @@ import (
 	"time"
 
 	"github.com/warden-dev/warden/backend/cage/sandbox"
+	askm "github.com/warden-dev/warden/backend/gate/ask"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime/model"
 	"github.com/warden-dev/warden/backend/runtime/model/script"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/store/storetest"
 	"github.com/warden-dev/warden/backend/tools"
-	askm "github.com/warden-dev/warden/backend/tools/ask"
 )
 
 // The re-executed test binary is a whole service process: a real
@@ -48,20 +48,20 @@ func crashScript() *script.Script {
 
 // crashConfig is the service of both processes: what newRig builds, on
 // the same workspace and database file.
-func crashConfig(ctx context.Context, prov model.Provider, wrap func(tools.Tool) tools.Tool) (Config, func(), error) {
+func crashConfig(ctx context.Context, prov model.Provider, wrap func(tools.Tool) tools.Tool) (rigConfig, func(), error) {
 	cage := sandbox.New(sandbox.Config{})
 	cage.Detect(ctx)
 	reg, err := tools.Builtins(cage, tools.NewMonitors(cage), "")
 	if err != nil {
-		return Config{}, nil, err
+		return rigConfig{}, nil, err
 	}
 	if wrap != nil {
 		if reg, err = reg.Wrapped(wrap); err != nil {
-			return Config{}, nil, err
+			return rigConfig{}, nil, err
 		}
 	}
-	cfg := Config{Engine: policy.New(policy.Config{}), Tools: reg, Provider: prov, Caged: cage.Caged,
-		CageReason: cage.Status().Reason, Version: "test"}
+	cfg := rigConfig{Engine: policy.New(policy.Config{}), Config: Config{Tools: reg, Provider: prov, Caged: cage.Caged,
+		CageReason: cage.Status().Reason, Version: "test"}}
 	return cfg, func() { _ = cage.Close() }, nil
 }
 
@@ -82,7 +82,7 @@ type killingTool struct {
 // second time, the answer is recorded and the call has not started.
 func (k killingTool) Effects(args json.RawMessage, env tools.Env) ([]policy.Effect, error) {
 	if k.at == "answered" && env.CallID != "" {
-		for _, a := range k.svc().asks.ByCall(env.SessionID, env.CallID) {
+		for _, a := range k.svc().gate.Asks().ByCall(env.SessionID, env.CallID) {
 			if a.State == askm.Allowed {
 				die()
 			}
@@ -159,8 +159,7 @@ func crashRun(at, db, ws string) error {
 		return err
 	}
 	defer done()
-	cfg.Store = st
-	if svc, err = New(ctx, cfg); err != nil {
+	if svc, err = cfg.open(ctx, st); err != nil {
 		return err
 	}
 	always := policy.Always
@@ -257,8 +256,7 @@ func TestServiceCrash(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer closeCage()
-			cfg.Store = st
-			svc, err := New(ctx, cfg)
+			svc, err := cfg.open(ctx, st)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	askm "github.com/warden-dev/warden/backend/gate/ask"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
-	askm "github.com/warden-dev/warden/backend/tools/ask"
 )
 
 // callStory collects, per call id, the permission and invocation events.

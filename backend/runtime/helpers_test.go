@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/warden-dev/warden/backend/cage/sandbox"
+	"github.com/warden-dev/warden/backend/gate"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime/model"
 	"github.com/warden-dev/warden/backend/runtime/model/anthropic"
@@ -116,10 +117,33 @@ type rig struct {
 	cage   *sandbox.Cage
 	st     *store.Store
 	svc    *Service
-	cfg    Config
+	cfg    rigConfig
 }
 
-func newRig(t *testing.T, prov model.Provider, mod func(*Config)) *rig {
+// rigConfig is a service's Config with what its gate is built from (the
+// gate is assemble's to build in the product; a test builds its own).
+type rigConfig struct {
+	Config
+	Engine          gate.Decider
+	Headless        bool
+	ApprovalTimeout time.Duration
+	Network         gate.NetworkConfig
+	Checkpoint      gate.Checkpointer
+}
+
+// open builds the gate on st and the service on it.
+func (c rigConfig) open(ctx context.Context, st *store.Store) (*Service, error) {
+	g, err := gate.New(gate.Config{Decider: c.Engine, Store: st, Headless: c.Headless, ApprovalTimeout: c.ApprovalTimeout,
+		Network: c.Network, Now: c.Now, Checkpoint: c.Checkpoint})
+	if err != nil {
+		return nil, err
+	}
+	cfg := c.Config
+	cfg.Store, cfg.Gate = st, g
+	return New(ctx, cfg)
+}
+
+func newRig(t *testing.T, prov model.Provider, mod func(*rigConfig)) *rig {
 	t.Helper()
 	ws := t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "README.md"), []byte("# demo project\nRun make.\n"), 0o644); err != nil {
@@ -137,8 +161,8 @@ func newRig(t *testing.T, prov model.Provider, mod func(*Config)) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.cfg = Config{Engine: policy.New(policy.Config{}), Tools: reg, Provider: prov, Caged: r.cage.Caged,
-		CageReason: r.cage.Status().Reason, Version: "test"}
+	r.cfg = rigConfig{Engine: policy.New(policy.Config{}), Config: Config{Tools: reg, Provider: prov, Caged: r.cage.Caged,
+		CageReason: r.cage.Status().Reason, Version: "test"}}
 	if mod != nil {
 		mod(&r.cfg)
 	}
@@ -153,9 +177,7 @@ func (r *rig) open() {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	cfg := r.cfg
-	cfg.Store = st
-	svc, err := New(context.Background(), cfg)
+	svc, err := r.cfg.open(context.Background(), st)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -229,3 +251,7 @@ func (r *rig) events(id string, kinds ...store.Kind) []store.StoredEvent {
 	}
 	return evs
 }
+
+// askKinds are the kinds an ask's life is recorded in.
+var askKinds = []store.Kind{store.KindPermissionRequested, store.KindPermissionGranted, store.KindPermissionDenied,
+	store.KindToolInvocationStarted, store.KindToolInvocationCompleted, store.KindToolInvocationFailed}

@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/warden-dev/warden/backend/gate"
 	"github.com/warden-dev/warden/backend/runtime/model"
 	"github.com/warden-dev/warden/backend/store"
-	askm "github.com/warden-dev/warden/backend/tools/ask"
 )
 
 // bang runs a human's "!cmd" through the same gate, without a model.
@@ -22,7 +22,7 @@ func (s *Service) bang(ctx context.Context, sessionID, line, cmd string) error {
 	}
 	args, _ := json.Marshal(map[string]string{"command": cmd})
 	callID := "bang-" + s.newID()
-	out, err := s.gateCall(ctx, sessionID, callID, t, args, 0)
+	out, err := s.gate.Call(ctx, s.request(sessionID, callID, t, args))
 	if err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func (s *Service) history(ctx context.Context, sessionID string) ([]model.Messag
 			failed[ev.CallID] = true
 		case store.ToolInvocationFailed:
 			failed[ev.CallID] = true
-			if ev.Via == string(askm.Interrupt) {
+			if gate.Interrupted(ev) {
 				interrupted[ev.CallID] = ev.Error
 			}
 		}

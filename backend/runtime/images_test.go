@@ -157,7 +157,7 @@ func TestScreenshotsReachTheModel(t *testing.T) {
 				{"tool_calls": [{"id": "call_shot", "name": "browser.action", "args": {"action": "screenshot"}}]},
 				{"text": "The checkout page is yellow."}]`)
 			prov, srv := wireProvider(t, tc.protocol, tc.options, sc)
-			r := newRig(t, prov, func(c *Config) {
+			r := newRig(t, prov, func(c *rigConfig) {
 				must(t, c.Tools.Register(browser.NewActionTool(mgr)))
 				c.Images.MaxEdge = tc.maxEdge
 			})
@@ -229,7 +229,7 @@ func TestDesktopScreenshotReachesTheModel(t *testing.T) {
 				{"tool_calls": [{"id": "call_screen", "name": "computer.use", "args": {"action": "screenshot"}}]},
 				{"text": "The screen is empty."}]`)
 			prov, srv := wireProvider(t, protocol, "", sc)
-			r := newRig(t, prov, func(c *Config) {
+			r := newRig(t, prov, func(c *rigConfig) {
 				must(t, c.Tools.Register(computer.New(computer.Options{Display: display})))
 			})
 			s := r.session(nil)

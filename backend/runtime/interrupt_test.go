@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	askm "github.com/warden-dev/warden/backend/gate/ask"
 	"github.com/warden-dev/warden/backend/store"
-	askm "github.com/warden-dev/warden/backend/tools/ask"
 )
 
 // TestStartInterruptsRunningCalls: a call the last process started and

@@ -37,7 +37,7 @@ func TestSetModelChangesInfo(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := newRig(t, demo, func(c *Config) { c.Demo = true })
+			r := newRig(t, demo, func(c *rigConfig) { c.Demo = true })
 			before, _ := r.svc.Info(context.Background())
 			if before.Model != "script:demo" || !before.Demo {
 				t.Fatalf("before: %+v", before)
@@ -58,7 +58,7 @@ func TestSetModelChangesInfo(t *testing.T) {
 }
 
 func TestSetDefaultsAppliesToNewSessionsOnly(t *testing.T) {
-	r := newRig(t, nil, func(c *Config) {
+	r := newRig(t, nil, func(c *rigConfig) {
 		c.Approval, c.Sandbox = policy.OnRequest, policy.SandboxPolicy{Kind: policy.WorkspaceWrite}
 	})
 	old := r.session(nil)

@@ -2,13 +2,12 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
 
-	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/gate"
 	"github.com/warden-dev/warden/backend/runtime/model"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools"
@@ -172,7 +171,7 @@ func (s *Service) stopSession(sessionID string) {
 	}
 	s.mu.Unlock()
 	for _, id := range append(kids, sessionID) {
-		s.br.denyAll(id, "the turn was cancelled")
+		s.gate.Cancel(id, "the turn was cancelled")
 	}
 	if t != nil {
 		t.cancel()
@@ -249,10 +248,23 @@ func (s *Service) specs(ctx context.Context, sessionID string, depth int) []mode
 // runCalls runs one model turn's calls: consecutive calls that only read
 // run together; everything else runs one at a time, in order, so asks
 // reach the human one by one and a write is never raced by its reads.
+// Each call is prepared once (arguments decoded, effects computed): the
+// grouping reads what the gate then decides on.
 func (s *Service) runCalls(ctx context.Context, sessionID string, calls []model.ToolCall, depth int) error {
+	preps := make([]*gate.Prepared, len(calls))
+	for i, c := range calls {
+		if t, ok := s.tool(ctx, sessionID, c.Name); ok {
+			p, err := s.gate.Prepare(ctx, s.request(sessionID, c.ID, t, c.Args))
+			if err != nil {
+				return err
+			}
+			preps[i] = p
+		}
+	}
+	readOnly := func(i int) bool { return preps[i] == nil || preps[i].ReadOnly() }
 	for i := 0; i < len(calls); {
 		j := i
-		for j < len(calls) && s.readOnly(ctx, sessionID, calls[j]) {
+		for j < len(calls) && readOnly(j) {
 			j++
 		}
 		if j == i {
@@ -264,7 +276,7 @@ func (s *Service) runCalls(ctx context.Context, sessionID string, calls []model.
 			wg.Add(1)
 			go func(k int) {
 				defer wg.Done()
-				errs[k-i] = s.runCall(ctx, sessionID, calls[k], depth)
+				errs[k-i] = s.runPrepared(ctx, sessionID, calls[k], preps[k])
 			}(k)
 		}
 		wg.Wait()
@@ -276,35 +288,26 @@ func (s *Service) runCalls(ctx context.Context, sessionID string, calls []model.
 	return nil
 }
 
-func (s *Service) readOnly(ctx context.Context, sessionID string, c model.ToolCall) bool {
-	t, ok := s.tool(ctx, sessionID, c.Name)
-	if !ok {
-		return true // answered at once with an error
-	}
-	ps, _, err := s.policySession(ctx, sessionID)
-	if err != nil {
-		return false
-	}
-	effs, err := t.Effects(c.Args, tools.Env{SessionID: sessionID, Workspace: ps.Workspace, Sandbox: ps.Sandbox})
-	if err != nil {
-		return true
-	}
-	for _, e := range effs {
-		if e.Kind != policy.EffectRead {
-			return false
-		}
-	}
-	return len(effs) > 0
-}
-
 // runCall takes one call through the gate and records its result message.
 func (s *Service) runCall(ctx context.Context, sessionID string, c model.ToolCall, depth int) error {
+	var p *gate.Prepared
+	if t, ok := s.tool(ctx, sessionID, c.Name); ok {
+		var err error
+		if p, err = s.gate.Prepare(ctx, s.request(sessionID, c.ID, t, c.Args)); err != nil {
+			return err
+		}
+	}
+	return s.runPrepared(ctx, sessionID, c, p)
+}
+
+// runPrepared runs a prepared call (nil: an unknown tool, answered with an
+// error) and records its result message.
+func (s *Service) runPrepared(ctx context.Context, sessionID string, c model.ToolCall, p *gate.Prepared) error {
 	var res tools.Result
-	t, ok := s.tool(ctx, sessionID, c.Name)
-	if !ok {
+	if p == nil {
 		res = tools.ErrorResult(fmt.Sprintf("unknown tool %q", c.Name))
 	} else {
-		out, err := s.gateCall(ctx, sessionID, c.ID, t, c.Args, depth)
+		out, err := s.gate.Run(ctx, p)
 		if err != nil {
 			return err
 		}
@@ -319,32 +322,6 @@ func (s *Service) runCall(ctx context.Context, sessionID string, c model.ToolCal
 	_, err := s.st.Append(context.WithoutCancel(ctx), sessionID, store.AnyVersion, store.MessageAppended{
 		MessageID: s.newID(), Role: "tool", ToolCallID: c.ID, Text: resultText(res), Images: s.resultImages(res)})
 	return err
-}
-
-func (s *Service) gateCall(ctx context.Context, sessionID, callID string, t tools.Tool, args json.RawMessage, depth int) (tools.Outcome, error) {
-	var approver tools.Approver
-	if !s.cfg.Headless {
-		approver = s.br
-	}
-	g, err := tools.NewGate(tools.GateConfig{
-		Decider: s.cfg.Engine,
-		Session: func(ctx context.Context, env tools.Env) (policy.Session, error) {
-			ps, _, err := s.policySession(ctx, env.SessionID)
-			return ps, err
-		},
-		Approver:        approver,
-		ApprovalTimeout: s.cfg.ApprovalTimeout,
-		Journal:         journal{s: s},
-		Asks:            s.asks,
-		Now:             s.cfg.Now,
-		Network:         s.networkConfig(),
-		NewID:           s.newID,
-	})
-	if err != nil {
-		return tools.Outcome{}, err
-	}
-	env := tools.Env{SessionID: sessionID, CallID: callID, Output: s.output(sessionID, callID), Log: s.logTo(sessionID)}
-	return g.Call(ctx, t, args, env)
 }
 
 // output records streamed tool output; monitors report on their own
@@ -367,4 +344,14 @@ func (s *Service) logTo(sessionID string) func(store.Event) {
 	return func(ev store.Event) {
 		_, _ = s.st.Append(context.WithoutCancel(s.ctx), sessionID, store.AnyVersion, ev)
 	}
+}
+
+func resultText(r tools.Result) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		if c.Type == "text" {
+			b.WriteString(c.Text)
+		}
+	}
+	return b.String()
 }

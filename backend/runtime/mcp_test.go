@@ -103,7 +103,7 @@ func mcpRig(t *testing.T, prov model.Provider) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r = newRig(t, prov, func(c *Config) {
+	r = newRig(t, prov, func(c *rigConfig) {
 		c.MCP = pool
 		c.OnSessionClose = append(c.OnSessionClose, pool.EndSession)
 	})

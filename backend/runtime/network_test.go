@@ -10,10 +10,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/warden-dev/warden/backend/gate"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime/model"
 	"github.com/warden-dev/warden/backend/store"
-	"github.com/warden-dev/warden/backend/tools"
 )
 
 // A caged command's new destination is asked through the broker like any
@@ -36,8 +36,8 @@ func TestNetworkAskThroughTheBroker(t *testing.T) {
 	port := ln.Addr().(*net.TCPAddr).Port
 	sig := fmt.Sprintf("net:registry.test:%d", port)
 
-	r := newRig(t, nil, func(c *Config) {
-		c.Network = tools.NetworkConfig{Resolve: func(_ context.Context, h string) ([]netip.Addr, error) {
+	r := newRig(t, nil, func(c *rigConfig) {
+		c.Network = gate.NetworkConfig{Resolve: func(_ context.Context, h string) ([]netip.Addr, error) {
 			if h == "registry.test" {
 				return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
 			}

@@ -250,7 +250,7 @@ func TestPresentPlanAsksThroughTheGate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			srv := newSSEServer(t, "p1_write_plan.sse", "p2_try_write.sse", "p3_present.sse", "p4_write.sse", "p5_done.sse")
-			r := newRig(t, anthropicProvider(t, srv.URL), func(c *Config) { c.Headless = tc.headless })
+			r := newRig(t, anthropicProvider(t, srv.URL), func(c *rigConfig) { c.Headless = tc.headless })
 			s := r.session(nil)
 			must(t, r.svc.SendMessage(ctx, s.ID, "plan, then write notes"))
 			if tc.act != nil {

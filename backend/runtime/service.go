@@ -5,23 +5,24 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/warden-dev/warden/backend/gate"
 	"github.com/warden-dev/warden/backend/mcp"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime/model"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools"
-	askm "github.com/warden-dev/warden/backend/tools/ask"
 )
 
-// Config wires a Service. Store, Engine and Tools are required.
+// Config wires a Service. Store, Gate and Tools are required.
 type Config struct {
-	Store  *store.Store
-	Engine tools.Decider
+	Store *store.Store
+	// Gate is the process's one gate (backend/assemble builds it): every
+	// call of every session passes it, and it holds the asks.
+	Gate *gate.Gate
 	// Tools are the unwrapped tools a model may call (built-ins, MCP,
 	// browser...). The runtime adds its meta tools (write_plan,
 	// present_plan, task) and puts every call behind the gate.
@@ -42,11 +43,6 @@ type Config struct {
 	// Defaults for new sessions.
 	Approval policy.ApprovalPolicy
 	Sandbox  policy.SandboxPolicy
-	// Headless means no human is attached: an Ask waits ApprovalTimeout
-	// (0: not at all) and becomes Deny{no-approver}. Otherwise an Ask waits
-	// for Answer, or ApprovalTimeout when it is > 0.
-	Headless        bool
-	ApprovalTimeout time.Duration
 	// OnSessionClose runs when a session is deleted or the service closes,
 	// to stop what lives with it (monitors, browser contexts).
 	OnSessionClose []func(sessionID string)
@@ -71,10 +67,6 @@ type Config struct {
 	MaxSteps int
 	Version  string
 	Now      func() time.Time
-
-	// Network decides the destinations of caged commands with network: the
-	// [network] lists, --allow-host, the ask timeout.
-	Network tools.NetworkConfig
 }
 
 // DefaultSystemPrompt tells the model how it is governed.
@@ -92,10 +84,9 @@ type Service struct {
 	st    *store.Store
 	tools toolset // unwrapped, meta tools included
 	hub   *hub
-	br    *broker
-	// asks is every ask's life cycle (backend/tools/ask), shared by the
-	// gates and the answers to asks restored from the log.
-	asks *askm.Machine
+	gate  *gate.Gate
+	// unlisten stops the gate's events reaching the hub (Close).
+	unlisten func()
 
 	ctx    context.Context // lives until Close
 	cancel context.CancelFunc
@@ -103,8 +94,6 @@ type Service struct {
 
 	liveMu sync.RWMutex
 	live   live
-
-	network atomic.Pointer[tools.NetworkConfig] // set by SetNetwork (network.go)
 
 	mu    sync.Mutex
 	turns map[string]*turn  // session id → running turn
@@ -115,8 +104,8 @@ type Service struct {
 // New starts a service. Sessions that were planning when the last run
 // ended land in Always approval (resume rule of the contract).
 func New(ctx context.Context, cfg Config) (*Service, error) {
-	if cfg.Store == nil || cfg.Engine == nil || cfg.Tools == nil {
-		return nil, errors.New("runtime: a Store, an Engine and Tools are required")
+	if cfg.Store == nil || cfg.Gate == nil || cfg.Tools == nil {
+		return nil, errors.New("runtime: a Store, a Gate and Tools are required")
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -137,8 +126,8 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	s := &Service{cfg: cfg, st: cfg.Store, hub: newHub(), turns: map[string]*turn{}, kids: map[string]*child{}, plans: map[string]string{}}
 	s.live = live{provider: cfg.Provider, demo: cfg.Demo, approval: cfg.Approval, sandbox: cfg.Sandbox}
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	s.br = newBroker(s)
-	s.asks = askm.NewMachine(journal{s: s})
+	s.gate = cfg.Gate
+	s.unlisten = s.gate.Listen(s.onGate)
 	if s.cfg.MCP != nil && s.cfg.TrustMcp == nil {
 		s.cfg.TrustMcp = s.trustFromAnswer
 	}
@@ -151,8 +140,8 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		if err := s.resumePlanning(ctx); err != nil {
 			return nil, err
 		}
-		if err := s.interruptUnfinished(ctx); err != nil {
-			return nil, err
+		if err := s.gate.InterruptUnfinished(ctx); err != nil {
+			return nil, fmt.Errorf("runtime: unfinished calls: %w", err)
 		}
 	}
 	sub, err := s.st.Subscribe(s.ctx, store.SubscribeFilter{AfterSeq: -1})
@@ -189,6 +178,8 @@ func (s *Service) resumePlanning(ctx context.Context) error {
 // Close cancels every turn and subagent, denies nothing (pending asks stay
 // in the store for the next start), runs the session closers and waits.
 func (s *Service) Close() error {
+	// Asks whose waits end now stay pending for the next start.
+	s.gate.Shutdown()
 	s.cancel()
 	s.mu.Lock()
 	var ids []string
@@ -197,6 +188,7 @@ func (s *Service) Close() error {
 	}
 	s.mu.Unlock()
 	s.wg.Wait()
+	s.unlisten()
 	for _, id := range ids {
 		for _, f := range s.cfg.OnSessionClose {
 			f(id)

@@ -220,7 +220,9 @@ func (s *Service) updatePolicy(ctx context.Context, id string, u store.PolicyUpd
 		return Session{}, err
 	}
 	for _, sid := range ids {
-		s.br.redecide(ctx, sid)
+		if ps, _, err := s.policySession(ctx, sid); err == nil {
+			s.gate.Redecide(ctx, sid, ps)
+		}
 	}
 	return s.publishSession(ctx, ss), nil
 }

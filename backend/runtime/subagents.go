@@ -174,7 +174,7 @@ func (s *Service) KillAgent(ctx context.Context, sessionID, agentID string) erro
 		s.mu.Lock()
 		k.killed = true
 		s.mu.Unlock()
-		s.br.denyAll(agentID, "the subagent was stopped by the human")
+		s.gate.Cancel(agentID, "the subagent was stopped by the human")
 		k.cancel()
 		return nil
 	}

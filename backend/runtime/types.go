@@ -3,6 +3,7 @@ package runtime
 import (
 	"encoding/json"
 
+	"github.com/warden-dev/warden/backend/gate"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 )
@@ -76,42 +77,12 @@ func eventViews(es []store.StoredEvent) []Event {
 	return out
 }
 
-// Approval is an ask waiting for a human.
-type Approval struct {
-	RequestID string          `json:"request_id"`
-	SessionID string          `json:"session_id"`
-	CallID    string          `json:"call_id"`
-	Tool      string          `json:"tool"`
-	Args      json.RawMessage `json:"args"`
-	Risk      policy.Risk     `json:"risk"`
-	Reasons   []policy.Reason `json:"reasons"`
-	Signature string          `json:"signature"`
-	// AlwaysRefused says why "always" is not offered (a protected path is
-	// approved one write at a time); an "always" answer is then refused.
-	AlwaysRefused string          `json:"always_refused,omitempty"`
-	Effects       []policy.Effect `json:"effects"`
-	Trace         []policy.Step   `json:"trace"`
-	Preview       string          `json:"preview,omitempty"`
-	Mcp           *McpInfo        `json:"mcp,omitempty"`
-	CreatedAt     int64           `json:"created_at"`
-	// Live is false for an ask restored after a restart: its turn is gone,
-	// so an answer is recorded (and "always" remembered) but nothing runs.
-	Live bool `json:"live"`
-}
+// Approval is an ask waiting for a human (the gate's Pending, with its
+// MCP part filled by the service).
+type Approval = gate.Pending
 
-// McpInfo is the MCP part of an approval. Description, OldDescription and
-// Schema are server data, escaped for display: show them as text.
-type McpInfo struct {
-	Server string `json:"server"`
-	Tool   string `json:"tool,omitempty"`
-	// Change says why the tool is not trusted (mcp.ToolReview.Change):
-	// server | config | new | changed; "" when it is.
-	Change          string `json:"change,omitempty" ts:"'server' | 'config' | 'new' | 'changed'"`
-	Description     string `json:"description,omitempty"`
-	OldDescription  string `json:"old_description,omitempty"` // as trusted, when Change is "changed"
-	Schema          string `json:"schema,omitempty"`          // the input schema, indented JSON
-	DescriptionDiff string `json:"description_diff,omitempty"`
-}
+// McpInfo is the MCP part of an approval.
+type McpInfo = gate.McpInfo
 
 // GrantView is a grant, workspace rule or MCP trust as a window lists it.
 type GrantView struct {

@@ -19,6 +19,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/warden-dev/warden/backend/cage/sandbox"
+	"github.com/warden-dev/warden/backend/gate"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/store"
@@ -48,7 +49,11 @@ func newFixture(t *testing.T, static staticFS) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := runtime.New(context.Background(), runtime.Config{Store: st, Engine: policy.New(policy.Config{}), Tools: reg,
+	g, err := gate.New(gate.Config{Decider: policy.New(policy.Config{}), Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := runtime.New(context.Background(), runtime.Config{Store: st, Gate: g, Tools: reg,
 		Caged: cage.Caged, Version: "test"})
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/warden-dev/warden/backend/config"
-	"github.com/warden-dev/warden/backend/tools"
+	"github.com/warden-dev/warden/backend/gate"
 )
 
 // NetworkSettings is the [network] table as the screen shows it: the
@@ -82,6 +82,6 @@ func (s *Service) SaveNetwork(ctx context.Context, a NetworkArgs) (Settings, err
 	if err != nil {
 		return Settings{}, fmt.Errorf("settings: %w", err)
 	}
-	s.opts.Runtime.SetNetwork(tools.NetworkConfig{Rules: rules.With(s.opts.AllowHosts...), AskTimeout: cfg.Network.AskTimeout})
+	s.opts.Runtime.SetNetwork(gate.NetworkConfig{Rules: rules.With(s.opts.AllowHosts...), AskTimeout: cfg.Network.AskTimeout})
 	return s.GetSettings(ctx)
 }

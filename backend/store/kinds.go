@@ -153,9 +153,14 @@ type PermissionGranted struct {
 	Source    string        `json:"source"`
 	Trace     []policy.Step `json:"trace,omitempty"`
 	// Via names the ask's transition that decided it (package
-	// backend/tools/ask): allow, answer-once, answer-always,
-	// supersede-allow. Empty in logs written before it.
+	// backend/gate/ask): allow, answer-once, answer-always,
+	// supersede-allow, answerer-allow. Empty in logs written before it.
 	Via string `json:"via,omitempty"`
+	// Layer is what decided (policy.Layer) and LayerDetail names it (the
+	// grant, the answerer's kind, the front end a human answered from);
+	// empty in logs written before them.
+	Layer       policy.Layer `json:"layer,omitempty"`
+	LayerDetail string       `json:"layer_detail,omitempty"`
 }
 
 func (p PermissionGranted) validate() error {
@@ -189,8 +194,11 @@ type PermissionDenied struct {
 	By        DeniedBy      `json:"by"`
 	Trace     []policy.Step `json:"trace,omitempty"`
 	// Via names the ask's transition (deny, answer-deny, time-out, cancel,
-	// supersede-deny); empty in logs written before it.
+	// supersede-deny, answerer-deny); empty in logs written before it.
 	Via string `json:"via,omitempty"`
+	// Layer and LayerDetail: as PermissionGranted's.
+	Layer       policy.Layer `json:"layer,omitempty"`
+	LayerDetail string       `json:"layer_detail,omitempty"`
 }
 
 func (p PermissionDenied) validate() error {

@@ -1,10 +1,11 @@
-// Package tools holds the Tool interface, the registry, the gate that wraps
-// every tool, and one file per built-in tool. The graph's one registry is
-// built by backend/assemble (Builtins plus the browser, computer and MCP
-// tools); the runtime layers its meta tools on it.
+// Package tools holds the Tool interface, the typed adapter, the registry
+// and one file per built-in tool (its model-facing description beside it).
+// The graph's one registry is built by backend/assemble (Builtins plus the
+// browser, computer and MCP tools); the runtime layers its meta tools on it.
 //
 // A tool never consults the policy itself: it states its effects from its
-// arguments, and the gate decides before Invoke is ever called.
+// arguments, and the gate (backend/gate) decides before Invoke is ever
+// called.
 package tools
 
 import (
@@ -39,6 +40,19 @@ type Env struct {
 	// gate sets it): recorded and answered like any ask, it returns the
 	// outcome — allow, or deny with who decided and why.
 	Ask func(ctx context.Context, q Question) (policy.Decision, error)
+}
+
+// Question is what a tool asks the human through Env.Ask.
+type Question struct {
+	Signature string          // what "always" would remember; the tool's name when empty
+	Args      json.RawMessage // shown with the prompt
+	Why       string          // one line for the trace
+}
+
+// Previewer is implemented by tools that can show a human what a call would
+// change (fs.write's diff, patch.apply's patch) for the approval prompt.
+type Previewer interface {
+	Preview(args json.RawMessage, env Env) (string, error)
 }
 
 // Content is one part of a tool result.
@@ -78,4 +92,56 @@ type Tool interface {
 	// the arguments are unusable; the gate reports it without invoking.
 	Effects(args json.RawMessage, env Env) ([]policy.Effect, error)
 	Invoke(ctx context.Context, args json.RawMessage, env Env) (Result, error)
+}
+
+// Prepared is one call with its arguments decoded once: the gate asks it
+// for the call's effects (again after a wait, for paths that may resolve
+// differently) and invokes it, without decoding the arguments again.
+type Prepared interface {
+	// Args are the call's arguments as the model sent them.
+	Args() json.RawMessage
+	Effects(env Env) ([]policy.Effect, error)
+	Invoke(ctx context.Context, env Env) (Result, error)
+}
+
+// Preparer is a tool that decodes its arguments once per call (the typed
+// adapter, typed.go).
+type Preparer interface {
+	// Prepare decodes args; an error means they are unusable.
+	Prepare(args json.RawMessage) (Prepared, error)
+}
+
+// Prepare is the call of t with args: the tool's own when it decodes once
+// (Preparer), else one that hands the raw arguments to Effects and Invoke.
+func Prepare(t Tool, args json.RawMessage) (Prepared, error) {
+	if p, ok := t.(Preparer); ok {
+		return p.Prepare(args)
+	}
+	return rawCall{t: t, args: args}, nil
+}
+
+// rawCall is a call of a tool that takes its arguments as JSON each time
+// (MCP tools, whose server decodes them).
+type rawCall struct {
+	t    Tool
+	args json.RawMessage
+}
+
+func (c rawCall) Args() json.RawMessage                    { return c.args }
+func (c rawCall) Effects(env Env) ([]policy.Effect, error) { return c.t.Effects(c.args, env) }
+func (c rawCall) Invoke(ctx context.Context, env Env) (Result, error) {
+	return c.t.Invoke(ctx, c.args, env)
+}
+
+// RefusedConnections lists what the call's commands were refused, one line
+// each with how to allow it, for the model to read: what the gate's
+// decider of the call's connections kept (backend/gate).
+func RefusedConnections(eg *sandbox.Egress) []string {
+	if eg == nil {
+		return nil
+	}
+	if r, ok := eg.Decider.(interface{ Refused() []string }); ok {
+		return r.Refused()
+	}
+	return nil
 }

@@ -16,8 +16,8 @@ import (
 	"testing"
 
 	"github.com/warden-dev/warden/backend/assemble"
+	"github.com/warden-dev/warden/backend/gate"
 	"github.com/warden-dev/warden/backend/policy"
-	"github.com/warden-dev/warden/backend/tools"
 )
 
 // parityCase is one line of testdata/gate_parity.jsonl. {{ws}} and {{out}}
@@ -33,14 +33,14 @@ type parityCase struct {
 // recordingApprover records every Ask and refuses it, so nothing asked runs.
 type recordingApprover struct {
 	mu   sync.Mutex
-	asks []tools.ApprovalRequest
+	asks []gate.ApprovalRequest
 }
 
-func (r *recordingApprover) Approve(_ context.Context, req tools.ApprovalRequest) (tools.Approval, error) {
+func (r *recordingApprover) Approve(_ context.Context, req gate.ApprovalRequest) (gate.Approval, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.asks = append(r.asks, req)
-	return tools.Approval{Approved: false, Note: "recorded by the parity test"}, nil
+	return gate.Approval{Approved: false, Note: "recorded by the parity test"}, nil
 }
 
 // take returns the asks about the calls themselves. The asks the proxy
@@ -48,10 +48,10 @@ func (r *recordingApprover) Approve(_ context.Context, req tools.ApprovalRequest
 // decisions of their own that policy check does not make: a name is
 // asked about before anything resolves it, so even a host this machine
 // cannot resolve is asked.
-func (r *recordingApprover) take() []tools.ApprovalRequest {
+func (r *recordingApprover) take() []gate.ApprovalRequest {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []tools.ApprovalRequest
+	var out []gate.ApprovalRequest
 	for _, a := range r.asks {
 		if !strings.HasPrefix(a.Tool, "net:") {
 			out = append(out, a)

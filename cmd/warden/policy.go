@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/warden-dev/warden/backend/assemble"
+	"github.com/warden-dev/warden/backend/gate"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/termtext"
@@ -192,9 +193,10 @@ type callLine struct {
 	Args json.RawMessage `json:"args"`
 }
 
-// checkOne decides one line the way the gate decides a call (tools.Gate.Call):
-// the registered tool states the effects of the arguments against the
-// session's workspace and sandbox, and the graph's engine decides.
+// checkOne decides one line the way the gate decides a call (gate.Run):
+// the graph's gate prepares the call (the registered tool states the
+// effects of the arguments against the session's workspace and sandbox)
+// and decides it, recording nothing.
 func checkOne(line string, g *assemble.Graph, s policy.Session, f checkFlags) (checkResult, callLine, error) {
 	var c callLine
 	dec := json.NewDecoder(strings.NewReader(line))
@@ -213,10 +215,16 @@ func checkOne(line string, g *assemble.Graph, s policy.Session, f checkFlags) (c
 	if len(args) == 0 {
 		args = json.RawMessage(`{}`)
 	}
-	effects, err := t.Effects(args, tools.Env{Workspace: s.Workspace, Sandbox: s.Sandbox})
+	p, err := g.Gate.Prepare(context.Background(), gate.Request{Tool: t, Args: args,
+		Env:     tools.Env{Workspace: s.Workspace, Sandbox: s.Sandbox},
+		Session: func(context.Context, tools.Env) (policy.Session, error) { return s, nil }})
 	if err != nil {
-		return checkResult{}, c, fmt.Errorf("%s: invalid arguments: %w", t.Name(), err)
+		return checkResult{}, c, err
 	}
+	if p.Err != nil {
+		return checkResult{}, c, fmt.Errorf("%s: invalid arguments: %w", t.Name(), p.Err)
+	}
+	effects := p.Effects
 	for i := range effects {
 		if effects[i].Kind == policy.EffectMcp {
 			for _, t := range f.trusted {
@@ -224,8 +232,7 @@ func checkOne(line string, g *assemble.Graph, s policy.Session, f checkFlags) (c
 			}
 		}
 	}
-	call := policy.Call{Tool: t.Name(), Effects: effects}
-	d := g.Engine.Decide(call, s)
+	d := g.Gate.Decide(p)
 	res := checkResult{Decision: d.Verdict, Reasons: d.Reasons, Signature: d.Signature, Source: d.Source,
 		Detail: d.Detail, Remedy: d.Remedy, Effects: effects, Trace: d.Trace}
 	if d.Verdict == policy.VerdictDeny {

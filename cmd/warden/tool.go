@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/warden-dev/warden/backend/assemble"
+	"github.com/warden-dev/warden/backend/gate"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/termtext"
@@ -95,7 +96,8 @@ func runTool(ctx context.Context, argv []string, io stdio) int {
 		fmt.Fprintf(io.err, "warden tool: %v\n", err)
 		return 2
 	}
-	g, err := assemble.Open(ctx, assemble.Options{DBPath: f.db, Workspace: s.Workspace, Headless: true, NoModel: true, LeaveSessions: true, Version: version})
+	g, err := assemble.Open(ctx, assemble.Options{DBPath: f.db, Workspace: s.Workspace, Headless: true, NoModel: true, LeaveSessions: true,
+		Version: version, ApprovalTimeout: &f.approvalTimeout, AllowHosts: f.allowHosts})
 	if err != nil {
 		fmt.Fprintf(io.err, "warden tool: %v\n", err)
 		return 1
@@ -162,11 +164,12 @@ func writeToolText(w io.Writer, name string, out toolOutput) error {
 	return tw.Flush()
 }
 
-// callTool runs one call of the graph's tool through a gate on the graph's
-// engine, in a new session of the graph's store. approver answers Asks; nil
-// means no human is attached (the CLI), so an Ask waits --approval-timeout
-// and becomes a no-approver deny.
-func callTool(ctx context.Context, g *assemble.Graph, s policy.Session, name string, f toolFlags, approver tools.Approver) (toolOutput, int, error) {
+// callTool runs one call of the graph's tool through the graph's gate, in a
+// new session of the graph's store, on the axes of the flags. approver
+// answers Asks; nil means no human is attached (the CLI's graph is
+// headless), so an Ask waits --approval-timeout and becomes a no-approver
+// deny.
+func callTool(ctx context.Context, g *assemble.Graph, s policy.Session, name string, f toolFlags, approver gate.Approver) (toolOutput, int, error) {
 	var out toolOutput
 	if err := f.settleCaged(&s, g); err != nil {
 		return out, 2, err
@@ -187,23 +190,9 @@ func callTool(ctx context.Context, g *assemble.Graph, s policy.Session, name str
 		return out, 1, err
 	}
 	s.Grants = store.PolicyGrants(grants, s.Now)
-	network, err := g.Network(f.allowHosts)
-	if err != nil {
-		return out, 2, err
-	}
-	gate, err := tools.NewGate(tools.GateConfig{
-		Decider:         g.Engine,
-		Session:         func(context.Context, tools.Env) (policy.Session, error) { return s, nil },
-		Approver:        approver,
-		ApprovalTimeout: f.approvalTimeout,
-		Journal:         g.Store,
-		Network:         network,
-	})
-	if err != nil {
-		return out, 1, err
-	}
-	env := tools.Env{SessionID: sess.ID, Workspace: s.Workspace, Sandbox: s.Sandbox}
-	res, err := gate.Call(ctx, tool, json.RawMessage(f.args), env)
+	res, err := g.Gate.Call(ctx, gate.Request{Tool: tool, Args: json.RawMessage(f.args), Approver: approver,
+		Env:     tools.Env{SessionID: sess.ID, Workspace: s.Workspace, Sandbox: s.Sandbox},
+		Session: func(context.Context, tools.Env) (policy.Session, error) { return s, nil }})
 	if err != nil {
 		return out, 1, err
 	}

@@ -26,6 +26,7 @@ var tsNames = map[reflect.Type]string{
 	reflect.TypeFor[runtime.Event]():          "WardenEvent",
 	reflect.TypeFor[runtime.Info]():           "AppInfo",
 	reflect.TypeFor[runtime.McpInfo]():        "McpCallInfo",
+	reflect.TypeFor[runtime.Approval]():       "Approval",
 	reflect.TypeFor[mcp.ServerStatus]():       "McpServer",
 	reflect.TypeFor[mcp.ServerState]():        "McpServerState",
 	reflect.TypeFor[mcp.TrustStatus]():        "McpTrust",

@@ -13,7 +13,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/warden-dev/warden/backend/assemble"
 	"github.com/warden-dev/warden/backend/cage/sandbox"
+	"github.com/warden-dev/warden/backend/gate"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/tools"
 )
@@ -89,21 +91,18 @@ type startEnv struct {
 func wardenVariant(e startEnv) (*variant, func(), error) {
 	sb := policy.SandboxPolicy{Kind: policy.WorkspaceWrite}
 	env := tools.Env{SessionID: "bench", Workspace: e.ws, Sandbox: sb}
-	g, err := tools.NewGate(tools.GateConfig{
-		Decider:  policy.New(policy.Config{}),
-		Approver: approveAll{},
-		Session: func(context.Context, tools.Env) (policy.Session, error) {
-			return policy.Session{Workspace: e.ws, Sandbox: sb, Approval: policy.OnRequest, Caged: true, Now: time.Now()}, nil
-		},
-	})
+	g, err := assemble.NewGate(assemble.GateParts{Engine: policy.New(policy.Config{}), Approver: approveAll{}})
 	if err != nil {
 		return nil, nil, err
+	}
+	session := func(context.Context, tools.Env) (policy.Session, error) {
+		return policy.Session{Workspace: e.ws, Sandbox: sb, Approval: policy.OnRequest, Caged: true, Now: time.Now()}, nil
 	}
 	sh := tools.NewShellExec(e.cage)
 	v := &variant{name: "warden gate+cage"}
 	v.run = func(ctx context.Context, script string) (string, error) {
 		args, _ := json.Marshal(tools.ShellExecParams{Command: script})
-		out, err := g.Call(ctx, sh, args, env)
+		out, err := g.Call(ctx, gate.Request{Tool: sh, Args: args, Env: env, Session: session})
 		if err != nil {
 			return "", err
 		}
@@ -125,8 +124,8 @@ func wardenVariant(e startEnv) (*variant, func(), error) {
 // to /etc, the "human" says yes, and the cage must still stop it.
 type approveAll struct{}
 
-func (approveAll) Approve(context.Context, tools.ApprovalRequest) (tools.Approval, error) {
-	return tools.Approval{Approved: true}, nil
+func (approveAll) Approve(context.Context, gate.ApprovalRequest) (gate.Approval, error) {
+	return gate.Approval{Approved: true}, nil
 }
 
 func text(r tools.Result) string {

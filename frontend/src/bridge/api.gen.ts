@@ -8,6 +8,7 @@ export interface AnswerArgs {
   expires_in_sec?: number
   note?: string
   trust_server?: 'session' | 'persistent'
+  via?: 'window' | 'tui' | 'serve' | 'cli' | 'remote'
 }
 
 export type ApiKeySource = '' | 'config' | `env:${string}`

@@ -1,4 +1,4 @@
-package tools
+package gate
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/tools"
 )
 
 // hostService is a real HTTP server on the host's loopback counting the
@@ -90,8 +91,8 @@ func TestGateNetworkDecisions(t *testing.T) {
 				s.Grants = []policy.Grant{{ID: "g", Signature: sig, Scope: policy.ScopeSession, Reasons: []policy.Reason{policy.ReasonNetworkRequest}}}
 			}
 			j := &journal{}
-			cfg := GateConfig{Decider: policy.New(policy.Config{}), Journal: j, ApprovalTimeout: tc.timeout,
-				Session: func(context.Context, Env) (policy.Session, error) { return s, nil },
+			cfg := Config{Decider: policy.New(policy.Config{}), Journal: j, ApprovalTimeout: tc.timeout,
+				Session: func(context.Context, tools.Env) (policy.Session, error) { return s, nil },
 				Network: NetworkConfig{Rules: rules, AskTimeout: tc.askTimeout, Resolve: func(_ context.Context, h string) ([]netip.Addr, error) {
 					if h == "registry.test" {
 						return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
@@ -102,12 +103,12 @@ func TestGateNetworkDecisions(t *testing.T) {
 				cfg.Approver = tc.approver
 			}
 			// The shell command itself is allowed; only its destinations are asked.
-			g, err := NewGate(cfg)
+			g, err := New(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
 			start := time.Now()
-			out, err := g.Call(context.Background(), &alwaysAllowed{NewShellExec(cage)}, mustJSON(t, map[string]any{"command": twice}), env)
+			out, err := callGate(g, context.Background(), &alwaysAllowed{tools.NewShellExec(cage)}, mustJSON(t, map[string]any{"command": twice}), env)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,9 +165,9 @@ func TestGateNetworkDecisions(t *testing.T) {
 
 // alwaysAllowed is a tool whose call the chain allows without asking (its
 // effects are a read), so the test sees only the network decisions.
-type alwaysAllowed struct{ *ShellExec }
+type alwaysAllowed struct{ *tools.ShellExec }
 
-func (alwaysAllowed) Effects(json.RawMessage, Env) ([]policy.Effect, error) {
+func (alwaysAllowed) Effects(json.RawMessage, tools.Env) ([]policy.Effect, error) {
 	return []policy.Effect{{Kind: policy.EffectRead}}, nil
 }
 
@@ -205,8 +206,8 @@ func TestProxiedCageRedTeamReachesNothing(t *testing.T) {
 	s := policy.Session{Workspace: env.Workspace, Approval: policy.OnRequest, Sandbox: env.Sandbox,
 		Caged: cage.Caged(env.Sandbox), NetworkProxied: cage.Proxied(env.Sandbox)}
 	j := &journal{}
-	g, err := NewGate(GateConfig{Decider: policy.New(policy.Config{}), Journal: j, ApprovalTimeout: 50 * time.Millisecond,
-		Session: func(context.Context, Env) (policy.Session, error) { return s, nil },
+	g, err := New(Config{Decider: policy.New(policy.Config{}), Journal: j, ApprovalTimeout: 50 * time.Millisecond,
+		Session: func(context.Context, tools.Env) (policy.Session, error) { return s, nil },
 		Network: NetworkConfig{Resolve: func(_ context.Context, h string) ([]netip.Addr, error) {
 			if strings.HasSuffix(h, ".test") || h == "example.com" {
 				return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
@@ -243,7 +244,7 @@ func TestProxiedCageRedTeamReachesNothing(t *testing.T) {
 			j.mu.Lock()
 			j.evs = nil
 			j.mu.Unlock()
-			out, err := g.Call(context.Background(), NewShellExec(cage), mustJSON(t, map[string]any{"command": tc.command}), env)
+			out, err := callGate(g, context.Background(), tools.NewShellExec(cage), mustJSON(t, map[string]any{"command": tc.command}), env)
 			if err != nil {
 				t.Fatal(err)
 			}

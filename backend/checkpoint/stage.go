@@ -2,59 +2,34 @@ package checkpoint
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/warden-dev/warden/backend/gate"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools"
 )
 
-// The hook is a decorator around a tool, installed under the gate: the gate
-// decides, then calls the hooked tool's Invoke, which takes a checkpoint,
-// runs the tool, takes another and records the change set. A tool whose
-// effects cannot change files (reads, searches, the browser) passes
-// straight through. The gate and the runtime are untouched apart from
-// installing it.
+// The checkpoint is a stage of the gate (backend/gate), around the invoke:
+// the gate decides, then calls Begin, runs the call, and calls the
+// checkpoint's Finish, which takes another checkpoint and records the
+// change set; the gate's post-call checks read it. A call whose effects
+// cannot change files (reads, searches, the browser) takes none.
 
-// Wrap returns tool with the checkpoint hook around its Invoke. A tool that
-// can preview keeps its preview.
-func (t *Tracker) Wrap(tool tools.Tool) tools.Tool {
-	h := &hooked{Tool: tool, t: t}
-	if _, ok := tool.(tools.Previewer); ok {
-		return &hookedPreviewer{h}
+// Begin implements gate.Checkpointer: the checkpoint before an allowed
+// call, nil when the call cannot change files. It never fails the call: a
+// checkpoint that cannot be taken is recorded by Finish as the call's
+// Error. What changed since the last recorded call (a monitor, a human) is
+// recorded first, as its own change set.
+func (t *Tracker) Begin(ctx context.Context, info gate.CallInfo) gate.Checkpoint {
+	if info.Workspace == "" || !mayChangeFiles(info.Effects) {
+		return nil
 	}
-	return h
-}
-
-// WrapAll returns a registry holding every tool of r behind the hook.
-func (t *Tracker) WrapAll(r *tools.Registry) (*tools.Registry, error) { return r.Wrapped(t.Wrap) }
-
-type hooked struct {
-	tools.Tool
-	t *Tracker
-}
-
-// Unwrap returns the tool behind the hook.
-func (h *hooked) Unwrap() tools.Tool { return h.Tool }
-
-type hookedPreviewer struct{ *hooked }
-
-func (h *hookedPreviewer) Preview(args json.RawMessage, env tools.Env) (string, error) {
-	return h.Tool.(tools.Previewer).Preview(args, env)
-}
-
-func (h *hooked) Invoke(ctx context.Context, args json.RawMessage, env tools.Env) (tools.Result, error) {
-	effects, err := h.Tool.Effects(args, env)
-	if err != nil || env.Workspace == "" || !mayChangeFiles(effects) {
-		return h.Tool.Invoke(ctx, args, env)
-	}
-	c := h.t.Begin(ctx, h.Tool.Name(), env)
-	res, ierr := h.Tool.Invoke(ctx, args, env)
-	c.caged = h.t.cfg.Caged(env.Sandbox) && hasKind(effects, policy.EffectExec)
-	h.t.Finish(ctx, c, &res)
-	return res, ierr
+	c := t.begin(ctx, info.Tool, info.SessionID, info.CallID, info.Workspace)
+	c.caged = info.Caged && hasKind(info.Effects, policy.EffectExec)
+	c.allowedBy = info.Decision.Source
+	return c
 }
 
 // mayChangeFiles: a write, a deletion, a command, or an MCP tool that does
@@ -83,26 +58,24 @@ func hasKind(effects []policy.Effect, k policy.EffectKind) bool {
 	return false
 }
 
-// Call is one call between its two checkpoints.
+// Call is one call between its two checkpoints (a gate.Checkpoint).
 type Call struct {
 	ID, Tool  string
 	SessionID string
+	t         *Tracker
 	repo      *Repo
 	before    string
 	err       error
 	caged     bool
+	allowedBy string // the decision's source ("human:once", "sandbox+policy", ...)
 }
 
-// Begin takes the checkpoint before a call. It never fails the call: a
-// checkpoint that cannot be taken is recorded by Finish as the call's
-// Error. What changed since the last recorded call (a monitor, a human) is
-// recorded first, as its own change set.
-func (t *Tracker) Begin(ctx context.Context, tool string, env tools.Env) *Call {
-	c := &Call{ID: env.CallID, Tool: tool, SessionID: env.SessionID}
+func (t *Tracker) begin(ctx context.Context, tool, sessionID, callID, workspace string) *Call {
+	c := &Call{ID: callID, Tool: tool, SessionID: sessionID, t: t}
 	if c.ID == "" {
 		c.ID = t.cfg.NewID()
 	}
-	c.repo, c.err = t.Repo(ctx, env.Workspace)
+	c.repo, c.err = t.Repo(ctx, workspace)
 	if c.err != nil {
 		return c
 	}
@@ -119,11 +92,18 @@ func (t *Tracker) Begin(ctx context.Context, tool string, env tools.Env) *Call {
 	return c
 }
 
-// Finish takes the checkpoint after a call and records its change set.
-// When a call that no human allowed deleted or truncated tracked files
-// beyond the threshold, the event carries a warning and res tells the
-// model which files are gone, so it can re-plan.
-func (t *Tracker) Finish(ctx context.Context, c *Call, res *tools.Result) {
+// Finish implements gate.Checkpoint: the checkpoint after the call, and
+// its change set recorded and returned. When a call that no human allowed
+// deleted or truncated tracked files beyond the threshold, the event
+// carries a warning and res tells the model which files are gone, so it
+// can re-plan.
+func (c *Call) Finish(ctx context.Context, res *tools.Result) gate.Changes {
+	ev := c.finish(ctx, res)
+	return gate.Changes{Event: ev, Checkpoint: c}
+}
+
+func (c *Call) finish(ctx context.Context, res *tools.Result) store.WorkspaceChanged {
+	t := c.t
 	ctx = context.WithoutCancel(ctx)
 	ev := store.WorkspaceChanged{CallID: c.ID, Tool: c.Tool, Cause: store.CauseCall, Caged: c.caged}
 	if c.repo != nil {
@@ -142,9 +122,9 @@ func (t *Tracker) Finish(ctx context.Context, c *Call, res *tools.Result) {
 				full.CallID, full.Tool, full.Cause, full.Caged = ev.CallID, ev.Tool, ev.Cause, ev.Caged
 				ev = full
 				if len(ev.Files)+ev.Omitted == 0 {
-					return // nothing changed: nothing to show or undo
+					return ev // nothing changed: nothing to show or undo
 				}
-				ev.AllowedBy = t.allowedBy(ctx, c.SessionID, c.ID)
+				ev.AllowedBy = c.allowedBy
 				if !strings.HasPrefix(ev.AllowedBy, "human:") {
 					ev.Warning = t.destruction(cs)
 				}
@@ -163,6 +143,7 @@ func (t *Tracker) Finish(ctx context.Context, c *Call, res *tools.Result) {
 	if ev.Warning != nil && res != nil {
 		res.Content = append(res.Content, tools.Content{Type: "text", Text: destructionNote(c.ID, ev.Warning)})
 	}
+	return ev
 }
 
 // destructionNote is what the model reads after a destructive call.
@@ -175,22 +156,4 @@ func destructionNote(callID string, d *store.Destruction) string {
 	}
 	fmt.Fprintf(&b, ". The user has been warned and can undo it (call %s). If this was not intended, stop and re-plan; do not recreate the files from memory.", callID)
 	return b.String()
-}
-
-// allowedBy is the Source of the call's PermissionGranted ("human:once",
-// "sandbox+policy", ...), or "" when none is found.
-func (t *Tracker) allowedBy(ctx context.Context, sessionID, callID string) string {
-	if sessionID == "" {
-		return ""
-	}
-	evs, err := t.cfg.Store.Events(ctx, store.EventQuery{SessionID: sessionID, Kinds: []store.Kind{store.KindPermissionGranted}, Desc: true, Limit: 200})
-	if err != nil {
-		return ""
-	}
-	for _, e := range evs {
-		if g, ok := e.Event.(store.PermissionGranted); ok && g.CallID == callID {
-			return g.Source
-		}
-	}
-	return ""
 }

@@ -42,6 +42,8 @@ const (
 	Cancel         Transition = "cancel"
 	SupersedeAllow Transition = "supersede-allow"
 	SupersedeDeny  Transition = "supersede-deny"
+	AnswererAllow  Transition = "answerer-allow"
+	AnswererDeny   Transition = "answerer-deny"
 	Start          Transition = "start"
 	Stale          Transition = "stale"
 	Finish         Transition = "finish"

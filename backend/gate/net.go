@@ -1,4 +1,4 @@
-package tools
+package gate
 
 // Network decisions of a running call. A caged command with network reaches
 // the outside only through Warden's proxy; each new destination host:port it
@@ -23,9 +23,10 @@ import (
 
 	"github.com/warden-dev/warden/backend/cage/netproxy"
 	"github.com/warden-dev/warden/backend/cage/sandbox"
+	"github.com/warden-dev/warden/backend/gate/ask"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
-	"github.com/warden-dev/warden/backend/tools/ask"
+	"github.com/warden-dev/warden/backend/tools"
 )
 
 // DefaultNetworkAskTimeout bounds a network ask when none is configured.
@@ -43,10 +44,12 @@ type NetworkConfig struct {
 
 // netCall decides the destinations of one call's commands, each once.
 type netCall struct {
-	g      *Gate
-	env    Env
-	callID string
-	tool   string // the call's tool, named in the ask
+	g       *Gate
+	env     tools.Env
+	req     Request // the call's: its session source and human
+	network NetworkConfig
+	callID  string
+	tool    string // the call's tool, named in the ask
 	// decidedOrigins are the host:port of the browser origins the call
 	// itself was decided on, by host:port, with the origin.
 	decidedOrigins map[string]string
@@ -62,8 +65,9 @@ type netDecision struct {
 }
 
 // egress is what the call's cage routes its connections through.
-func (g *Gate) egress(env Env, callID, tool string, effects []policy.Effect) *sandbox.Egress {
-	nc := &netCall{g: g, env: env, callID: callID, tool: tool, decided: map[string]*netDecision{}, decidedOrigins: map[string]string{}}
+func (g *Gate) egress(env tools.Env, req Request, callID, tool string, effects []policy.Effect) *sandbox.Egress {
+	nc := &netCall{g: g, env: env, req: req, network: g.networkConfig(), callID: callID, tool: tool,
+		decided: map[string]*netDecision{}, decidedOrigins: map[string]string{}}
 	for _, e := range effects {
 		if e.Kind != policy.EffectBrowser || e.Origin == "" {
 			continue
@@ -74,8 +78,8 @@ func (g *Gate) egress(env Env, callID, tool string, effects []policy.Effect) *sa
 			}
 		}
 	}
-	return &sandbox.Egress{Decider: nc, Observe: nc.observe, Resolver: g.cfg.Network.Resolve,
-		HostLoopback: g.cfg.Network.Rules.ExplicitLoopback()}
+	return &sandbox.Egress{Decider: nc, Observe: nc.observe, Resolver: nc.network.Resolve,
+		HostLoopback: nc.network.Rules.ExplicitLoopback()}
 }
 
 // Decide implements netproxy.Decider. Concurrent connections to the same new
@@ -144,15 +148,12 @@ func (nc *netCall) decide(ctx context.Context, dest policy.Destination) netproxy
 		}
 	}
 	g := nc.g
-	s, err := g.cfg.Session(ctx, nc.env)
+	s, err := g.session(ctx, Request{Env: nc.env, Session: nc.req.Session})
 	if err != nil {
 		return netproxy.Verdict{Reason: "session", Detail: "the session could not be read: " + err.Error()}
 	}
-	if s.Now.IsZero() {
-		s.Now = g.cfg.Now()
-	}
 	call := policy.NetworkCall(dest)
-	d := g.cfg.Network.Rules.Apply(dest, g.cfg.Decider.Decide(call, s))
+	d := nc.network.Rules.Apply(dest, g.cfg.Decider.Decide(call, s))
 	if origin, ok := nc.decidedOrigins[dest.String()]; ok && d.Verdict == policy.VerdictAsk && (named || allPublic(dest.Addrs)) {
 		// The browser call was decided (asked, if need be) on this very
 		// origin; its page load is that decision, not a second question.
@@ -170,12 +171,13 @@ func (nc *netCall) decide(ctx context.Context, dest policy.Destination) netproxy
 			callID += "#addrs"
 		}
 		id := ask.ID{SessionID: nc.env.SessionID, RequestID: g.cfg.NewID(), CallID: callID, Tool: call.Tool}
-		timeout := g.cfg.Network.AskTimeout
+		timeout := nc.network.AskTimeout
 		if timeout <= 0 {
 			timeout = DefaultNetworkAskTimeout
 		}
 		actx, cancel := context.WithTimeout(ctx, timeout)
-		final, err := g.ask(actx, t, args, nc.env, call.Effects, d, id, false)
+		final, err := g.ask(actx, askCall{tool: t, args: args, env: nc.env, effects: call.Effects, approver: nc.req.Approver,
+			session: nc.req.Session}, d, id, false)
 		cancel()
 		if err != nil {
 			return netproxy.Verdict{Reason: "journal", Detail: err.Error()}
@@ -226,19 +228,12 @@ func (nc *netCall) observe(c netproxy.Conn) {
 	ev := store.NetworkConnection{CallID: nc.callID, Host: c.Host, Port: c.Port, Addr: c.Addr, Proto: c.Proto,
 		Allowed: c.Allowed, AllowedBy: c.By, Reason: c.Reason, Detail: c.Detail, Error: c.Error,
 		BytesUp: c.BytesUp, BytesDown: c.BytesDown, DurationMs: c.Duration.Milliseconds()}
-	_, _ = nc.g.cfg.Journal.Append(context.Background(), nc.env.SessionID, store.AnyVersion, ev)
+	_, _ = nc.g.log.Append(context.Background(), nc.env.SessionID, store.AnyVersion, ev)
 }
 
-// RefusedConnections lists what the call's commands were refused, one line each with
-// how to allow it, for the model to read.
-func RefusedConnections(eg *sandbox.Egress) []string {
-	if eg == nil {
-		return nil
-	}
-	nc, ok := eg.Decider.(*netCall)
-	if !ok {
-		return nil
-	}
+// Refused lists what the call's commands were refused, one line each with
+// how to allow it, for the model to read (tools.RefusedConnections).
+func (nc *netCall) Refused() []string {
 	nc.mu.Lock()
 	defer nc.mu.Unlock()
 	return append([]string(nil), nc.refused...)
@@ -259,14 +254,14 @@ func (t netTool) Description() string {
 }
 func (netTool) Schema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
 func (netTool) Risk() policy.Risk       { return policy.RiskMedium }
-func (t netTool) Effects(json.RawMessage, Env) ([]policy.Effect, error) {
+func (t netTool) Effects(json.RawMessage, tools.Env) ([]policy.Effect, error) {
 	return policy.NetworkCall(t.dest).Effects, nil
 }
-func (t netTool) Invoke(context.Context, json.RawMessage, Env) (Result, error) {
-	return ErrorResult(t.sig + " is a network destination; the proxy carries it, nothing is invoked"), nil
+func (t netTool) Invoke(context.Context, json.RawMessage, tools.Env) (tools.Result, error) {
+	return tools.ErrorResult(t.sig + " is a network destination; the proxy carries it, nothing is invoked"), nil
 }
 
-func (t netTool) Preview(json.RawMessage, Env) (string, error) {
+func (t netTool) Preview(json.RawMessage, tools.Env) (string, error) {
 	parts := make([]string, len(t.dest.Addrs))
 	public := true
 	for i, a := range t.dest.Addrs {

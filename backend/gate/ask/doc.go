@@ -21,6 +21,7 @@
 //	requested --answer-deny-->                      denied                a human said no
 //	requested --time-out / cancel-->                denied                no answer came; the turn was stopped
 //	requested --supersede-allow / supersede-deny--> allowed / denied      an axis change re-decided it
+//	requested --answerer-allow / answerer-deny-->   allowed / denied      an answerer answered before the human
 //	allowed   --start-->                            running
 //	allowed   --stale-->                            finished              its paths changed while it waited; nothing ran
 //	running   --finish / fail-->                    finished
@@ -36,11 +37,11 @@
 // racing answers one is recorded and the other is refused. Fold rebuilds the
 // asks from a session's log after a restart, so nothing is asked twice: an
 // ask answered before the restart is found allowed and runs; one found
-// running is interrupted, never run again (the runtime does this at
+// running is interrupted, never run again (the gate does this at
 // start-up for every call a dead process left running).
 //
 // The machine is the one account of whether an ask is answered: whoever
-// takes an answer (the gate, or an approver sharing the gate's machine)
+// takes an answer (the gate, or its human seat)
 // records it through Step, and a repeated answer asks the machine (Find,
 // Ask.Answer) whether it is the one already taken. The table must not
 // loop: every ask ends.

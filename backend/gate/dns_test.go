@@ -1,4 +1,4 @@
-package tools
+package gate
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/warden-dev/warden/backend/cage/netproxy/dnstest"
 	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/tools"
 )
 
 // A caged command's names reach Warden's resolver only once the gate
@@ -50,13 +51,13 @@ func TestGateDecidesNamesBeforeResolving(t *testing.T) {
 					t.Fatal(err)
 				}
 				s := policy.Session{Workspace: env.Workspace, Approval: tc.approval, Sandbox: env.Sandbox, Caged: true, NetworkProxied: true}
-				cfg := GateConfig{Decider: policy.New(policy.Config{}), Journal: &journal{}, ApprovalTimeout: 50 * time.Millisecond,
-					Session: func(context.Context, Env) (policy.Session, error) { return s, nil },
+				cfg := Config{Decider: policy.New(policy.Config{}), Journal: &journal{}, ApprovalTimeout: 50 * time.Millisecond,
+					Session: func(context.Context, tools.Env) (policy.Session, error) { return s, nil },
 					Network: NetworkConfig{Rules: rules, AskTimeout: 300 * time.Millisecond, Resolve: dns.Resolve}}
 				if tc.approver != nil {
 					cfg.Approver = tc.approver
 				}
-				g, err := NewGate(cfg)
+				g, err := New(cfg)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -65,7 +66,7 @@ func TestGateDecidesNamesBeforeResolving(t *testing.T) {
 				if via == "socks5h" {
 					cmd = "curl -sS --max-time 20 --socks5-hostname 127.0.0.1:3128 " + url
 				}
-				out, err := g.Call(context.Background(), &alwaysAllowed{NewShellExec(cage)}, mustJSON(t, map[string]any{"command": cmd}), env)
+				out, err := callGate(g, context.Background(), &alwaysAllowed{tools.NewShellExec(cage)}, mustJSON(t, map[string]any{"command": cmd}), env)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -1,4 +1,4 @@
-package tools
+package gate
 
 import (
 	"context"
@@ -7,9 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/warden-dev/warden/backend/gate/ask"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
-	"github.com/warden-dev/warden/backend/tools/ask"
+	"github.com/warden-dev/warden/backend/tools"
 )
 
 // TestGateAnswerOutcomes: an answer that carries its whole Decision is
@@ -56,18 +57,18 @@ func TestGateAnswerOutcomes(t *testing.T) {
 			writeFile(t, filepath.Join(env.Workspace, "f.txt"), "old\n")
 			env.CallID = "c1"
 			j := &journal{}
-			cfg := GateConfig{Decider: &fixedDecider{d: tc.decision}, Journal: j, Asks: tc.prior.machine(j, env.SessionID, false),
-				Session: func(context.Context, Env) (policy.Session, error) {
+			cfg := Config{Decider: &fixedDecider{d: tc.decision}, Journal: j, Asks: tc.prior.machine(j, env.SessionID, false),
+				Session: func(context.Context, tools.Env) (policy.Session, error) {
 					return policy.Session{Workspace: env.Workspace, Sandbox: env.Sandbox, Caged: true}, nil
 				}}
 			if tc.answer != nil {
 				cfg.Approver = &answer{a: *tc.answer}
 			}
-			g, err := NewGate(cfg)
+			g, err := New(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, err := g.Call(context.Background(), NewFsWrite(), json.RawMessage(`{"path":"f.txt","content":"new\n"}`), env)
+			out, err := callGate(g, context.Background(), tools.NewFsWrite(), json.RawMessage(`{"path":"f.txt","content":"new\n"}`), env)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,13 +101,13 @@ func (*asker) Name() string            { return "asker" }
 func (*asker) Description() string     { return "asks" }
 func (*asker) Schema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
 func (*asker) Risk() policy.Risk       { return policy.RiskLow }
-func (*asker) Effects(json.RawMessage, Env) ([]policy.Effect, error) {
+func (*asker) Effects(json.RawMessage, tools.Env) ([]policy.Effect, error) {
 	return []policy.Effect{{Kind: policy.EffectMeta}}, nil
 }
-func (a *asker) Invoke(ctx context.Context, _ json.RawMessage, env Env) (Result, error) {
-	d, err := env.Ask(ctx, Question{Args: json.RawMessage(`{"plan":"x"}`), Why: "approve"})
+func (a *asker) Invoke(ctx context.Context, _ json.RawMessage, env tools.Env) (tools.Result, error) {
+	d, err := env.Ask(ctx, tools.Question{Args: json.RawMessage(`{"plan":"x"}`), Why: "approve"})
 	a.got = d
-	return TextResult(string(d.Verdict)), err
+	return tools.TextResult(string(d.Verdict)), err
 }
 
 // TestGateToolAsk: a tool's own question takes the ask path — recorded as
@@ -132,15 +133,15 @@ func TestGateToolAsk(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			j := &journal{}
-			cfg := GateConfig{Decider: &fixedDecider{d: policy.Decision{Verdict: policy.VerdictAllow, Source: "sandbox+policy", Signature: "asker"}},
+			cfg := Config{Decider: &fixedDecider{d: policy.Decision{Verdict: policy.VerdictAllow, Source: "sandbox+policy", Signature: "asker"}},
 				Journal: j, Asks: tc.prior.machine(j, "s", true),
-				Session: func(context.Context, Env) (policy.Session, error) { return policy.Session{}, nil }}
+				Session: func(context.Context, tools.Env) (policy.Session, error) { return policy.Session{}, nil }}
 			if tc.approve != nil {
 				cfg.Approver = tc.approve
 			}
-			g, _ := NewGate(cfg)
+			g, _ := New(cfg)
 			tool := &asker{}
-			if _, err := g.Call(context.Background(), tool, json.RawMessage(`{}`), Env{SessionID: "s", CallID: "c1"}); err != nil {
+			if _, err := callGate(g, context.Background(), tool, json.RawMessage(`{}`), tools.Env{SessionID: "s", CallID: "c1"}); err != nil {
 				t.Fatal(err)
 			}
 			if tool.got.Verdict != tc.verdict {
@@ -214,16 +215,16 @@ func TestGateTakesARecordedAnswer(t *testing.T) {
 			writeFile(t, filepath.Join(env.Workspace, "f.txt"), "old\n")
 			j := &journal{}
 			m := ask.NewMachine(j)
-			g, err := NewGate(GateConfig{Decider: &fixedDecider{d: policy.Decision{Verdict: policy.VerdictAsk,
+			g, err := New(Config{Decider: &fixedDecider{d: policy.Decision{Verdict: policy.VerdictAsk,
 				Reasons: []policy.Reason{policy.ReasonProtectedPath}, Signature: "fs.write"}}, Journal: j, Asks: m,
 				Approver: &recordingApprover{asks: m, deny: tc.deny},
-				Session: func(context.Context, Env) (policy.Session, error) {
+				Session: func(context.Context, tools.Env) (policy.Session, error) {
 					return policy.Session{Workspace: env.Workspace, Sandbox: env.Sandbox, Caged: true}, nil
 				}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := g.Call(context.Background(), NewFsWrite(), json.RawMessage(`{"path":"f.txt","content":"new\n"}`), env); err != nil {
+			if _, err := callGate(g, context.Background(), tools.NewFsWrite(), json.RawMessage(`{"path":"f.txt","content":"new\n"}`), env); err != nil {
 				t.Fatal(err)
 			}
 			if got := j.types(); got != tc.events {

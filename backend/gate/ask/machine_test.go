@@ -14,7 +14,7 @@ import (
 )
 
 var allTransitions = []Transition{Request, Allow, Deny, AnswerOnce, AnswerAlways, AnswerDeny, TimeOut, Cancel,
-	SupersedeAllow, SupersedeDeny, Start, Stale, Finish, Fail, Interrupt}
+	SupersedeAllow, SupersedeDeny, AnswererAllow, AnswererDeny, Start, Stale, Finish, Fail, Interrupt}
 
 // TestTableFile checks the data file against the package: every state is
 // reached, every transition the code names is listed, and what the doc

@@ -1,4 +1,4 @@
-package tools_test
+package gate_test
 
 import (
 	"context"
@@ -7,11 +7,12 @@ import (
 	"testing"
 
 	"github.com/warden-dev/warden/backend/cage/sandbox"
+	"github.com/warden-dev/warden/backend/gate"
+	"github.com/warden-dev/warden/backend/gate/ask"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/store/storetest"
 	"github.com/warden-dev/warden/backend/tools"
-	"github.com/warden-dev/warden/backend/tools/ask"
 )
 
 // callThrough runs one call through a gate over the real engine, recorded
@@ -29,7 +30,7 @@ func callThrough(t *testing.T, s policy.Session, tool tools.Tool, args string) [
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := tools.NewGate(tools.GateConfig{
+	g, err := gate.New(gate.Config{
 		Decider: policy.New(policy.Config{}),
 		Journal: st,
 		Session: func(context.Context, tools.Env) (policy.Session, error) { return s, nil },
@@ -37,7 +38,7 @@ func callThrough(t *testing.T, s policy.Session, tool tools.Tool, args string) [
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g.Call(ctx, tool, json.RawMessage(args), tools.Env{SessionID: sess.ID, Workspace: s.Workspace}); err != nil {
+	if _, err := g.Call(ctx, gate.Request{Tool: tool, Args: json.RawMessage(args), Env: tools.Env{SessionID: sess.ID, Workspace: s.Workspace}}); err != nil {
 		t.Fatal(err)
 	}
 	evs, err := st.Events(ctx, store.EventQuery{SessionID: sess.ID, AfterSeq: 0})

@@ -1,4 +1,4 @@
-package tools
+package gate
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/tools"
 )
 
 // browserProbe is a browser call on an origin whose invocation asks its
@@ -23,10 +24,10 @@ func (b *browserProbe) Name() string            { return "browser.action" }
 func (b *browserProbe) Description() string     { return "probe" }
 func (b *browserProbe) Schema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
 func (b *browserProbe) Risk() policy.Risk       { return policy.RiskMedium }
-func (b *browserProbe) Effects(json.RawMessage, Env) ([]policy.Effect, error) {
+func (b *browserProbe) Effects(json.RawMessage, tools.Env) ([]policy.Effect, error) {
 	return []policy.Effect{{Kind: policy.EffectBrowser, Action: "navigate", Origin: b.origin}}, nil
 }
-func (b *browserProbe) Invoke(ctx context.Context, _ json.RawMessage, env Env) (Result, error) {
+func (b *browserProbe) Invoke(ctx context.Context, _ json.RawMessage, env tools.Env) (tools.Result, error) {
 	for _, d := range b.dests {
 		v := env.Egress.Decider.Decide(ctx, d)
 		if v.Allow {
@@ -35,7 +36,7 @@ func (b *browserProbe) Invoke(ctx context.Context, _ json.RawMessage, env Env) (
 			b.got = append(b.got, d.String()+" refused "+v.Reason)
 		}
 	}
-	return Result{Content: []Content{{Type: "text", Text: strings.Join(b.got, "\n")}}}, nil
+	return tools.Result{Content: []tools.Content{{Type: "text", Text: strings.Join(b.got, "\n")}}}, nil
 }
 
 // A browser call is decided on its origin; the page's connection to that
@@ -80,13 +81,13 @@ func TestGateBrowserCallDecidesItsOwnOrigin(t *testing.T) {
 			env.Sandbox.NetworkAccess = true
 			s := policy.Session{Workspace: env.Workspace, Approval: tc.approval, Sandbox: env.Sandbox, Caged: true}
 			ans := &answer{a: Approval{Approved: tc.approve}}
-			g, err := NewGate(GateConfig{Decider: policy.New(policy.Config{}), Journal: &journal{}, Approver: ans,
-				Session: func(context.Context, Env) (policy.Session, error) { return s, nil }})
+			g, err := New(Config{Decider: policy.New(policy.Config{}), Journal: &journal{}, Approver: ans,
+				Session: func(context.Context, tools.Env) (policy.Session, error) { return s, nil }})
 			if err != nil {
 				t.Fatal(err)
 			}
 			probe := &browserProbe{origin: tc.origin, dests: tc.dests}
-			if _, err := g.Call(context.Background(), probe, json.RawMessage(`{}`), env); err != nil {
+			if _, err := callGate(g, context.Background(), probe, json.RawMessage(`{}`), env); err != nil {
 				t.Fatal(err)
 			}
 			var asked []string

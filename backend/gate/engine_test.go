@@ -1,4 +1,4 @@
-package tools
+package gate
 
 import (
 	"context"
@@ -12,17 +12,18 @@ import (
 	"time"
 
 	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/tools"
 )
 
 // engineGate is a gate over the real policy engine for one session.
 func engineGate(t testing.TB, s policy.Session, ap Approver) (*Gate, *journal) {
 	t.Helper()
 	j := &journal{}
-	g, err := NewGate(GateConfig{
+	g, err := New(Config{
 		Decider:  policy.New(policy.Config{}),
 		Approver: ap,
 		Journal:  j,
-		Session:  func(context.Context, Env) (policy.Session, error) { return s, nil },
+		Session:  func(context.Context, tools.Env) (policy.Session, error) { return s, nil },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -32,14 +33,14 @@ func engineGate(t testing.TB, s policy.Session, ap Approver) (*Gate, *journal) {
 
 func TestGateWithTheEngine(t *testing.T) {
 	cage := testCage(t)
-	mons := NewMonitors(cage)
+	mons := tools.NewMonitors(cage)
 	t.Cleanup(mons.Close)
-	reg, err := Builtins(cage, mons, "")
+	reg, err := tools.Builtins(cage, mons, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	multi := readFile(t, filepath.Join("testdata", "patch", "multi", "patch.diff"))
-	modify := readFile(t, filepath.Join("testdata", "patch", "modify", "patch.diff"))
+	multi := readFile(t, filepath.Join(toolsTestdata, "patch", "multi", "patch.diff"))
+	modify := readFile(t, filepath.Join(toolsTestdata, "patch", "modify", "patch.diff"))
 	tests := []struct {
 		name     string
 		sandbox  policy.SandboxKind
@@ -80,7 +81,7 @@ func TestGateWithTheEngine(t *testing.T) {
 			verdict: policy.VerdictDeny, reason: policy.ReasonUserDenied, check: absentIn("added.txt")},
 		{name: "patch without deletion runs", tool: "patch.apply",
 			args:    func(ws, _ string) any { return map[string]string{"patch": modify} },
-			verdict: policy.VerdictAllow, check: fileIs("lines.txt", readFile(t, filepath.Join("testdata", "patch", "modify", "after", "lines.txt")))},
+			verdict: policy.VerdictAllow, check: fileIs("lines.txt", readFile(t, filepath.Join(toolsTestdata, "patch", "modify", "after", "lines.txt")))},
 		{name: "read-only refuses a write", sandbox: policy.ReadOnly, tool: "fs.write",
 			args:    func(ws, _ string) any { return map[string]string{"path": "new.txt", "content": "x"} },
 			verdict: policy.VerdictDeny, reason: policy.ReasonSandboxRejected, check: absentIn("new.txt")},
@@ -98,8 +99,8 @@ func TestGateWithTheEngine(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ws, out := workspace(t), workspace(t)
-			copyTree(t, filepath.Join("testdata", "patch", "multi", "before"), ws)
-			copyTree(t, filepath.Join("testdata", "patch", "modify", "before"), ws)
+			copyTree(t, filepath.Join(toolsTestdata, "patch", "multi", "before"), ws)
+			copyTree(t, filepath.Join(toolsTestdata, "patch", "modify", "before"), ws)
 			s := policy.Session{Workspace: ws, Approval: tc.approval, Sandbox: policy.SandboxPolicy{Kind: tc.sandbox},
 				Planning: tc.planning, Caged: cage.Caged(policy.SandboxPolicy{Kind: tc.sandbox})}
 			var ap Approver
@@ -108,7 +109,7 @@ func TestGateWithTheEngine(t *testing.T) {
 			}
 			g, _ := engineGate(t, s, ap)
 			tool, _ := reg.Get(tc.tool)
-			o, err := g.Call(context.Background(), tool, mustJSON(t, tc.args(ws, out)), Env{SessionID: "s", Workspace: ws})
+			o, err := callGate(g, context.Background(), tool, mustJSON(t, tc.args(ws, out)), tools.Env{SessionID: "s", Workspace: ws})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -156,7 +157,7 @@ func outsideEmpty(t *testing.T, _, out string) {
 // to the cage, and the cage must hold. Each asserts on the outside world.
 func TestEscapesThroughTheGate(t *testing.T) {
 	cage := testCage(t)
-	sh := NewShellExec(cage)
+	sh := tools.NewShellExec(cage)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -219,7 +220,7 @@ func TestEscapesThroughTheGate(t *testing.T) {
 			beforeOut := snapshot(t, out)
 			pol := policy.SandboxPolicy{Kind: tc.sandbox}
 			g, _ := engineGate(t, policy.Session{Workspace: ws, Sandbox: pol, Caged: cage.Caged(pol)}, nil)
-			o, err := g.Call(context.Background(), sh, mustJSON(t, map[string]string{"command": tc.script(ws, out)}), Env{SessionID: "s", Workspace: ws})
+			o, err := callGate(g, context.Background(), sh, mustJSON(t, map[string]string{"command": tc.script(ws, out)}), tools.Env{SessionID: "s", Workspace: ws})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -239,7 +240,7 @@ func TestShellResultCarriesTheCage(t *testing.T) {
 	cage := testCage(t)
 	ws := workspace(t)
 	g, j := engineGate(t, policy.Session{Workspace: ws, Caged: true}, nil)
-	o, err := g.Call(context.Background(), NewShellExec(cage), json.RawMessage(`{"command":"echo hi"}`), Env{SessionID: "s", Workspace: ws})
+	o, err := callGate(g, context.Background(), tools.NewShellExec(cage), json.RawMessage(`{"command":"echo hi"}`), tools.Env{SessionID: "s", Workspace: ws})
 	if err != nil || o.Decision.Source != "sandbox+policy" || !strings.Contains(string(o.Result.Structured), `"confined":true`) {
 		t.Fatalf("%+v %v", o, err)
 	}

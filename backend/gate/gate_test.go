@@ -1,4 +1,4 @@
-package tools
+package gate
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/tools"
 )
 
 // fixedDecider answers every call with one decision: the gate tests are
@@ -153,19 +154,19 @@ func TestGate(t *testing.T) {
 			writeFile(t, filepath.Join(env.Workspace, "f.txt"), "old\n")
 			dec := &fixedDecider{d: tc.decision}
 			j := &journal{}
-			cfg := GateConfig{Decider: dec, Journal: j, ApprovalTimeout: tc.timeout,
-				Session: func(context.Context, Env) (policy.Session, error) {
+			cfg := Config{Decider: dec, Journal: j, ApprovalTimeout: tc.timeout,
+				Session: func(context.Context, tools.Env) (policy.Session, error) {
 					return policy.Session{Workspace: env.Workspace, Sandbox: env.Sandbox, Caged: true}, nil
 				}}
 			if tc.approver != nil {
 				cfg.Approver = tc.approver
 			}
-			g, err := NewGate(cfg)
+			g, err := New(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
 			start := time.Now()
-			out, err := g.Call(context.Background(), NewFsWrite(), json.RawMessage(`{"path":"f.txt","content":"new\n"}`), env)
+			out, err := callGate(g, context.Background(), tools.NewFsWrite(), json.RawMessage(`{"path":"f.txt","content":"new\n"}`), env)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -213,10 +214,10 @@ func TestGate(t *testing.T) {
 
 func TestGateRefusesBadArgumentsBeforeDeciding(t *testing.T) {
 	dec := &fixedDecider{d: policy.Decision{Verdict: policy.VerdictAllow}}
-	g, _ := NewGate(GateConfig{Decider: dec, Session: func(_ context.Context, e Env) (policy.Session, error) {
+	g, _ := New(Config{Decider: dec, Session: func(_ context.Context, e tools.Env) (policy.Session, error) {
 		return policy.Session{Workspace: e.Workspace}, nil
 	}})
-	out, err := g.Call(context.Background(), NewFsWrite(), json.RawMessage(`{"path":1}`), testEnv(t))
+	out, err := callGate(g, context.Background(), tools.NewFsWrite(), json.RawMessage(`{"path":1}`), testEnv(t))
 	if err != nil || out.Decision != nil || out.Invoked || !out.Result.IsError || !strings.Contains(text(out.Result), "invalid arguments") {
 		t.Fatalf("%+v %v", out, err)
 	}
@@ -227,14 +228,14 @@ func TestGateRefusesBadArgumentsBeforeDeciding(t *testing.T) {
 
 func TestGateFailsClosedWhenTheJournalFails(t *testing.T) {
 	env := testEnv(t)
-	g, _ := NewGate(GateConfig{
+	g, _ := New(Config{
 		Decider: &fixedDecider{d: policy.Decision{Verdict: policy.VerdictAllow}},
 		Journal: &journal{fail: errors.New("disk full")},
-		Session: func(context.Context, Env) (policy.Session, error) {
+		Session: func(context.Context, tools.Env) (policy.Session, error) {
 			return policy.Session{Workspace: env.Workspace}, nil
 		},
 	})
-	out, err := g.Call(context.Background(), NewFsWrite(), json.RawMessage(`{"path":"f","content":"x"}`), env)
+	out, err := callGate(g, context.Background(), tools.NewFsWrite(), json.RawMessage(`{"path":"f","content":"x"}`), env)
 	if err == nil || out.Invoked || exists(filepath.Join(env.Workspace, "f")) {
 		t.Fatalf("ran without a record: %+v %v", out, err)
 	}
@@ -245,19 +246,14 @@ func TestGateEnforcesTheSessionsSandbox(t *testing.T) {
 	// follow the session, which is what the engine decided on.
 	env := testEnv(t)
 	env.Sandbox = policy.SandboxPolicy{Kind: policy.DangerFullAccess}
-	g, _ := NewGate(GateConfig{
+	g, _ := New(Config{
 		Decider: &fixedDecider{d: policy.Decision{Verdict: policy.VerdictAllow}},
-		Session: func(context.Context, Env) (policy.Session, error) {
+		Session: func(context.Context, tools.Env) (policy.Session, error) {
 			return policy.Session{Workspace: env.Workspace, Sandbox: policy.SandboxPolicy{Kind: policy.ReadOnly}, Caged: true}, nil
 		},
 	})
-	reg, _ := NewRegistry(NewShellExec(testCage(t)))
-	wrapped, err := g.WrapAll(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sh, _ := wrapped.Get("shell.exec")
-	if _, err := sh.Invoke(context.Background(), json.RawMessage(`{"command":"touch made"}`), env); err != nil {
+	sh := tools.NewShellExec(testCage(t))
+	if _, err := callGate(g, context.Background(), sh, json.RawMessage(`{"command":"touch made"}`), env); err != nil {
 		t.Fatal(err)
 	}
 	if exists(filepath.Join(env.Workspace, "made")) {
@@ -286,15 +282,15 @@ func TestGateRechecksPathsAfterApproval(t *testing.T) {
 		t.Fatal(err)
 	}
 	j := &journal{}
-	g, _ := NewGate(GateConfig{
+	g, _ := New(Config{
 		Decider:  &fixedDecider{d: policy.Decision{Verdict: policy.VerdictAsk, Reasons: []policy.Reason{policy.ReasonPolicyAlways}}},
 		Approver: swapper{link: link, to: outside},
 		Journal:  j,
-		Session: func(context.Context, Env) (policy.Session, error) {
+		Session: func(context.Context, tools.Env) (policy.Session, error) {
 			return policy.Session{Workspace: env.Workspace}, nil
 		},
 	})
-	out, err := g.Call(context.Background(), NewFsWrite(), json.RawMessage(`{"path":"dir/f","content":"x"}`), env)
+	out, err := callGate(g, context.Background(), tools.NewFsWrite(), json.RawMessage(`{"path":"dir/f","content":"x"}`), env)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,354 @@
+package gate
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/warden-dev/warden/backend/gate/ask"
+	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/tools"
+)
+
+// ApprovalRequest is what a human is asked on an Ask.
+type ApprovalRequest struct {
+	SessionID string          `json:"session_id"`
+	CallID    string          `json:"call_id"`
+	RequestID string          `json:"request_id"`
+	Tool      string          `json:"tool"`
+	Args      json.RawMessage `json:"args"`
+	Effects   []policy.Effect `json:"effects"`
+	Risk      policy.Risk     `json:"risk"`
+	Reasons   []policy.Reason `json:"reasons"`
+	// Signature is exactly what "always" would remember.
+	Signature string `json:"signature"`
+	// AlwaysRefused says why "always" is not offered (a protected path is
+	// approved one write at a time); empty when it is.
+	AlwaysRefused string        `json:"always_refused,omitempty"`
+	Preview       string        `json:"preview,omitempty"`
+	Trace         []policy.Step `json:"trace"`
+	// Direct marks an ask the tool raised itself (Env.Ask: present_plan),
+	// not the engine: an axis change never re-decides it.
+	Direct bool `json:"direct,omitempty"`
+}
+
+// Approval is the answer to an ask. Always means the seat has remembered
+// a grant for the signature (the gate only records it as human:always).
+//
+// Decided, when set, is the whole outcome, decided by something other than
+// a human's yes or no: a re-decision after an axis change (sandbox-rejected,
+// with its remedy), a cancel, an answerer. The gate records it and hands it
+// to the model as it is; Approved and Always are then ignored. Its verdict
+// must be allow or deny.
+type Approval struct {
+	Approved bool             `json:"approved"`
+	Always   bool             `json:"always,omitempty"`
+	Note     string           `json:"note,omitempty"`
+	Decided  *policy.Decision `json:"decided,omitempty"`
+	// Via is the front end a human answered from (FrontEnd values).
+	Via string `json:"via,omitempty"`
+	// On is the ask's transition a Decided answer is (cancel,
+	// supersede-allow, supersede-deny, answerer-allow, answerer-deny);
+	// empty reads as a supersede.
+	On ask.Transition `json:"on,omitempty"`
+	// Recorded says the seat already moved the ask through the gate's
+	// machine and recorded this answer: Decided is the outcome and the
+	// gate records nothing more.
+	Recorded bool `json:"-"`
+}
+
+// Approver parks a call until a human answers. It returns an error when no
+// answer can come (ctx done, nobody attached); the gate then denies.
+type Approver interface {
+	Approve(ctx context.Context, req ApprovalRequest) (Approval, error)
+}
+
+// askCall is the call an ask is about.
+type askCall struct {
+	tool     tools.Tool
+	args     json.RawMessage
+	env      tools.Env
+	effects  []policy.Effect
+	approver Approver    // the request's, else the gate's seat or Config.Approver
+	session  SessionFunc // for the network asks of the call's commands
+}
+
+// toolAsk is Env.Ask: a question the running tool puts to the human
+// (present_plan) is an ask of its own in the same machine — recorded,
+// parked on the human, answered, timed out or cancelled, recorded again —
+// under its own request id, for the same call. A prior answer to it (a
+// restart) stands.
+func (g *Gate) toolAsk(ctx context.Context, c askCall, q tools.Question) (policy.Decision, error) {
+	if q.Signature == "" {
+		q.Signature = c.tool.Name()
+	}
+	d := policy.Decision{Verdict: policy.VerdictAsk, Reasons: []policy.Reason{}, Signature: q.Signature,
+		Trace: []policy.Step{{Step: "tool", Saw: c.tool.Name() + " asks the human: " + q.Why, Concluded: "ask"}}}
+	id := ask.ID{SessionID: c.env.SessionID, RequestID: g.cfg.NewID(), CallID: c.env.CallID, Tool: c.tool.Name()}
+	if p := g.standing(id, d, true); p != nil {
+		return stood(*p, "asked again after a restart"), nil
+	}
+	c.args, c.effects = q.Args, nil
+	return g.ask(ctx, c, d, id, true)
+}
+
+// standing is the ask of this call a human answered yes before a restart
+// (restored into the machine from the log, still allowed, never started):
+// same signature, a tool's own question or not like this one, and the
+// engine would ask or allow now (it never stands over a Deny).
+func (g *Gate) standing(id ask.ID, d policy.Decision, direct bool) *ask.Ask {
+	if d.Verdict != policy.VerdictAsk && d.Verdict != policy.VerdictAllow {
+		return nil
+	}
+	for _, a := range g.asks.ByCall(id.SessionID, id.CallID) {
+		if a.State == ask.Allowed && strings.HasPrefix(a.Source, "human:") && a.Signature == d.Signature &&
+			a.Question != nil && a.Question.Direct == direct && a.Tool == id.Tool {
+			return &a
+		}
+	}
+	return nil
+}
+
+// stood is the decision of a standing answer, its trace saying so.
+func stood(a ask.Ask, saw string) policy.Decision {
+	d := policy.Decision{Verdict: policy.VerdictAllow, Source: a.Source, Signature: a.Signature, Reasons: []policy.Reason{},
+		Layer: policy.LayerHuman, LayerDetail: "before a restart"}
+	if a.Question != nil {
+		d.Trace = append([]policy.Step(nil), a.Question.Trace...)
+	}
+	d.Trace = append(d.Trace, policy.Step{Step: "resume", Saw: saw + "; request " + a.RequestID + " was answered " + a.Source,
+		Concluded: "that answer stands"})
+	return d
+}
+
+// ask takes an Ask to the answerers and then a human: requested, then one
+// of the answers the machine allows from there, each recorded before it
+// counts.
+func (g *Gate) ask(ctx context.Context, c askCall, d policy.Decision, id ask.ID, direct bool) (policy.Decision, error) {
+	req := ApprovalRequest{SessionID: c.env.SessionID, CallID: id.CallID, RequestID: id.RequestID, Tool: c.tool.Name(), Args: c.args,
+		Effects: c.effects, Risk: c.tool.Risk(), Reasons: d.Reasons, Signature: d.Signature, Trace: d.Trace,
+		AlwaysRefused: d.AlwaysRefused, Direct: direct}
+	if pv, ok := c.tool.(tools.Previewer); ok && !direct {
+		if p, err := pv.Preview(c.args, c.env); err == nil {
+			req.Preview = p
+		} else {
+			req.Preview = "no preview: " + err.Error()
+		}
+	}
+	if _, err := g.asks.Step(ctx, id, ask.Request, store.PermissionRequested{Args: c.args, Risk: req.Risk, Reasons: d.Reasons,
+		Signature: d.Signature, Effects: c.effects, Trace: d.Trace, Preview: req.Preview, AlwaysRefused: d.AlwaysRefused,
+		Direct: direct}); err != nil {
+		return d, err
+	}
+	// The answer may be "none" because ctx ended; its record is still
+	// owed to the log.
+	wctx := context.WithoutCancel(ctx)
+	ans, why := g.await(ctx, c, req)
+	if g.seat != nil {
+		g.seat.drop(id.RequestID)
+	}
+	if why == "" && ans.Recorded {
+		// The seat took the answer through the machine and recorded it:
+		// the ask is decided, there is nothing left to record.
+		if ans.Decided != nil {
+			return *ans.Decided, nil
+		}
+		why = "the seat recorded an answer without its decision"
+	}
+	if why == "" {
+		final, on, ev, err := Resolve(d, ans)
+		if err == nil {
+			_, err := g.asks.Step(wctx, id, on, ev)
+			return final, err
+		}
+		why = err.Error()
+	}
+	final := d
+	final.Reasons = nil
+	final.Verdict = policy.VerdictDeny
+	final.Reason, final.Detail = policy.ReasonNoApprover, why
+	final.Remedy = "attach a human (the desktop app or an approval timeout), or add a grant for " + d.Signature
+	final.Trace = append(append([]policy.Step(nil), d.Trace...), policy.Step{Step: "approval", Saw: "asked: " + reasonList(d.Reasons), Concluded: "deny (" + string(final.Reason) + ")"})
+	return final, g.deny(wctx, id, ask.TimeOut, final)
+}
+
+// Resolve is what an answer to an ask decided on d: the outcome, the ask's
+// transition and the event that records it. The gate records it; the seat
+// records it itself first and hands the gate the outcome
+// (Approval.Recorded). A Decided answer must allow or deny.
+func Resolve(d policy.Decision, ans Approval) (policy.Decision, ask.Transition, store.Event, error) {
+	if ans.Decided != nil {
+		final := *ans.Decided
+		switch final.Verdict {
+		case policy.VerdictAllow:
+			if final.Source == "" {
+				final.Source = "human:once"
+			}
+			on := ans.On
+			if on == "" {
+				on = ask.SupersedeAllow
+			}
+			return final, on, granted(final), nil
+		case policy.VerdictDeny:
+			on := ans.On
+			if on == "" {
+				on = ask.SupersedeDeny
+			}
+			return final, on, denied(final), nil
+		}
+		return d, "", nil, fmt.Errorf("the answer decided %q, which is neither allow nor deny", final.Verdict)
+	}
+	final := d
+	final.Reasons = nil
+	final.Layer, final.LayerDetail = policy.LayerHuman, ans.Via
+	if ans.Approved {
+		final.Verdict, final.Source = policy.VerdictAllow, "human:once"
+		on := ask.AnswerOnce
+		if ans.Always && d.AlwaysRefused == "" {
+			final.Source, on = "human:always", ask.AnswerAlways
+		}
+		final.Trace = append(append([]policy.Step(nil), d.Trace...), policy.Step{Step: "approval", Saw: "asked a human: " + reasonList(d.Reasons), Concluded: "allow (" + final.Source + ")"})
+		return final, on, granted(final), nil
+	}
+	final.Verdict = policy.VerdictDeny
+	final.Reason, final.Detail = policy.ReasonUserDenied, "a human denied the call"
+	if ans.Note != "" {
+		final.Detail += ": " + ans.Note
+	}
+	final.Trace = append(append([]policy.Step(nil), d.Trace...), policy.Step{Step: "approval", Saw: "asked: " + reasonList(d.Reasons), Concluded: "deny (" + string(final.Reason) + ")"})
+	return final, ask.AnswerDeny, denied(final), nil
+}
+
+// await gets an answer — from the answerers, then the human — or the
+// reason none came.
+func (g *Gate) await(ctx context.Context, c askCall, req ApprovalRequest) (Approval, string) {
+	if ans, ok := g.answerers(ctx, c, req); ok {
+		return ans, ""
+	}
+	human := c.approver
+	if human == nil {
+		human = g.cfg.Approver
+	}
+	if human == nil && g.seat != nil && !g.cfg.Headless {
+		human = g.seat
+	}
+	if human == nil {
+		if g.cfg.ApprovalTimeout > 0 {
+			select {
+			case <-ctx.Done():
+				return Approval{}, "no human attached to answer; the wait was cut short: " + ctx.Err().Error()
+			case <-time.After(g.cfg.ApprovalTimeout):
+			}
+		}
+		return Approval{}, fmt.Sprintf("no human attached to answer (waited %s)", g.cfg.ApprovalTimeout)
+	}
+	if g.cfg.ApprovalTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, g.cfg.ApprovalTimeout)
+		defer cancel()
+	}
+	ans, err := human.Approve(ctx, req)
+	if err != nil {
+		return Approval{}, "no answer: " + err.Error()
+	}
+	return ans, ""
+}
+
+// answerers asks each answerer in order; the first allow or deny answers
+// the ask (through the seat when there is one, so a human answering in the
+// same instant is arbitrated by the machine). A tool's own question and
+// the asks only a human may answer pass straight to the human.
+func (g *Gate) answerers(ctx context.Context, c askCall, req ApprovalRequest) (Approval, bool) {
+	if len(g.cfg.Answerers) == 0 || req.Direct || NeedsHuman(req.Reasons, c.env.Sandbox) {
+		return Approval{}, false
+	}
+	q := Question{SessionID: req.SessionID, CallID: req.CallID, Tool: req.Tool, Args: req.Args, Effects: req.Effects,
+		Reasons: req.Reasons, Signature: req.Signature}
+	for _, a := range g.cfg.Answerers {
+		v, err := a.Answer(ctx, q)
+		if err != nil {
+			v = Verdict{Answer: AnswererDeny, Why: "the answerer failed: " + err.Error()}
+		}
+		var d policy.Decision
+		switch v.Answer {
+		case AnswererPass:
+			continue
+		case AnswererAllow:
+			d = policy.Decision{Verdict: policy.VerdictAllow, Source: "answerer:" + a.Kind(), Signature: req.Signature}
+		default: // deny, and anything malformed: fail closed
+			d = policy.Decision{Verdict: policy.VerdictDeny, Reason: policy.ReasonAnswererDenied, Detail: v.Why,
+				Signature: req.Signature, Remedy: "ask the human instead, or change the call"}
+		}
+		d.Layer, d.LayerDetail = policy.LayerAnswerer, a.Kind()
+		d.Trace = append(append([]policy.Step(nil), req.Trace...), policy.Step{Step: "answerer",
+			Saw: a.Kind() + " answered " + string(v.Answer) + ": " + v.Why, Concluded: string(d.Verdict)})
+		on := ask.AnswererAllow
+		if d.Verdict == policy.VerdictDeny {
+			on = ask.AnswererDeny
+		}
+		ans := Approval{Decided: &d, On: on, Note: v.Why}
+		if g.seat != nil && c.approver == nil && !g.cfg.Headless {
+			got, err := g.seat.decideLive(ctx, req.RequestID, ans)
+			if err != nil {
+				return Approval{}, false
+			}
+			return got, true
+		}
+		return ans, true
+	}
+	return Approval{}, false
+}
+
+// granted is the record of an allow.
+func granted(d policy.Decision) store.PermissionGranted {
+	return store.PermissionGranted{Signature: d.Signature, Source: d.Source, Trace: d.Trace, Layer: d.Layer, LayerDetail: d.LayerDetail}
+}
+
+func (g *Gate) deny(ctx context.Context, id ask.ID, on ask.Transition, d policy.Decision) error {
+	_, err := g.asks.Step(ctx, id, on, denied(d))
+	return err
+}
+
+// denied is the record of a deny.
+func denied(d policy.Decision) store.PermissionDenied {
+	return store.PermissionDenied{Signature: d.Signature, Reason: d.Reason, Detail: d.Detail,
+		Remedy: d.Remedy, By: deniedBy(d.Reason), Trace: d.Trace, Layer: d.Layer, LayerDetail: d.LayerDetail}
+}
+
+// deniedBy says who refused, from the reason: sandbox, freeze, user, or
+// no-approver for the fail-closed rest.
+func deniedBy(r policy.Reason) store.DeniedBy {
+	switch r {
+	case policy.ReasonSandboxRejected:
+		return store.DeniedBySandbox
+	case policy.ReasonPlanningFreeze:
+		return store.DeniedByFreeze
+	case policy.ReasonUserDenied:
+		return store.DeniedByUser
+	}
+	return store.DeniedByNoApprover
+}
+
+// denialResult is the refusal the model reads and re-plans from.
+func denialResult(d policy.Decision) tools.Result {
+	var b strings.Builder
+	fmt.Fprintf(&b, "denied (%s)", d.Reason)
+	if d.Detail != "" {
+		b.WriteString(": " + d.Detail)
+	}
+	if d.Remedy != "" {
+		b.WriteString(". Remedy: " + d.Remedy)
+	}
+	return tools.ErrorResult(b.String())
+}
+
+func reasonList(rs []policy.Reason) string {
+	s := make([]string, len(rs))
+	for i, r := range rs {
+		s[i] = string(r)
+	}
+	return strings.Join(s, ", ")
+}
