@@ -29,6 +29,7 @@ import (
 	"github.com/warden-dev/warden/backend/gate"
 	"github.com/warden-dev/warden/backend/mcp"
 	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/postcall"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/runtime/imagecap"
 	"github.com/warden-dev/warden/backend/runtime/model"
@@ -392,6 +393,9 @@ func NewGate(p GateParts) (*gate.Gate, error) {
 		Network: p.Network, Approver: p.Approver}
 	if p.Checkpoints != nil {
 		cfg.Checkpoint = p.Checkpoints
+		// What a call wrote that a program outside the cage would run is
+		// reverted from its checkpoint before the call returns.
+		cfg.PostCall = append(cfg.PostCall, postcall.New(nil))
 	}
 	return gate.New(cfg)
 }

@@ -40,15 +40,17 @@ func IsGitDir(dir string) bool {
 func LooksLikeGitDir(ents []os.DirEntry) bool {
 	var head, objects, refs, common bool
 	for _, e := range ents {
+		// A link may lead to a folder: only IsGitDir can tell.
+		dirish := e.IsDir() || e.Type()&os.ModeSymlink != 0
 		switch e.Name() {
 		case "HEAD":
 			head = true
 		case "objects":
-			objects = e.IsDir()
+			objects = dirish
 		case "refs":
-			refs = e.IsDir()
+			refs = dirish
 		case "commondir":
-			common = !e.IsDir()
+			common = true
 		}
 	}
 	return head && (objects && refs || common)
@@ -82,17 +84,15 @@ func validHead(p string) bool {
 	return isHexID(b)
 }
 
-// isHexID: an object id (40 or 64 hex digits) at the start of b, followed
-// by nothing but white space.
+// isHexID: an object id at the start of b. Like git's get_oid_hex_any,
+// only the first 40 (SHA-1) or 64 (SHA-256) characters are read: what
+// follows them does not matter.
 func isHexID(b []byte) bool {
 	n := 0
-	for n < len(b) && (b[n] >= '0' && b[n] <= '9' || b[n] >= 'a' && b[n] <= 'f' || b[n] >= 'A' && b[n] <= 'F') {
+	for n < len(b) && n < 40 && (b[n] >= '0' && b[n] <= '9' || b[n] >= 'a' && b[n] <= 'f' || b[n] >= 'A' && b[n] <= 'F') {
 		n++
 	}
-	if n != 40 && n != 64 {
-		return false
-	}
-	return len(bytes.TrimSpace(b[n:])) == 0
+	return n == 40
 }
 
 // GitFileTarget reads a .git file: the gitdir it points at, resolved
