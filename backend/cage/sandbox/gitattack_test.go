@@ -132,40 +132,50 @@ func gitTrigger(t *testing.T, home, dir string, cmds []string) {
 
 func TestGitAttacksDoNotRunOutside(t *testing.T) {
 	c := newCage(t, Config{})
-	for _, f := range gitAttackFiles {
-		t.Run(strings.TrimSuffix(f.file, ".txt"), func(t *testing.T) { runGitAttacks(t, c, readGitAttacks(t, f.file, f.min)) })
+	// Every case of every class, each caged and unconfined (the control),
+	// runs at once up to attackWorkers: a run's time is mostly process
+	// start-up, which overlaps well. Results are reported per case below.
+	type run struct {
+		ws, out, mark string
+		output        []byte
+		violations    []Violation
+		err           error
 	}
-}
-
-func runGitAttacks(t *testing.T, c *Cage, cases []gitAttack) {
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			// Each run has its own workspace and marker, and most of its
-			// time is process start-up: the cases overlap, and so do the
-			// caged run and its unconfined control.
-			t.Parallel()
-			type run struct {
-				ws, out, mark string
-				output        []byte
-				violations    []Violation
-				err           error
-			}
-			runs := map[bool]*run{}
+	type entry struct {
+		file string
+		tc   gitAttack
+		runs map[bool]*run
+	}
+	var all []*entry
+	for _, f := range gitAttackFiles {
+		for _, tc := range readGitAttacks(t, f.file, f.min) {
+			e := &entry{file: f.file, tc: tc, runs: map[bool]*run{}}
 			for _, caged := range []bool{false, true} {
 				r := &run{ws: gitRepo(t), out: testDir(t)}
 				r.mark = filepath.Join(r.out, "mark")
-				runs[caged] = r
+				e.runs[caged] = r
 			}
-			var wg sync.WaitGroup
-			for caged, r := range runs {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					r.err = attackOnce(t, c, tc, r.ws, r.out, r.mark, caged, &r.output, &r.violations)
-				}()
-			}
-			wg.Wait()
-			for caged, r := range runs {
+			all = append(all, e)
+		}
+	}
+	sem := make(chan struct{}, attackWorkers)
+	var wg sync.WaitGroup
+	for _, e := range all {
+		for caged, r := range e.runs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				r.err = attackOnce(t, c, e.tc, r.ws, r.out, r.mark, caged, &r.output, &r.violations)
+			}()
+		}
+	}
+	wg.Wait()
+	for _, e := range all {
+		t.Run(strings.TrimSuffix(e.file, ".txt")+"/"+e.tc.name, func(t *testing.T) {
+			for _, caged := range []bool{false, true} {
+				r := e.runs[caged]
 				if r.err != nil {
 					t.Fatalf("caged=%v: %v", caged, r.err)
 				}
@@ -183,6 +193,10 @@ func runGitAttacks(t *testing.T, c *Cage, cases []gitAttack) {
 		})
 	}
 }
+
+// attackWorkers bounds the runs at once (each caged one holds an inotify
+// instance, of which a user has 128 by default).
+const attackWorkers = 8
 
 // attackOnce sets a case up in ws, runs its attack (caged, or unconfined
 // as the control) and then git outside, as the user would.

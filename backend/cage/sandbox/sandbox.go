@@ -9,10 +9,31 @@
 // allowlist. ReadOnly binds nothing writable. The cage stays in Warden's
 // session (seccomp.go says why and what covers the terminal).
 //
-// Protected paths (the policy's rule, at any depth: git configuration and
-// hooks of every repository, .envrc, .vscode/, .mcp.json, .warden/, shell rc
-// files, Warden's own folders) are held two ways, because bwrap 0.8 has no
-// overlay and a mount needs an existing mount point:
+// What the cage writes never runs outside it. Every program that runs
+// outside the cage and reads workspace bytes is listed, with its mechanism
+// and tests, in backend/cage/readers (Inventory). The cage's part:
+//
+//   - The one protected list (policy/protected_table.go): a call no human
+//     approved cannot change or create, in the workspace or any writable
+//     root, at any depth, the cage tier (git's configuration and hooks in
+//     every gitdir, .envrc, .vscode/, .mcp.json, .warden/, shell rc files,
+//     .hg/hgrc, .jj's config, editor exrc files) nor the edit tier's
+//     entries the table holds read-only (git's user config, ~/.local/bin,
+//     autostart, systemd user units, .env*, package managers' settings…),
+//     whatever the root is — the user's home as a workspace included
+//     (policy.CageHeld). Lockfiles stay writable.
+//   - What git executes, as git resolves it (gitset.go): the repositories in
+//     and above the roots, found by git's discovery rules, and what their
+//     real config makes git read or run (includes, hooks paths, hooks after
+//     their links, files commands name, sequencer state), held like the
+//     protected list.
+//   - New repositories (gitnew.go): a folder the call made a gitdir that
+//     git would run something from, and sequencer state with an exec line,
+//     are removed when the call ends.
+//
+// Protected paths (all of the above, and Warden's own folders) are held two
+// ways, because bwrap 0.8 has no overlay and a mount needs an existing
+// mount point:
 //
 //   - One that exists is bound read-only (it is its own mount point, so no
 //     file is made for it, and it cannot be removed, renamed or hard-linked
