@@ -284,8 +284,8 @@ func (c *Check) judge(ws string, list []changed) []finding {
 	// through another name.
 	held := c.heldFor(list)
 	for _, ch := range list {
-		if ch.deleted {
-			continue
+		if ch.deleted || insideAny(dirs, ch.abs) {
+			continue // in a gitdir: judged above, by its own rules
 		}
 		if h, ok := holds(held, ch.abs); ok {
 			out = append(out, finding{revert: []string{ch.rel}, UnsafeFinding: store.UnsafeFinding{Path: ch.abs, Reader: policy.ReaderGit,
@@ -373,6 +373,16 @@ func (c *Check) linkedHeld(ws string, ch changed, held []readers.HeldPath) strin
 	}
 	_ = ws
 	return ""
+}
+
+// insideAny says whether p lies below one of dirs.
+func insideAny(dirs []string, p string) bool {
+	for _, d := range dirs {
+		if p != d && within(d, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // within reports whether p is root or lies below it (both clean, absolute).

@@ -271,6 +271,14 @@ func describe(e *runtime.Event) string {
 		return fmt.Sprintf("%s▶ run    %s %s", prefix, s("tool"), clip(mustJSON(d["args"]), 200))
 	case store.KindToolInvocationFailed:
 		return fmt.Sprintf("%s  failed: %s", prefix, clip(s("error"), 400))
+	case store.KindUnsafeChangeReverted:
+		var u store.UnsafeChangeReverted
+		_ = json.Unmarshal(e.Data, &u)
+		line := prefix + "⚠ reverted " + strings.Join(u.Reverted, ", ")
+		for _, f := range u.Findings {
+			line += "\n    " + f.Path + " (" + f.Reader + "): " + f.Why
+		}
+		return line
 	case store.KindSubagentStarted:
 		return prefix + "subagent " + s("subagent_id") + " started: " + clip(s("task"), 200)
 	case store.KindSubagentFinished:

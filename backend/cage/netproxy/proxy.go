@@ -221,7 +221,12 @@ func (p *Proxy) decided(ctx context.Context, ev *Conn, d policy.Destination) *re
 		ev.Allowed, ev.By = false, ""
 		return p.refuse(ev, v.Reason, v.Detail, v.Remedy)
 	}
-	ev.Allowed, ev.By = true, v.By
+	// What allowed the name allowed the connection; the address check
+	// only confirms it (or was a second answer about the same host).
+	if !ev.Allowed || ev.By == "" {
+		ev.By = v.By
+	}
+	ev.Allowed = true
 	return nil
 }
 
