@@ -13,7 +13,7 @@ DESKTOP_TAGS := desktop,production,webkit2_41
 DESKTOP_BIN := build/bin/warden-desktop
 XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
 
-.PHONY: help display deps run dev desktop frontend cli test check-bindings bindings vet gotest typecheck vitest smoke e2e e2e-audit e2e-tui bench clean package package-check package-fresh
+.PHONY: help display deps run dev desktop frontend cli test check-bindings bindings tidy vet gotest typecheck vitest smoke e2e e2e-audit e2e-tui bench clean package package-check package-fresh
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
@@ -46,6 +46,9 @@ bindings: ## regenerate app/api_gen.go, the bridge's api.gen.ts and frontend/wai
 check-bindings: ## fail if anything generated from backend/api is stale
 	scripts/bindings.sh --check
 
+tidy: ## fail when go.mod or go.sum differ from what `go mod tidy` writes
+	@go mod tidy -diff || { echo "make tidy: go.mod/go.sum are not tidy (the diff above); run go mod tidy" >&2; exit 1; }
+
 vet: ## go vet, the smoke test's build tag included
 	go vet ./...
 	go vet -tags smoke ./tests/smoke/
@@ -77,7 +80,7 @@ e2e-audit: frontend cli ## the audit trail at 20,000 rows in Chromium (AUDIT_ROW
 e2e-tui: cli ## warden tui in a real terminal: tmux, a script model, the permission modal, signals
 	go test -tags e2e_tui -count=1 -v ./tests/tui/
 
-test: deps check-bindings vet gotest typecheck vitest cli smoke e2e e2e-audit e2e-tui package-check ## every check (what CI runs)
+test: deps check-bindings tidy vet gotest typecheck vitest cli smoke e2e e2e-audit e2e-tui package-check ## every check (what CI runs)
 	@echo "make test: all checks passed"
 
 package: desktop cli ## build dist/warden_<version>_amd64.deb (nfpm, its own module in scripts/package)

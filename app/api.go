@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/warden-dev/warden/backend/api"
+	"github.com/warden-dev/warden/backend/gate"
 )
 
 // The window's methods: api_gen.go holds one per method of the API
@@ -37,10 +38,11 @@ func (a *App) services() api.Services {
 }
 
 func (a *App) ctx() context.Context {
+	ctx := context.Background()
 	if a.wailsCtx != nil {
-		return a.wailsCtx
+		ctx = a.wailsCtx
 	}
-	return context.Background()
+	return api.WithFrontEnd(ctx, gate.ViaWindow)
 }
 
 // Attach is main.go's OnStartup hook: it keeps the window's context and

@@ -8,6 +8,7 @@ import (
 	"github.com/warden-dev/warden/backend/mcp"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/settings"
+	"github.com/warden-dev/warden/backend/telemetry"
 )
 
 // ListSessions lists every session.
@@ -176,4 +177,9 @@ func (a *App) McpServers() ([]mcp.ServerStatus, error) {
 // McpLog returns the tail of an MCP server's stderr log.
 func (a *App) McpLog(args settings.McpLogArgs) (settings.McpLog, error) {
 	return api.McpLog.Call(a.ctx(), a.services(), args)
+}
+
+// TelemetryStatus reads the OpenTelemetry export's state: endpoint, last success, queued records, last error.
+func (a *App) TelemetryStatus() (telemetry.ExportStatus, error) {
+	return api.TelemetryStatus.Call(a.ctx(), a.services(), api.None{})
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/warden-dev/warden/backend/mcp"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/settings"
+	"github.com/warden-dev/warden/backend/telemetry"
 )
 
 // The API. Each variable is one method; Methods lists them in this order.
@@ -65,7 +66,7 @@ var (
 		}))
 	Answer = define("Answer", "answers one ask.", Both,
 		onRuntime(func(svc *runtime.Service, ctx context.Context, a runtime.AnswerArgs) (None, error) {
-			return noErr(svc.Answer(ctx, a))
+			return noErr(svc.Answer(ctx, answerVia(ctx, a)))
 		}))
 	SetApprovalPolicy = define("SetApprovalPolicy", "changes a session's approval axis.", Both,
 		onRuntime(func(svc *runtime.Service, ctx context.Context, a SetApprovalArgs) (runtime.Session, error) {
@@ -139,6 +140,10 @@ var (
 		})))
 	McpLog = define("McpLog", "returns the tail of an MCP server's stderr log.", Both,
 		onSettings((*settings.Service).McpLog))
+	TelemetryStatus = define("TelemetryStatus", "reads the OpenTelemetry export's state: endpoint, last success, queued records, last error.", Both,
+		onSettings(func(svc *settings.Service, ctx context.Context, _ None) (telemetry.ExportStatus, error) {
+			return svc.TelemetryStatus(ctx)
+		}))
 
 	// The desktop window's own: native dialogs and the cage probe.
 	SaveAuditExport = byHand(define[ExportAuditArgs, SavedFile]("SaveAuditExport",

@@ -38,6 +38,7 @@ import (
 	"github.com/warden-dev/warden/backend/runtime/model/openai"
 	"github.com/warden-dev/warden/backend/settings"
 	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/telemetry"
 	"github.com/warden-dev/warden/backend/tools"
 	"github.com/warden-dev/warden/backend/tools/browser"
 	"github.com/warden-dev/warden/backend/tools/computer"
@@ -131,6 +132,10 @@ type Graph struct {
 	rootsMu   sync.Mutex
 	roots     []string
 	rootsAt   time.Time
+
+	// Telemetry sends the audit to an OpenTelemetry collector; nil when
+	// [telemetry] is off (assemble/telemetry.go).
+	Telemetry *telemetry.Sender
 }
 
 // Open builds the graph. On error nothing is left open.
@@ -158,7 +163,10 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	// The audit key sits in the config folder, which the engine protects
 	// and the cage hides (protectedData), never next to the database.
 	g.KeyPath = auditkey.PathFor(userPath)
-	if g.Store, _, err = openStore(ctx, g.DBPath, g.KeyPath); err != nil {
+	if g.Store, _, err = openStore(ctx, g.DBPath, g.KeyPath, g.telemetryOptions()...); err != nil {
+		return nil, err
+	}
+	if err = g.startTelemetry(ctx, o.Version); err != nil {
 		return nil, err
 	}
 	g.Engine = policy.New(policy.Config{ProtectedPaths: protectedData(g.DBPath, explicit, userPath)})
@@ -235,7 +243,7 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	g.mcpService.Store(g.Service)
 	g.Settings, err = settings.New(settings.Options{ConfigPath: userPath, Runtime: g.Service, BuildProvider: Provider,
 		MCP: g.MCP, Warnings: append(append([]string{}, g.Config.Warnings...), g.mcpWarnings...), Cage: g.Cage,
-		AllowHosts: o.AllowHosts})
+		AllowHosts: o.AllowHosts, Telemetry: g.TelemetryStatus})
 	if err != nil {
 		return nil, err
 	}
@@ -325,6 +333,7 @@ func (g *Graph) Close() error {
 	if g.Cage != nil {
 		errs = append(errs, g.Cage.Close())
 	}
+	errs = append(errs, g.closeTelemetry())
 	if g.Store != nil {
 		errs = append(errs, g.Store.Close())
 	}

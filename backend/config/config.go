@@ -53,6 +53,12 @@ type Config struct {
 	// Network is the [network] table (network.go).
 	Network Network
 
+	// Telemetry is the OpenTelemetry export (telemetry.go), resolved from
+	// the user's [telemetry]; TelemetryUser is that table as written, for
+	// the organisation tier to merge over (MergeTelemetry).
+	Telemetry     Telemetry
+	TelemetryUser *TelemetrySection
+
 	// Sources lists the files that were read, in order.
 	Sources []string
 	// Warnings are settings that were ignored, each naming its file.
@@ -74,16 +80,18 @@ func Default() Config {
 		Approval:    policy.OnRequest,
 		Sandbox:     policy.SandboxPolicy{Kind: policy.WorkspaceWrite},
 		SandboxMode: "bwrap",
+		Telemetry:   DefaultTelemetry(),
 	}
 }
 
 // file is the on-disk shape.
 type file struct {
-	Model    *modelSection    `toml:"model"`
-	Defaults *defaultsSection `toml:"defaults"`
-	Sandbox  *sandboxSection  `toml:"sandbox"`
-	Network  *networkSection  `toml:"network"`
-	Images   *imagesSection   `toml:"images"`
+	Model     *modelSection     `toml:"model"`
+	Defaults  *defaultsSection  `toml:"defaults"`
+	Sandbox   *sandboxSection   `toml:"sandbox"`
+	Network   *networkSection   `toml:"network"`
+	Images    *imagesSection    `toml:"images"`
+	Telemetry *TelemetrySection `toml:"telemetry"`
 	// MCP belongs to backend/mcp; declared so it is not "unknown".
 	MCP toml.Primitive `toml:"mcp"`
 }
@@ -216,7 +224,7 @@ func Parse(data []byte, path string) (file, error) {
 		unknown = append(unknown, k.String())
 	}
 	if len(unknown) > 0 {
-		return f, fmt.Errorf("config: %s: unknown keys %s (valid sections: [model] spec, base_url, api_key; [defaults] approval, sandbox, network, writable_roots, approval_timeout; [sandbox] mode, deny_read, allow_unix_sockets, max_processes, tmp_size, max_file_size; [images] max_edge, max_bytes, keep; [network] allow, deny, presets, ask_timeout; [mcp.servers.NAME])",
+		return f, fmt.Errorf("config: %s: unknown keys %s (valid sections: [model] spec, base_url, api_key; [defaults] approval, sandbox, network, writable_roots, approval_timeout; [sandbox] mode, deny_read, allow_unix_sockets, max_processes, tmp_size, max_file_size; [images] max_edge, max_bytes, keep; [network] allow, deny, presets, ask_timeout; [telemetry] enabled, endpoint, protocol, headers, ca_file, cert_file, key_file, insecure, log_arguments, user_name, metrics, metrics_interval, outbox_max_records, outbox_max_age; [mcp.servers.NAME])",
 			path, strings.Join(unknown, ", "))
 	}
 	return f, nil
@@ -244,6 +252,14 @@ func (c *Config) apply(f file, path string) error {
 	}
 	if err := c.applyImages(f.Images, path, false); err != nil {
 		return err
+	}
+	if f.Telemetry != nil {
+		t, warn, err := MergeTelemetry(nil, f.Telemetry, path)
+		if err != nil {
+			return err
+		}
+		c.Telemetry, c.TelemetryUser = t, f.Telemetry
+		c.Warnings = append(c.Warnings, warn...)
 	}
 	d, err := parseDefaults(f.Defaults, path)
 	if err != nil {
@@ -274,6 +290,9 @@ func (c *Config) narrow(f file, path string) error {
 	}
 	if f.Sandbox != nil {
 		c.Warnings = append(c.Warnings, path+": [sandbox] is ignored in a workspace file (it would turn the OS cage off)")
+	}
+	if f.Telemetry != nil {
+		c.Warnings = append(c.Warnings, path+": [telemetry] is ignored in a workspace file (it would choose where the audit is sent, or stop it)")
 	}
 	if err := c.applyNetwork(f.Network, path, true); err != nil {
 		return err

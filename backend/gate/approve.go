@@ -72,8 +72,9 @@ type askCall struct {
 	args     json.RawMessage
 	env      tools.Env
 	effects  []policy.Effect
-	approver Approver    // the request's, else the gate's seat or Config.Approver
-	session  SessionFunc // for the network asks of the call's commands
+	call     tools.Prepared // the decoded call, when the ask is about one
+	approver Approver       // the request's, else the gate's seat or Config.Approver
+	session  SessionFunc    // for the network asks of the call's commands
 }
 
 // toolAsk is Env.Ask: a question the running tool puts to the human
@@ -91,7 +92,7 @@ func (g *Gate) toolAsk(ctx context.Context, c askCall, q tools.Question) (policy
 	if p := g.standing(id, d, true); p != nil {
 		return stood(*p, "asked again after a restart"), nil
 	}
-	c.args, c.effects = q.Args, nil
+	c.args, c.effects, c.call = q.Args, nil, nil
 	return g.ask(ctx, c, d, id, true)
 }
 
@@ -131,7 +132,13 @@ func (g *Gate) ask(ctx context.Context, c askCall, d policy.Decision, id ask.ID,
 	req := ApprovalRequest{SessionID: c.env.SessionID, CallID: id.CallID, RequestID: id.RequestID, Tool: c.tool.Name(), Args: c.args,
 		Effects: c.effects, Risk: c.tool.Risk(), Reasons: d.Reasons, Signature: d.Signature, Trace: d.Trace,
 		AlwaysRefused: d.AlwaysRefused, Direct: direct}
-	if pv, ok := c.tool.(tools.Previewer); ok && !direct {
+	if pv, ok := c.call.(tools.PreparedPreviewer); ok && !direct {
+		if p, err := pv.Preview(c.env); err == nil {
+			req.Preview = p
+		} else {
+			req.Preview = "no preview: " + err.Error()
+		}
+	} else if pv, ok := c.tool.(tools.Previewer); ok && !direct {
 		if p, err := pv.Preview(c.args, c.env); err == nil {
 			req.Preview = p
 		} else {

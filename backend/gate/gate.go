@@ -246,9 +246,11 @@ func (g *Gate) Run(ctx context.Context, p *Prepared) (Outcome, error) {
 		if s, err = g.session(ctx, p.req); err != nil {
 			return out, err
 		}
-		if (s.Workspace != p.session.Workspace || !reflect.DeepEqual(s.Sandbox, p.session.Sandbox)) && p.Err == nil {
-			// The axes moved since the turn was prepared: the effects are
-			// computed again from the decoded arguments.
+		if p.call != nil {
+			// Prepared with its turn: the calls before it may have changed
+			// what its paths resolve to (a folder made, a page opened),
+			// and the axes may have moved. The effects are computed again
+			// from the decoded arguments, never decoded again.
 			env.Workspace, env.Sandbox = s.Workspace, s.Sandbox
 			p.Effects, p.Err = p.call.Effects(env)
 		}
@@ -284,7 +286,8 @@ func (g *Gate) Run(ctx context.Context, p *Prepared) (Outcome, error) {
 		}
 	case d.Verdict == policy.VerdictAsk:
 		asked = true
-		d, err = g.ask(ctx, askCall{tool: t, args: p.req.Args, env: env, effects: effects, approver: p.req.Approver, session: p.req.Session}, d, id, false)
+		d, err = g.ask(ctx, askCall{tool: t, args: p.req.Args, env: env, effects: effects, call: p.call, approver: p.req.Approver,
+			session: p.req.Session}, d, id, false)
 		if err != nil {
 			return out, err
 		}

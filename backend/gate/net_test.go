@@ -164,8 +164,10 @@ func TestGateNetworkDecisions(t *testing.T) {
 }
 
 // alwaysAllowed is a tool whose call the chain allows without asking (its
-// effects are a read), so the test sees only the network decisions.
-type alwaysAllowed struct{ *tools.ShellExec }
+// effects are a read), so the test sees only the network decisions. It
+// embeds the tool as a Tool: a typed tool embedded as itself would bring
+// its own Prepare, and the gate would decide on its effects instead.
+type alwaysAllowed struct{ tools.Tool }
 
 func (alwaysAllowed) Effects(json.RawMessage, tools.Env) ([]policy.Effect, error) {
 	return []policy.Effect{{Kind: policy.EffectRead}}, nil

@@ -110,6 +110,43 @@ func (a *ToolAdapter) Effects(args json.RawMessage, _ tools.Env) ([]policy.Effec
 	if _, err := ti.validateArgs(args); err != nil {
 		return nil, err
 	}
+	return a.effects(ti), nil
+}
+
+// Prepare validates the arguments once (tools.Preparer): the gate then
+// asks the prepared call for its effect — the server's trust, which a
+// human may grant while the call waits — without decoding them again;
+// the server call decodes them a second time.
+func (a *ToolAdapter) Prepare(args json.RawMessage) (tools.Prepared, error) {
+	ti, err := a.info()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := ti.validateArgs(args); err != nil {
+		return nil, err
+	}
+	return mcpCall{a: a, ti: ti, args: args}, nil
+}
+
+// mcpCall is one validated call of an MCP tool.
+type mcpCall struct {
+	a    *ToolAdapter
+	ti   *toolInfo
+	args json.RawMessage
+}
+
+func (c mcpCall) Args() json.RawMessage                      { return c.args }
+func (c mcpCall) Effects(tools.Env) ([]policy.Effect, error) { return c.a.effects(c.ti), nil }
+func (c mcpCall) Invoke(ctx context.Context, env tools.Env) (tools.Result, error) {
+	return c.a.Invoke(ctx, c.args, env)
+}
+
+// effects is the call's one Mcp effect, its trust and hints read now (the
+// server may have changed its tool since ti was read).
+func (a *ToolAdapter) effects(ti *toolInfo) []policy.Effect {
+	if cur, err := a.info(); err == nil {
+		ti = cur
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), trustLookupTimeout)
 	defer cancel()
 	trusted, _ := a.m.trusted(ctx, a.session, a.server, a.tool)
@@ -119,7 +156,7 @@ func (a *ToolAdapter) Effects(args json.RawMessage, _ tools.Env) ([]policy.Effec
 		Tool:         a.tool,
 		ReadOnlyHint: ti.readOnlyHint,
 		Trusted:      trusted,
-	}}, nil
+	}}
 }
 
 // Session is whose trust the adapter's calls are decided on.

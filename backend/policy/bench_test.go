@@ -38,3 +38,26 @@ func BenchmarkClassifyShell(b *testing.B) {
 	b.ReportAllocs()
 	reportCPU(b, func() { ClassifyShell("git log --oneline -n 20 | head -5", ws) })
 }
+
+// BenchmarkDecideCorpus decides every command of the read-only and unsafe
+// corpora (the classifier row of make bench) as shell.exec in a read-only
+// sandbox with no cage; one op is the whole corpus. cpu-ns/op divided by the
+// corpus size is the per-decision cost, comparable across commits on a
+// shared machine.
+func BenchmarkDecideCorpus(b *testing.B) {
+	e := New(Config{})
+	s := session(ReadOnly, OnRequest)
+	s.Caged = false
+	var calls []Call
+	for _, f := range []string{"readonly_corpus.txt", "unsafe_corpus.txt"} {
+		for _, c := range readCorpus(b, f) {
+			calls = append(calls, shell(c))
+		}
+	}
+	reportCPU(b, func() {
+		for _, c := range calls {
+			e.Decide(c, s)
+		}
+	})
+	b.ReportMetric(float64(len(calls)), "decisions/op")
+}

@@ -94,7 +94,7 @@ func (ev *evaluation) classify(i int) Classification {
 	} else if !filepath.IsAbs(cwd) && ev.s.Workspace != "" {
 		cwd = filepath.Join(ev.s.Workspace, cwd)
 	}
-	c := ClassifyShell(ef.Command, cwd)
+	c := ClassifyShellWith(ef.Command, cwd, ef.Links)
 	if ev.classes == nil {
 		ev.classes = map[int]Classification{}
 	}

@@ -22,5 +22,18 @@ const (
 // ClassifyShell classifies a bash script run in cwd; see shell.Classify.
 func ClassifyShell(command, cwd string) Classification { return classifier.Classify(command, cwd) }
 
+// ClassifyShellWith classifies a bash script run in cwd whose paths pass
+// through the given symbolic links (Effect.Links); see shell.ClassifyWith.
+func ClassifyShellWith(command, cwd string, links map[string]string) Classification {
+	return classifier.ClassifyWith(command, cwd, links)
+}
+
+// ShellLinks finds, with readlink (os.Readlink), the symbolic links on disk
+// that a command's paths pass through: the tool computing an Exec effect
+// puts them in Effect.Links. See shell.ResolveLinks.
+func ShellLinks(command, cwd string, readlink func(string) (string, error)) map[string]string {
+	return classifier.ResolveLinks(command, cwd, readlink)
+}
+
 // ParseClass reads a class in its kebab-case form.
 func ParseClass(s string) (Class, error) { return classifier.ParseClass(s) }

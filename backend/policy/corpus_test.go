@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func readCorpus(t *testing.T, name string) []string {
+func readCorpus(t testing.TB, name string) []string {
 	t.Helper()
 	data, err := os.ReadFile("testdata/" + name)
 	if err != nil {

@@ -102,6 +102,7 @@ var allReasons = [...]Reason{
 	ReasonSandboxRejected, ReasonPolicyAlways, ReasonDestructiveEffect, ReasonUnknownCommand,
 	ReasonNetworkRequest, ReasonUntrustedMcpServer, ReasonProtectedPath, ReasonDesktopControl,
 	ReasonOutsideWorkspace, ReasonPlanningFreeze, ReasonNoApprover, ReasonUserDenied,
+	ReasonAnswererDenied, ReasonHookDenied,
 }
 
 // ParseReason reads a reason in its kebab-case form or a common spelling

@@ -66,7 +66,7 @@ func TestRedTeamDecisions(t *testing.T) {
 			}
 		})
 	}
-	for _, cl := range []string{"5", "6", "7", "8"} {
+	for _, cl := range []string{"5", "6", "7", "8", "31"} {
 		if perClass[cl] < 15 {
 			t.Errorf("class %s has %d decision cases, want at least 15", cl, perClass[cl])
 		}

@@ -177,10 +177,13 @@ func (ev *evaluation) exec(i int, ef *Effect, denyf denyFunc) (Decision, bool) {
 		ev.outside(p, "`"+ef.Command+"` writes "+p)
 	}
 	for _, p := range c.Links {
-		// A link to a protected file is a way to write it.
+		// A link to a protected file is a way to write it, and a link to a
+		// file outside is a way to write outside: a later write through it
+		// lands there.
 		if _, edit := ev.e.ProtectedTier(p, s.Workspace); edit {
 			ev.raise(ReasonProtectedPath, "`"+ef.Command+"` links to "+p)
 		}
+		ev.outside(p, "`"+ef.Command+"` links to "+p+", so a later write through the link lands there")
 	}
 	if len(c.Destructive) > 0 {
 		ev.raise(ReasonDestructiveEffect, strings.Join(c.Destructive, "; "))

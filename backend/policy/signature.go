@@ -18,7 +18,7 @@ func SignatureOf(call Call) string {
 		e := &call.Effects[i]
 		switch e.Kind {
 		case EffectExec:
-			return ClassifyShell(e.Command, e.Cwd).Signature
+			return ClassifyShellWith(e.Command, e.Cwd, e.Links).Signature
 		case EffectBrowser:
 			return browserSignature(e)
 		}

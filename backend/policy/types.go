@@ -92,6 +92,10 @@ type Effect struct {
 	// Exec: the shell command and the directory it runs in.
 	Command string `json:"command,omitempty"`
 	Cwd     string `json:"cwd,omitempty"`
+	// Exec: the symbolic links on disk that the command's paths pass
+	// through (link path -> target as readlink gives it), found by the tool
+	// with ShellLinks, so the classifier resolves paths as the kernel will.
+	Links map[string]string `json:"links,omitempty"`
 	// Browser: action verb and the origin (scheme://host:port) it acts on.
 	// Desktop: "screenshot" or "control".
 	Action string `json:"action,omitempty"`

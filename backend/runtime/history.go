@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/warden-dev/warden/backend/gate"
 	"github.com/warden-dev/warden/backend/runtime/model"
@@ -217,9 +218,10 @@ func taskResultID(c model.ToolCall) string {
 	if c.Name != taskResultToolName {
 		return ""
 	}
-	a, err := parseTaskResult(c.Args)
-	if err != nil {
+	// The stored call's arguments, read as the model wrote them.
+	var a taskResultArgs
+	if json.Unmarshal(c.Args, &a) != nil {
 		return ""
 	}
-	return a.ID
+	return strings.TrimSpace(a.ID)
 }

@@ -2,9 +2,9 @@ package runtime
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/warden-dev/warden/backend/policy"
@@ -16,45 +16,36 @@ import (
 // freeze lets them run. Neither can leave the freeze: only a human's
 // approval of a presented plan, or the human's own toggle, does.
 
-var metaEffects = []policy.Effect{{Kind: policy.EffectMeta}}
+// metaEffects is the effect of a call that talks only to the runtime.
+func metaEffects[A any](A, tools.Env) ([]policy.Effect, error) {
+	return []policy.Effect{{Kind: policy.EffectMeta}}, nil
+}
 
 type planArgs struct {
 	Plan string `json:"plan" desc:"The plan, in Markdown: the steps you will take and the files you will change."`
 }
 
-type writePlan struct{ s *Service }
+var (
+	//go:embed write_plan.md
+	writePlanDescription string
+	//go:embed present_plan.md
+	presentPlanDescription string
+)
 
-func (*writePlan) Name() string { return "write_plan" }
-func (*writePlan) Description() string {
-	return "Write or replace your plan for this task. The first write enters the planning freeze: until the human " +
-		"approves the plan (present_plan), only reads and planning tools run."
-}
-func (*writePlan) Schema() json.RawMessage { return tools.SchemaOf[planArgs]() }
-func (*writePlan) Risk() policy.Risk       { return policy.RiskLow }
-func (*writePlan) Effects(args json.RawMessage, _ tools.Env) ([]policy.Effect, error) {
-	_, err := parsePlan(args, true)
-	return metaEffects, err
-}
-
-func parsePlan(args json.RawMessage, need bool) (planArgs, error) {
-	var p planArgs
-	if len(args) > 0 {
-		if err := json.Unmarshal(args, &p); err != nil {
-			return p, fmt.Errorf("arguments: %w", err)
-		}
-	}
-	if need && strings.TrimSpace(p.Plan) == "" {
-		return p, errors.New("plan is empty")
-	}
-	return p, nil
+// newWritePlan is write_plan: the plan kept for present_plan, and the
+// freeze entered.
+func newWritePlan(s *Service) tools.Tool {
+	return tools.NewTyped(tools.Spec[planArgs]{Name: "write_plan", Description: writePlanDescription, Risk: policy.RiskLow,
+		Check: func(p *planArgs) error {
+			if strings.TrimSpace(p.Plan) == "" {
+				return errors.New("plan is empty")
+			}
+			return nil
+		},
+		Effects: metaEffects[planArgs], Invoke: s.writePlan})
 }
 
-func (t *writePlan) Invoke(ctx context.Context, args json.RawMessage, env tools.Env) (tools.Result, error) {
-	p, err := parsePlan(args, true)
-	if err != nil {
-		return tools.ErrorResult(err.Error()), nil
-	}
-	s := t.s
+func (s *Service) writePlan(ctx context.Context, p planArgs, env tools.Env) (tools.Result, error) {
 	s.mu.Lock()
 	s.plans[env.SessionID] = p.Plan
 	s.mu.Unlock()
@@ -74,31 +65,18 @@ func (t *writePlan) Invoke(ctx context.Context, args json.RawMessage, env tools.
 		"approves the plan. Call present_plan when it is ready."), nil
 }
 
-type presentPlan struct{ s *Service }
-
-func (*presentPlan) Name() string { return "present_plan" }
-func (*presentPlan) Description() string {
-	return "Show your plan to the human and ask for approval. Approval lifts the planning freeze; a refusal " +
-		"comes back with the human's note."
-}
-
 type presentArgs struct {
 	Plan string `json:"plan,omitempty" desc:"The plan to present; default the last one written with write_plan."`
 }
 
-func (*presentPlan) Schema() json.RawMessage { return tools.SchemaOf[presentArgs]() }
-func (*presentPlan) Risk() policy.Risk       { return policy.RiskLow }
-func (*presentPlan) Effects(args json.RawMessage, _ tools.Env) ([]policy.Effect, error) {
-	_, err := parsePlan(args, false)
-	return metaEffects, err
+// newPresentPlan is present_plan: the plan shown, the human asked through
+// the gate (Env.Ask), the freeze lifted on a yes.
+func newPresentPlan(s *Service) tools.Tool {
+	return tools.NewTyped(tools.Spec[presentArgs]{Name: "present_plan", Description: presentPlanDescription, Risk: policy.RiskLow,
+		Effects: metaEffects[presentArgs], Invoke: s.presentPlan})
 }
 
-func (t *presentPlan) Invoke(ctx context.Context, args json.RawMessage, env tools.Env) (tools.Result, error) {
-	p, err := parsePlan(args, false)
-	if err != nil {
-		return tools.ErrorResult(err.Error()), nil
-	}
-	s := t.s
+func (s *Service) presentPlan(ctx context.Context, p presentArgs, env tools.Env) (tools.Result, error) {
 	s.mu.Lock()
 	if p.Plan == "" {
 		p.Plan = s.plans[env.SessionID]

@@ -131,7 +131,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if s.cfg.MCP != nil && s.cfg.TrustMcp == nil {
 		s.cfg.TrustMcp = s.trustFromAnswer
 	}
-	ts, err := newToolset(cfg.Tools, &writePlan{s: s}, &presentPlan{s: s}, &taskTool{s: s}, &taskResultTool{s: s})
+	ts, err := newToolset(cfg.Tools, newWritePlan(s), newPresentPlan(s), newTaskTool(s), newTaskResultTool(s))
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,7 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
+	_ "embed"
 	"errors"
 	"fmt"
 	"strings"
@@ -33,41 +33,25 @@ type taskArgs struct {
 	Background  bool   `json:"background,omitempty" desc:"Run in the background and return at once; default: wait for the result."`
 }
 
-// taskTool runs a child loop with its own prompt. The child inherits the
-// parent's axes and freeze live (policySession reads them from the root),
-// so it can never be wider; its events are in its own session, linked to
-// the parent by ParentID and SubagentStarted/Finished.
-type taskTool struct{ s *Service }
+//go:embed task.md
+var taskDescription string
 
-func (*taskTool) Name() string { return taskToolName }
-func (*taskTool) Description() string {
-	return "Start a subagent on a self-contained task, with the same tools, sandbox and approval policy as you. " +
-		"By default wait for its final answer; with background it runs on and you get its id."
-}
-func (*taskTool) Schema() json.RawMessage { return tools.SchemaOf[taskArgs]() }
-func (*taskTool) Risk() policy.Risk       { return policy.RiskLow }
-func (*taskTool) Effects(args json.RawMessage, _ tools.Env) ([]policy.Effect, error) {
-	_, err := parseTask(args)
-	return metaEffects, err
-}
-
-func parseTask(args json.RawMessage) (taskArgs, error) {
-	var a taskArgs
-	if err := json.Unmarshal(args, &a); err != nil {
-		return a, fmt.Errorf("arguments: %w", err)
-	}
-	if strings.TrimSpace(a.Prompt) == "" {
-		return a, errors.New("prompt is empty")
-	}
-	return a, nil
+// newTaskTool is task: it runs a child loop with its own prompt. The child
+// inherits the parent's axes and freeze live (policySession reads them
+// from the root), so it can never be wider; its events are in its own
+// session, linked to the parent by ParentID and SubagentStarted/Finished.
+func newTaskTool(s *Service) tools.Tool {
+	return tools.NewTyped(tools.Spec[taskArgs]{Name: taskToolName, Description: taskDescription, Risk: policy.RiskLow,
+		Check: func(a *taskArgs) error {
+			if strings.TrimSpace(a.Prompt) == "" {
+				return errors.New("prompt is empty")
+			}
+			return nil
+		},
+		Effects: metaEffects[taskArgs], Invoke: s.task})
 }
 
-func (t *taskTool) Invoke(ctx context.Context, args json.RawMessage, env tools.Env) (tools.Result, error) {
-	a, err := parseTask(args)
-	if err != nil {
-		return tools.ErrorResult(err.Error()), nil
-	}
-	s := t.s
+func (s *Service) task(ctx context.Context, a taskArgs, env tools.Env) (tools.Result, error) {
 	parent, err := s.st.Session(ctx, env.SessionID)
 	if err != nil {
 		return tools.Result{}, err

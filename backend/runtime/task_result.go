@@ -2,7 +2,7 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
+	_ "embed"
 	"errors"
 	"fmt"
 	"strings"
@@ -26,43 +26,27 @@ type taskResultArgs struct {
 	Timeout int    `json:"timeout_sec,omitempty" desc:"How long to wait, in seconds (default 120, at most 600); on timeout the subagent keeps running."`
 }
 
-// taskResultTool waits for or fetches a background subagent's final answer.
-// The answer also reaches the model unasked, as a message at its next turn
-// (history); this is for a model that needs it before going on.
-type taskResultTool struct{ s *Service }
+//go:embed task_result.md
+var taskResultDescription string
 
-func (*taskResultTool) Name() string { return taskResultToolName }
-func (*taskResultTool) Description() string {
-	return "Wait for or fetch the final answer of a subagent you started with task (background). " +
-		"Without an id, list your subagents and whether each is running or done."
-}
-func (*taskResultTool) Schema() json.RawMessage { return tools.SchemaOf[taskResultArgs]() }
-func (*taskResultTool) Risk() policy.Risk       { return policy.RiskLow }
-func (*taskResultTool) Effects(args json.RawMessage, _ tools.Env) ([]policy.Effect, error) {
-	_, err := parseTaskResult(args)
-	return metaEffects, err
-}
-
-func parseTaskResult(args json.RawMessage) (taskResultArgs, error) {
-	var a taskResultArgs
-	if len(args) > 0 {
-		if err := json.Unmarshal(args, &a); err != nil {
-			return a, fmt.Errorf("arguments: %w", err)
-		}
-	}
-	if a.Timeout < 0 {
-		return a, errors.New("timeout_sec is negative")
-	}
-	a.ID = strings.TrimSpace(a.ID)
-	return a, nil
+// newTaskResultTool is task_result: it waits for or fetches a background
+// subagent's final answer. The answer also reaches the model unasked, as a
+// message at its next turn (history); this is for a model that needs it
+// before going on.
+func newTaskResultTool(s *Service) tools.Tool {
+	return tools.NewTyped(tools.Spec[taskResultArgs]{Name: taskResultToolName, Description: taskResultDescription, Risk: policy.RiskLow,
+		Check: func(a *taskResultArgs) error {
+			if a.Timeout < 0 {
+				return errors.New("timeout_sec is negative")
+			}
+			a.ID = strings.TrimSpace(a.ID)
+			return nil
+		},
+		Effects: metaEffects[taskResultArgs], Invoke: s.taskResult})
 }
 
-func (t *taskResultTool) Invoke(ctx context.Context, args json.RawMessage, env tools.Env) (tools.Result, error) {
-	a, err := parseTaskResult(args)
-	if err != nil {
-		return tools.ErrorResult(err.Error()), nil
-	}
-	s := t.s
+func (s *Service) taskResult(ctx context.Context, a taskResultArgs, env tools.Env) (tools.Result, error) {
+	var err error
 	if a.ID == "" {
 		return s.listSubagents(ctx, env.SessionID)
 	}

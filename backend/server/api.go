@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/warden-dev/warden/backend/api"
+	"github.com/warden-dev/warden/backend/gate"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/settings"
 	"github.com/warden-dev/warden/backend/store"
@@ -49,7 +50,7 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusRequestEntityTooLarge, "request body too large")
 		return
 	}
-	out, err := m.Invoke(r.Context(), api.Services{Runtime: s.opts.Service, Settings: s.opts.Settings}, body)
+	out, err := m.Invoke(api.WithFrontEnd(r.Context(), gate.ViaServe), api.Services{Runtime: s.opts.Service, Settings: s.opts.Settings}, body)
 	if err != nil {
 		writeError(w, status(err), err.Error())
 		return

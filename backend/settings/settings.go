@@ -22,6 +22,7 @@ import (
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/runtime/model"
+	"github.com/warden-dev/warden/backend/telemetry"
 )
 
 // DefaultProbeTimeout bounds one ListModels or TestConnection.
@@ -56,6 +57,8 @@ type Options struct {
 	AllowHosts []policy.HostPattern
 	// Cage is the OS cage, for the Sandbox card; nil shows nothing.
 	Cage *sandbox.Cage
+	// Telemetry reads the export's state (telemetry.go); nil: off.
+	Telemetry func(context.Context) (telemetry.ExportStatus, error)
 }
 
 // Service is the Settings API.

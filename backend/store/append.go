@@ -184,6 +184,15 @@ func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, sessionID string, expe
 		if err := pj.apply(ctx, e.ev, res); err != nil {
 			return 0, err
 		}
+		if s.outbox != nil {
+			seq, err := res.LastInsertId()
+			if err != nil {
+				return 0, fmt.Errorf("store: append: %w", err)
+			}
+			if err := s.enqueue(ctx, tx, &st, e, seq, now); err != nil {
+				return 0, err
+			}
+		}
 	}
 	st.headMAC = s.chain.headMAC(sessionID, st.version, st.chainFrom, st.head)
 	if err := st.save(ctx, tx, sessionID, now); err != nil {

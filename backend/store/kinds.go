@@ -44,7 +44,25 @@ var (
 	KindSessionRestored         = registerAudit[SessionRestored]("session_restored")
 	KindWorkspaceChanged        = register[WorkspaceChanged]("workspace_changed")
 	KindUnsafeChangeReverted    = registerAudit[UnsafeChangeReverted]("unsafe_change_reverted")
+	KindTelemetryDropped        = register[TelemetryDropped]("telemetry_dropped")
 )
+
+// TelemetryDropped says the telemetry outbox's bound dropped queued sends
+// of this session: Count records, of the events at Versions ("3-7,9"),
+// never sent to the collector. The events themselves stay in the log.
+type TelemetryDropped struct {
+	event
+	Count    int64  `json:"count"`
+	Versions string `json:"versions"`
+	Reason   string `json:"reason"`
+}
+
+func (t TelemetryDropped) validate() error {
+	if t.Count < 1 || t.Versions == "" {
+		return errors.New("count or versions is empty")
+	}
+	return nil
+}
 
 // SessionArchived hides a session from the list; its events stay, and
 // its chain still verifies. Only SessionRestored brings it back; only an

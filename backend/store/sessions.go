@@ -49,6 +49,7 @@ type PolicyUpdate struct {
 
 // sessionState is the mutable part of a session row during an append.
 type sessionState struct {
+	id          string
 	workspaceID string
 	version     int64
 	head        []byte
@@ -59,14 +60,16 @@ type sessionState struct {
 	sandbox     policy.SandboxPolicy
 	planning    bool
 	archived    bool
+	// telemetryLast is the last version queued for export (outbox.go).
+	telemetryLast int64
 }
 
 func loadState(ctx context.Context, tx *sql.Tx, id string) (sessionState, error) {
-	var st sessionState
+	st := sessionState{id: id}
 	var approval, sandbox string
 	err := tx.QueryRowContext(ctx, `SELECT workspace_id, version, head_hash, chain_from, head_mac, title, approval_policy,
-		sandbox_policy, planning, archived FROM sessions WHERE id = ?`, id).Scan(&st.workspaceID, &st.version, &st.head, &st.chainFrom,
-		&st.headMAC, &st.title, &approval, &sandbox, &st.planning, &st.archived)
+		sandbox_policy, planning, archived, telemetry_last FROM sessions WHERE id = ?`, id).Scan(&st.workspaceID, &st.version, &st.head, &st.chainFrom,
+		&st.headMAC, &st.title, &approval, &sandbox, &st.planning, &st.archived, &st.telemetryLast)
 	if errors.Is(err, sql.ErrNoRows) {
 		return st, fmt.Errorf("store: session %s: %w", id, ErrNotFound)
 	}
@@ -88,8 +91,8 @@ func (st *sessionState) save(ctx context.Context, tx *sql.Tx, id string, nowMs i
 		return fmt.Errorf("store: session %s: %w", id, err)
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE sessions SET version = ?, head_hash = ?, head_mac = ?, title = ?, approval_policy = ?,
-		sandbox_policy = ?, planning = ?, archived = ?, updated_ms = ? WHERE id = ?`,
-		st.version, st.head, st.headMAC, st.title, st.approval.String(), string(sb), st.planning, st.archived, nowMs, id)
+		sandbox_policy = ?, planning = ?, archived = ?, telemetry_last = ?, updated_ms = ? WHERE id = ?`,
+		st.version, st.head, st.headMAC, st.title, st.approval.String(), string(sb), st.planning, st.archived, st.telemetryLast, nowMs, id)
 	if err != nil {
 		return fmt.Errorf("store: update session %s: %w", id, err)
 	}

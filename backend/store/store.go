@@ -27,6 +27,8 @@ type Store struct {
 	poll   time.Duration
 	closed chan struct{}
 	chain  chainer // keys derived from the audit key
+	// outbox picks the events queued for export (outbox.go); nil queues none.
+	outbox func(Event) bool
 
 	relaxed bool // the writer connection runs synchronous=NORMAL; owned by whoever holds it
 }
@@ -40,6 +42,7 @@ type options struct {
 	busyTimeout time.Duration
 	poll        time.Duration
 	mustExist   bool
+	outbox      func(Event) bool
 }
 
 // WithClock replaces time.Now, for tests and replays.
@@ -100,7 +103,7 @@ func Open(ctx context.Context, path string, key Key, opts ...Option) (*Store, er
 	if err := preflight(abs, o.mustExist); err != nil {
 		return nil, err
 	}
-	s := &Store{path: abs, hub: newHub(), now: o.now, newID: o.newID, poll: o.poll, closed: make(chan struct{}), chain: ch}
+	s := &Store{path: abs, hub: newHub(), now: o.now, newID: o.newID, poll: o.poll, closed: make(chan struct{}), chain: ch, outbox: o.outbox}
 	if s.w, err = sql.Open("sqlite", dsn(abs, o.busyTimeout, false)); err != nil {
 		return nil, openError(abs, err)
 	}

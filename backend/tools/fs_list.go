@@ -2,7 +2,7 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
+	_ "embed"
 	"errors"
 	"fmt"
 	"os"
@@ -27,47 +27,38 @@ type FsListParams struct {
 	IncludeHidden bool   `json:"include_hidden,omitempty" desc:"Also list names starting with a dot."`
 }
 
+//go:embed fs_list.md
+var fsListDescription string
+
 // FsList is the fs.list tool: a directory tree, .gitignore respected.
-type FsList struct{}
+type FsList = Typed[FsListParams]
 
 // NewFsList returns fs.list.
-func NewFsList() *FsList { return &FsList{} }
-
-func (*FsList) Name() string { return "fs.list" }
-func (*FsList) Description() string {
-	return "List a directory tree (folders end with /). Files ignored by .gitignore are left out, and .git is never descended into."
+func NewFsList() *FsList {
+	return NewTyped(Spec[FsListParams]{Name: "fs.list", Description: fsListDescription, Risk: policy.RiskLow,
+		Check: checkList, Effects: fsListEffects, Invoke: fsListInvoke})
 }
-func (*FsList) Schema() json.RawMessage { return SchemaOf[FsListParams]() }
-func (*FsList) Risk() policy.Risk       { return policy.RiskLow }
 
-func (*FsList) Effects(args json.RawMessage, env Env) ([]policy.Effect, error) {
-	_, path, err := parseList(args, env)
+func checkList(p *FsListParams) error {
+	if p.Depth < 0 || p.Depth > maxListDepth {
+		return fmt.Errorf("depth must be between 1 and %d", maxListDepth)
+	}
+	if p.Path == "" {
+		p.Path = "."
+	}
+	return nil
+}
+
+func fsListEffects(p FsListParams, env Env) ([]policy.Effect, error) {
+	path, err := resolveArg(env, p.Path)
 	if err != nil {
 		return nil, err
 	}
 	return []policy.Effect{{Kind: policy.EffectRead, Paths: []string{path}}}, nil
 }
 
-func parseList(args json.RawMessage, env Env) (FsListParams, string, error) {
-	p, err := decodeArgs[FsListParams](args)
-	if err != nil {
-		return p, "", err
-	}
-	if p.Depth < 0 || p.Depth > maxListDepth {
-		return p, "", fmt.Errorf("depth must be between 1 and %d", maxListDepth)
-	}
-	if p.Path == "" {
-		p.Path = "."
-	}
-	path, err := ResolvePath(env.Workspace, p.Path)
-	if err != nil {
-		return p, "", fmt.Errorf("path: %w", err)
-	}
-	return p, path, nil
-}
-
-func (*FsList) Invoke(ctx context.Context, args json.RawMessage, env Env) (Result, error) {
-	p, root, err := parseList(args, env)
+func fsListInvoke(ctx context.Context, p FsListParams, env Env) (Result, error) {
+	root, err := resolveArg(env, p.Path)
 	if err != nil {
 		return ErrorResult(err.Error()), nil
 	}

@@ -3,7 +3,7 @@ package tools
 import (
 	"bufio"
 	"context"
-	"encoding/json"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -29,44 +29,44 @@ type FsReadParams struct {
 	Limit  int    `json:"limit,omitempty" desc:"How many lines to return. Default 2000."`
 }
 
+//go:embed fs_read.md
+var fsReadDescription string
+
 // FsRead is the fs.read tool: a text file with line numbers, a page at a time.
-type FsRead struct{}
+type FsRead = Typed[FsReadParams]
 
 // NewFsRead returns fs.read.
-func NewFsRead() *FsRead { return &FsRead{} }
-
-func (*FsRead) Name() string { return "fs.read" }
-func (*FsRead) Description() string {
-	return "Read a text file. Lines come numbered; a long file comes a page at a time (offset, limit). Binary files are refused."
+func NewFsRead() *FsRead {
+	return NewTyped(Spec[FsReadParams]{Name: "fs.read", Description: fsReadDescription, Risk: policy.RiskLow,
+		Check: checkRead, Effects: fsReadEffects, Invoke: fsReadInvoke})
 }
-func (*FsRead) Schema() json.RawMessage { return SchemaOf[FsReadParams]() }
-func (*FsRead) Risk() policy.Risk       { return policy.RiskLow }
 
-func (*FsRead) Effects(args json.RawMessage, env Env) ([]policy.Effect, error) {
-	_, path, err := parseRead(args, env)
+func checkRead(p *FsReadParams) error {
+	if p.Offset < 0 || p.Limit < 0 {
+		return errors.New("offset and limit must not be negative")
+	}
+	return nil
+}
+
+func fsReadEffects(p FsReadParams, env Env) ([]policy.Effect, error) {
+	path, err := resolveArg(env, p.Path)
 	if err != nil {
 		return nil, err
 	}
 	return []policy.Effect{{Kind: policy.EffectRead, Paths: []string{path}}}, nil
 }
 
-func parseRead(args json.RawMessage, env Env) (FsReadParams, string, error) {
-	p, err := decodeArgs[FsReadParams](args)
+// resolveArg resolves a path argument against the workspace.
+func resolveArg(env Env, p string) (string, error) {
+	path, err := ResolvePath(env.Workspace, p)
 	if err != nil {
-		return p, "", err
+		return "", fmt.Errorf("path: %w", err)
 	}
-	if p.Offset < 0 || p.Limit < 0 {
-		return p, "", errors.New("offset and limit must not be negative")
-	}
-	path, err := ResolvePath(env.Workspace, p.Path)
-	if err != nil {
-		return p, "", fmt.Errorf("path: %w", err)
-	}
-	return p, path, nil
+	return path, nil
 }
 
-func (*FsRead) Invoke(_ context.Context, args json.RawMessage, env Env) (Result, error) {
-	p, path, err := parseRead(args, env)
+func fsReadInvoke(_ context.Context, p FsReadParams, env Env) (Result, error) {
+	path, err := resolveArg(env, p.Path)
 	if err != nil {
 		return ErrorResult(err.Error()), nil
 	}

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,43 +21,30 @@ type FsWriteParams struct {
 	CreateDirs bool   `json:"create_dirs,omitempty" desc:"Create missing parent directories."`
 }
 
+//go:embed fs_write.md
+var fsWriteDescription string
+
 // FsWrite is the fs.write tool: replace or create a file atomically.
-type FsWrite struct{}
+type FsWrite = Typed[FsWriteParams]
 
 // NewFsWrite returns fs.write.
-func NewFsWrite() *FsWrite { return &FsWrite{} }
-
-func (*FsWrite) Name() string { return "fs.write" }
-func (*FsWrite) Description() string {
-	return "Write a whole file (create or replace). The write is atomic: readers see the old or the new content, never a mix."
+func NewFsWrite() *FsWrite {
+	return NewTyped(Spec[FsWriteParams]{Name: "fs.write", Description: fsWriteDescription, Risk: policy.RiskMedium,
+		Effects: fsWriteEffects, Invoke: fsWriteInvoke, Preview: fsWritePreview})
 }
-func (*FsWrite) Schema() json.RawMessage { return SchemaOf[FsWriteParams]() }
-func (*FsWrite) Risk() policy.Risk       { return policy.RiskMedium }
 
-func (*FsWrite) Effects(args json.RawMessage, env Env) ([]policy.Effect, error) {
-	_, path, err := parseWrite(args, env)
+func fsWriteEffects(p FsWriteParams, env Env) ([]policy.Effect, error) {
+	path, err := resolveArg(env, p.Path)
 	if err != nil {
 		return nil, err
 	}
 	return []policy.Effect{{Kind: policy.EffectWrite, Paths: []string{path}}}, nil
 }
 
-func parseWrite(args json.RawMessage, env Env) (FsWriteParams, string, error) {
-	p, err := decodeArgs[FsWriteParams](args)
-	if err != nil {
-		return p, "", err
-	}
-	path, err := ResolvePath(env.Workspace, p.Path)
-	if err != nil {
-		return p, "", fmt.Errorf("path: %w", err)
-	}
-	return p, path, nil
-}
-
-// Preview is the diff of the write against the file's current content, for
-// the approval prompt.
-func (*FsWrite) Preview(args json.RawMessage, env Env) (string, error) {
-	p, path, err := parseWrite(args, env)
+// fsWritePreview is the diff of the write against the file's current
+// content, for the approval prompt.
+func fsWritePreview(p FsWriteParams, env Env) (string, error) {
+	path, err := resolveArg(env, p.Path)
 	if err != nil {
 		return "", err
 	}
@@ -76,8 +64,8 @@ func (*FsWrite) Preview(args json.RawMessage, env Env) (string, error) {
 	return fmt.Sprintf("%s: content unchanged\n", name), nil
 }
 
-func (*FsWrite) Invoke(_ context.Context, args json.RawMessage, env Env) (Result, error) {
-	p, path, err := parseWrite(args, env)
+func fsWriteInvoke(_ context.Context, p FsWriteParams, env Env) (Result, error) {
+	path, err := resolveArg(env, p.Path)
 	if err != nil {
 		return ErrorResult(err.Error()), nil
 	}

@@ -2,9 +2,11 @@ package tools
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -21,49 +23,51 @@ type MonitorStartParams struct {
 	Expose    []int  `json:"expose,omitempty" desc:"Ports the command listens on (e.g. [5173] for a dev server) to reach from the host: each gets a host loopback URL the browser tool can open."`
 }
 
+//go:embed monitor_start.md
+var monitorStartDescription string
+
 // MonitorStart is the monitor.start tool.
-type MonitorStart struct{ m *Monitors }
+type MonitorStart = Typed[MonitorStartParams]
 
 // NewMonitorStart returns monitor.start over m.
-func NewMonitorStart(m *Monitors) *MonitorStart { return &MonitorStart{m: m} }
-
-func (*MonitorStart) Name() string { return "monitor.start" }
-func (*MonitorStart) Description() string {
-	return "Start a background monitor: a long-running command in the sandbox, or a watch on a file or folder. " +
-		"Its output lines and change events stream to the session; it stops with the session or monitor.stop."
+func NewMonitorStart(m *Monitors) *MonitorStart {
+	t := monitorTools{m: m}
+	return NewTyped(Spec[MonitorStartParams]{Name: "monitor.start", Description: monitorStartDescription, Risk: policy.RiskMedium,
+		Check: checkMonitorStart, Effects: monitorStartEffects, Invoke: t.start})
 }
-func (*MonitorStart) Schema() json.RawMessage { return SchemaOf[MonitorStartParams]() }
-func (*MonitorStart) Risk() policy.Risk       { return policy.RiskMedium }
 
-func parseMonitorStart(args json.RawMessage, env Env) (MonitorSpec, error) {
-	p, err := decodeArgs[MonitorStartParams](args)
-	if err != nil {
-		return MonitorSpec{}, err
-	}
+// monitorTools are the monitor tools' calls over one Monitors.
+type monitorTools struct{ m *Monitors }
+
+func checkMonitorStart(p *MonitorStartParams) error {
 	cmd, watch := strings.TrimSpace(p.Command) != "", p.WatchPath != ""
 	if cmd == watch {
-		return MonitorSpec{}, errors.New("give exactly one of command or watch_path")
+		return errors.New("give exactly one of command or watch_path")
 	}
-	spec := MonitorSpec{Name: p.Name, Command: p.Command, Expose: p.Expose}
 	if len(p.Expose) > 0 && !cmd {
-		return spec, errors.New("expose applies to a command, not to watch_path")
+		return errors.New("expose applies to a command, not to watch_path")
 	}
 	if len(p.Expose) > sandbox.MaxExposed {
-		return spec, fmt.Errorf("expose: at most %d ports", sandbox.MaxExposed)
+		return fmt.Errorf("expose: at most %d ports", sandbox.MaxExposed)
 	}
 	for _, port := range p.Expose {
 		if port < 1 || port > 65535 {
-			return spec, fmt.Errorf("expose: %d is not a port from 1 to 65535", port)
+			return fmt.Errorf("expose: %d is not a port from 1 to 65535", port)
 		}
 	}
-	if cmd {
-		if spec.Cwd, err = resolveDir(env, p.Cwd); err != nil {
-			return spec, err
-		}
-		return spec, nil
+	if !cmd && p.Cwd != "" {
+		return errors.New("cwd applies to a command, not to watch_path")
 	}
-	if p.Cwd != "" {
-		return spec, errors.New("cwd applies to a command, not to watch_path")
+	return nil
+}
+
+// monitorSpec resolves the monitor's paths under env.
+func monitorSpec(p MonitorStartParams, env Env) (MonitorSpec, error) {
+	spec := MonitorSpec{Name: p.Name, Command: p.Command, Expose: p.Expose}
+	var err error
+	if strings.TrimSpace(p.Command) != "" {
+		spec.Cwd, err = resolveDir(env, p.Cwd)
+		return spec, err
 	}
 	if spec.WatchPath, err = ResolvePath(env.Workspace, p.WatchPath); err != nil {
 		return spec, fmt.Errorf("watch_path: %w", err)
@@ -71,21 +75,21 @@ func parseMonitorStart(args json.RawMessage, env Env) (MonitorSpec, error) {
 	return spec, nil
 }
 
-// Effects: a command monitor does what shell.exec does (it is not a read);
-// a watch only reads.
-func (*MonitorStart) Effects(args json.RawMessage, env Env) ([]policy.Effect, error) {
-	spec, err := parseMonitorStart(args, env)
+// monitorStartEffects: a command monitor does what shell.exec does (it is
+// not a read); a watch only reads.
+func monitorStartEffects(p MonitorStartParams, env Env) ([]policy.Effect, error) {
+	spec, err := monitorSpec(p, env)
 	if err != nil {
 		return nil, err
 	}
 	if spec.Command != "" {
-		return []policy.Effect{{Kind: policy.EffectExec, Command: spec.Command, Cwd: spec.Cwd}}, nil
+		return []policy.Effect{{Kind: policy.EffectExec, Command: spec.Command, Cwd: spec.Cwd, Links: policy.ShellLinks(spec.Command, spec.Cwd, os.Readlink)}}, nil
 	}
 	return []policy.Effect{{Kind: policy.EffectRead, Paths: []string{spec.WatchPath}}}, nil
 }
 
-func (t *MonitorStart) Invoke(_ context.Context, args json.RawMessage, env Env) (Result, error) {
-	spec, err := parseMonitorStart(args, env)
+func (t monitorTools) start(_ context.Context, p MonitorStartParams, env Env) (Result, error) {
+	spec, err := monitorSpec(p, env)
 	if err != nil {
 		return ErrorResult(err.Error()), nil
 	}
@@ -100,30 +104,26 @@ func (t *MonitorStart) Invoke(_ context.Context, args json.RawMessage, env Env) 
 	return monitorResult(text, info), nil
 }
 
+// MonitorListParams are the arguments of monitor.list: none.
+type MonitorListParams struct{}
+
+//go:embed monitor_list.md
+var monitorListDescription string
+
 // MonitorList is the monitor.list tool.
-type MonitorList struct{ m *Monitors }
+type MonitorList = Typed[MonitorListParams]
 
 // NewMonitorList returns monitor.list over m.
-func NewMonitorList(m *Monitors) *MonitorList { return &MonitorList{m: m} }
-
-func (*MonitorList) Name() string { return "monitor.list" }
-func (*MonitorList) Description() string {
-	return "List this session's background monitors with their state and last output lines."
-}
-func (*MonitorList) Schema() json.RawMessage { return SchemaOf[struct{}]() }
-func (*MonitorList) Risk() policy.Risk       { return policy.RiskLow }
-
-func (*MonitorList) Effects(args json.RawMessage, _ Env) ([]policy.Effect, error) {
-	if _, err := decodeArgs[struct{}](args); err != nil {
-		return nil, err
-	}
-	return []policy.Effect{{Kind: policy.EffectMeta}}, nil
+func NewMonitorList(m *Monitors) *MonitorList {
+	t := monitorTools{m: m}
+	return NewTyped(Spec[MonitorListParams]{Name: "monitor.list", Description: monitorListDescription, Risk: policy.RiskLow,
+		Effects: func(MonitorListParams, Env) ([]policy.Effect, error) { return metaEffect(), nil }, Invoke: t.list})
 }
 
-func (t *MonitorList) Invoke(_ context.Context, args json.RawMessage, env Env) (Result, error) {
-	if _, err := decodeArgs[struct{}](args); err != nil {
-		return ErrorResult(err.Error()), nil
-	}
+// metaEffect is the effect of a call that talks only to the runtime.
+func metaEffect() []policy.Effect { return []policy.Effect{{Kind: policy.EffectMeta}} }
+
+func (t monitorTools) list(_ context.Context, _ MonitorListParams, env Env) (Result, error) {
 	list := t.m.List(env.SessionID)
 	if len(list) == 0 {
 		return TextResult("no monitors running"), nil
@@ -156,31 +156,20 @@ type MonitorStopParams struct {
 	ID string `json:"id" desc:"The monitor id from monitor.start or monitor.list."`
 }
 
+//go:embed monitor_stop.md
+var monitorStopDescription string
+
 // MonitorStop is the monitor.stop tool.
-type MonitorStop struct{ m *Monitors }
+type MonitorStop = Typed[MonitorStopParams]
 
 // NewMonitorStop returns monitor.stop over m.
-func NewMonitorStop(m *Monitors) *MonitorStop { return &MonitorStop{m: m} }
-
-func (*MonitorStop) Name() string { return "monitor.stop" }
-func (*MonitorStop) Description() string {
-	return "Stop one of this session's background monitors (its process group is killed)."
-}
-func (*MonitorStop) Schema() json.RawMessage { return SchemaOf[MonitorStopParams]() }
-func (*MonitorStop) Risk() policy.Risk       { return policy.RiskLow }
-
-func (*MonitorStop) Effects(args json.RawMessage, _ Env) ([]policy.Effect, error) {
-	if _, err := decodeArgs[MonitorStopParams](args); err != nil {
-		return nil, err
-	}
-	return []policy.Effect{{Kind: policy.EffectMeta}}, nil
+func NewMonitorStop(m *Monitors) *MonitorStop {
+	t := monitorTools{m: m}
+	return NewTyped(Spec[MonitorStopParams]{Name: "monitor.stop", Description: monitorStopDescription, Risk: policy.RiskLow,
+		Effects: func(MonitorStopParams, Env) ([]policy.Effect, error) { return metaEffect(), nil }, Invoke: t.stop})
 }
 
-func (t *MonitorStop) Invoke(_ context.Context, args json.RawMessage, env Env) (Result, error) {
-	p, err := decodeArgs[MonitorStopParams](args)
-	if err != nil {
-		return ErrorResult(err.Error()), nil
-	}
+func (t monitorTools) stop(_ context.Context, p MonitorStopParams, env Env) (Result, error) {
 	info, err := t.m.StopBecause(env.SessionID, p.ID, "stopped by the model (monitor.stop)")
 	if err != nil {
 		return ErrorResult(err.Error()), nil
@@ -205,49 +194,34 @@ type MonitorReadParams struct {
 // MonitorRead is the monitor.read tool: a monitor's output since a line,
 // optionally waiting for more, so the model can follow a dev server or a
 // test watcher it started.
-type MonitorRead struct{ m *Monitors }
+type MonitorRead = Typed[MonitorReadParams]
+
+//go:embed monitor_read.md
+var monitorReadDescription string
 
 // NewMonitorRead returns monitor.read over m.
-func NewMonitorRead(m *Monitors) *MonitorRead { return &MonitorRead{m: m} }
-
-func (*MonitorRead) Name() string { return "monitor.read" }
-func (*MonitorRead) Description() string {
-	return "Read a background monitor's output lines (or change events) from a line number on, optionally waiting " +
-		"for new ones; the result says the monitor's state and the next line number to read from."
+func NewMonitorRead(m *Monitors) *MonitorRead {
+	t := monitorTools{m: m}
+	return NewTyped(Spec[MonitorReadParams]{Name: "monitor.read", Description: monitorReadDescription, Risk: policy.RiskLow,
+		Check:   checkMonitorRead,
+		Effects: func(MonitorReadParams, Env) ([]policy.Effect, error) { return metaEffect(), nil }, Invoke: t.read})
 }
-func (*MonitorRead) Schema() json.RawMessage { return SchemaOf[MonitorReadParams]() }
-func (*MonitorRead) Risk() policy.Risk       { return policy.RiskLow }
 
 const maxMonitorWait = 300
 
-func parseMonitorRead(args json.RawMessage) (MonitorReadParams, error) {
-	p, err := decodeArgs[MonitorReadParams](args)
-	if err != nil {
-		return p, err
-	}
+func checkMonitorRead(p *MonitorReadParams) error {
 	switch {
 	case strings.TrimSpace(p.ID) == "":
-		return p, errors.New("id is empty")
+		return errors.New("id is empty")
 	case p.Since < 0, p.MaxLines < 0, p.WaitSec < 0:
-		return p, errors.New("since, max_lines and wait_sec must not be negative")
+		return errors.New("since, max_lines and wait_sec must not be negative")
 	case p.WaitSec > maxMonitorWait:
-		return p, fmt.Errorf("wait_sec %d is over %d", p.WaitSec, maxMonitorWait)
+		return fmt.Errorf("wait_sec %d is over %d", p.WaitSec, maxMonitorWait)
 	}
-	return p, nil
+	return nil
 }
 
-func (*MonitorRead) Effects(args json.RawMessage, _ Env) ([]policy.Effect, error) {
-	if _, err := parseMonitorRead(args); err != nil {
-		return nil, err
-	}
-	return []policy.Effect{{Kind: policy.EffectMeta}}, nil
-}
-
-func (t *MonitorRead) Invoke(ctx context.Context, args json.RawMessage, env Env) (Result, error) {
-	p, err := parseMonitorRead(args)
-	if err != nil {
-		return ErrorResult(err.Error()), nil
-	}
+func (t monitorTools) read(ctx context.Context, p MonitorReadParams, env Env) (Result, error) {
 	page, err := t.m.Read(ctx, env.SessionID, p.ID, p.Since, p.MaxLines, time.Duration(p.WaitSec)*time.Second)
 	if err != nil {
 		if ctx.Err() != nil {

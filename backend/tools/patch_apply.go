@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,20 +19,34 @@ import (
 // PatchApplyParams are the arguments of patch.apply.
 type PatchApplyParams struct {
 	Patch string `json:"patch" desc:"A unified diff (git diff format works): one or more files, additions, deletions and renames."`
+	// secs is Patch parsed, once per call (checkPatch).
+	secs []patch.File
 }
+
+//go:embed patch_apply.md
+var patchApplyDescription string
 
 // PatchApply is the patch.apply tool: all files of a diff or none.
-type PatchApply struct{}
+type PatchApply = Typed[PatchApplyParams]
 
 // NewPatchApply returns patch.apply.
-func NewPatchApply() *PatchApply { return &PatchApply{} }
-
-func (*PatchApply) Name() string { return "patch.apply" }
-func (*PatchApply) Description() string {
-	return "Apply a unified diff to files in the workspace. Every hunk must apply, or no file changes; the result lists each file."
+func NewPatchApply() *PatchApply {
+	return NewTyped(Spec[PatchApplyParams]{Name: "patch.apply", Description: patchApplyDescription, Risk: policy.RiskMedium,
+		Check: checkPatch, Effects: patchApplyEffects, Invoke: patchApplyInvoke,
+		// The patch is already the diff a human reviews.
+		Preview: func(p PatchApplyParams, _ Env) (string, error) { return p.Patch, nil }})
 }
-func (*PatchApply) Schema() json.RawMessage { return SchemaOf[PatchApplyParams]() }
-func (*PatchApply) Risk() policy.Risk       { return policy.RiskMedium }
+
+// checkPatch parses the patch: its sections are part of the decoded
+// arguments.
+func checkPatch(p *PatchApplyParams) error {
+	secs, err := patch.Parse(p.Patch)
+	if err != nil {
+		return fmt.Errorf("patch: %w", err)
+	}
+	p.secs = secs
+	return nil
+}
 
 // fileChange is one section of the patch with its paths resolved.
 type fileChange struct {
@@ -39,17 +54,11 @@ type fileChange struct {
 	old, new string // resolved; "" where the side is /dev/null
 }
 
-func parsePatch(args json.RawMessage, env Env) ([]fileChange, error) {
-	p, err := decodeArgs[PatchApplyParams](args)
-	if err != nil {
-		return nil, err
-	}
-	secs, err := patch.Parse(p.Patch)
-	if err != nil {
-		return nil, fmt.Errorf("patch: %w", err)
-	}
-	out := make([]fileChange, 0, len(secs))
-	for _, s := range secs {
+// resolvePatch resolves the paths of the patch's sections.
+func resolvePatch(p PatchApplyParams, env Env) ([]fileChange, error) {
+	var err error
+	out := make([]fileChange, 0, len(p.secs))
+	for _, s := range p.secs {
 		fc := fileChange{sec: s}
 		if s.OldPath != "" {
 			if fc.old, err = ResolvePath(env.Workspace, s.OldPath); err != nil {
@@ -68,8 +77,8 @@ func parsePatch(args json.RawMessage, env Env) ([]fileChange, error) {
 
 // Effects lists every path the patch touches as a write, and the deleted
 // ones again as destructive: a rename keeps the content, a delete does not.
-func (*PatchApply) Effects(args json.RawMessage, env Env) ([]policy.Effect, error) {
-	changes, err := parsePatch(args, env)
+func patchApplyEffects(p PatchApplyParams, env Env) ([]policy.Effect, error) {
+	changes, err := resolvePatch(p, env)
 	if err != nil {
 		return nil, err
 	}
@@ -94,12 +103,6 @@ func (*PatchApply) Effects(args json.RawMessage, env Env) ([]policy.Effect, erro
 	return effects, nil
 }
 
-// Preview is the patch itself: it is already the diff a human reviews.
-func (*PatchApply) Preview(args json.RawMessage, env Env) (string, error) {
-	p, err := decodeArgs[PatchApplyParams](args)
-	return p.Patch, err
-}
-
 // fileState is the planned content of one path.
 type fileState struct {
 	exists bool
@@ -107,8 +110,8 @@ type fileState struct {
 	mode   fs.FileMode
 }
 
-func (*PatchApply) Invoke(ctx context.Context, args json.RawMessage, env Env) (Result, error) {
-	changes, err := parsePatch(args, env)
+func patchApplyInvoke(ctx context.Context, p PatchApplyParams, env Env) (Result, error) {
+	changes, err := resolvePatch(p, env)
 	if err != nil {
 		return ErrorResult(err.Error()), nil
 	}

@@ -122,3 +122,41 @@ func jsonKind(t reflect.Type) string {
 	}
 	return t.String()
 }
+
+// SchemaMatches checks a hand-written schema against the argument type it
+// describes: the same property names as A's JSON fields, no others
+// allowed, and every property it requires a field of A. A hand schema
+// says more than Go types can (enums, bounds); this keeps it the type's.
+func SchemaMatches[A any](schema json.RawMessage) error {
+	var s struct {
+		Type                 string                     `json:"type"`
+		Properties           map[string]json.RawMessage `json:"properties"`
+		Required             []string                   `json:"required"`
+		AdditionalProperties *bool                      `json:"additionalProperties"`
+	}
+	if err := json.Unmarshal(schema, &s); err != nil {
+		return fmt.Errorf("schema: %w", err)
+	}
+	if s.Type != "object" || s.AdditionalProperties == nil || *s.AdditionalProperties {
+		return errors.New("schema: not an object that refuses unknown properties")
+	}
+	var zero A
+	want := map[string]bool{}
+	for _, f := range fields(reflect.TypeOf(zero)) {
+		want[f.name] = true
+		if _, ok := s.Properties[f.name]; !ok {
+			return fmt.Errorf("schema: %s has no property %q", reflect.TypeOf(zero), f.name)
+		}
+	}
+	for p := range s.Properties {
+		if !want[p] {
+			return fmt.Errorf("schema: property %q is no field of %s", p, reflect.TypeOf(zero))
+		}
+	}
+	for _, r := range s.Required {
+		if !want[r] {
+			return fmt.Errorf("schema: required %q is no field of %s", r, reflect.TypeOf(zero))
+		}
+	}
+	return nil
+}

@@ -103,3 +103,34 @@ func TestRegistry(t *testing.T) {
 		t.Fatalf("List = %v", l)
 	}
 }
+
+// SchemaMatches holds a hand schema to its type: a missing, extra or
+// wrongly required property, or a schema that takes unknown properties,
+// is refused.
+func TestSchemaMatches(t *testing.T) {
+	type args struct {
+		Path string `json:"path"`
+		N    int    `json:"n,omitempty"`
+		skip string
+	}
+	cases := []struct {
+		name, schema string
+		ok           bool
+	}{
+		{"the type's own", `{"type":"object","properties":{"path":{},"n":{}},"required":["path"],"additionalProperties":false}`, true},
+		{"a property missing", `{"type":"object","properties":{"path":{}},"additionalProperties":false}`, false},
+		{"an extra property", `{"type":"object","properties":{"path":{},"n":{},"x":{}},"additionalProperties":false}`, false},
+		{"an unknown required", `{"type":"object","properties":{"path":{},"n":{}},"required":["x"],"additionalProperties":false}`, false},
+		{"unknown properties taken", `{"type":"object","properties":{"path":{},"n":{}}}`, false},
+		{"not an object", `{"type":"array"}`, false},
+		{"not JSON", `{`, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := SchemaMatches[args](json.RawMessage(tc.schema)); (err == nil) != tc.ok {
+				t.Fatalf("SchemaMatches = %v, want ok %v", err, tc.ok)
+			}
+		})
+	}
+	_ = args{skip: ""}
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	_ "embed"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -31,8 +32,11 @@ type SearchRipgrepParams struct {
 	MaxResults      int    `json:"max_results,omitempty" desc:"Stop after this many matching lines. Default 100."`
 }
 
+//go:embed search_ripgrep.md
+var searchRipgrepDescription string
+
 // SearchRipgrep is the search.ripgrep tool: the real rg, its JSON parsed.
-type SearchRipgrep struct{ rg string }
+type SearchRipgrep = Typed[SearchRipgrepParams]
 
 // NewSearchRipgrep returns search.ripgrep running the rg binary at path
 // ("" means rg on PATH).
@@ -40,43 +44,33 @@ func NewSearchRipgrep(path string) *SearchRipgrep {
 	if path == "" {
 		path = "rg"
 	}
-	return &SearchRipgrep{rg: path}
+	s := ripgrep{rg: path}
+	return NewTyped(Spec[SearchRipgrepParams]{Name: "search.ripgrep", Description: searchRipgrepDescription, Risk: policy.RiskLow,
+		Check: checkSearch, Effects: searchEffects, Invoke: s.invoke})
 }
 
-func (*SearchRipgrep) Name() string { return "search.ripgrep" }
-func (*SearchRipgrep) Description() string {
-	return "Search file contents with ripgrep (respects .gitignore). Returns path:line: text for each matching line."
-}
-func (*SearchRipgrep) Schema() json.RawMessage { return SchemaOf[SearchRipgrepParams]() }
-func (*SearchRipgrep) Risk() policy.Risk       { return policy.RiskLow }
+// ripgrep runs the rg binary at its path.
+type ripgrep struct{ rg string }
 
-func (*SearchRipgrep) Effects(args json.RawMessage, env Env) ([]policy.Effect, error) {
-	_, path, err := parseSearch(args, env)
-	if err != nil {
-		return nil, err
-	}
-	return []policy.Effect{{Kind: policy.EffectRead, Paths: []string{path}}}, nil
-}
-
-func parseSearch(args json.RawMessage, env Env) (SearchRipgrepParams, string, error) {
-	p, err := decodeArgs[SearchRipgrepParams](args)
-	if err != nil {
-		return p, "", err
-	}
+func checkSearch(p *SearchRipgrepParams) error {
 	if p.Pattern == "" {
-		return p, "", errors.New("pattern is empty")
+		return errors.New("pattern is empty")
 	}
 	if p.MaxResults < 0 || p.MaxResults > maxSearchResults {
-		return p, "", fmt.Errorf("max_results must be between 1 and %d", maxSearchResults)
+		return fmt.Errorf("max_results must be between 1 and %d", maxSearchResults)
 	}
 	if p.Path == "" {
 		p.Path = "."
 	}
-	path, err := ResolvePath(env.Workspace, p.Path)
+	return nil
+}
+
+func searchEffects(p SearchRipgrepParams, env Env) ([]policy.Effect, error) {
+	path, err := resolveArg(env, p.Path)
 	if err != nil {
-		return p, "", fmt.Errorf("path: %w", err)
+		return nil, err
 	}
-	return p, path, nil
+	return []policy.Effect{{Kind: policy.EffectRead, Paths: []string{path}}}, nil
 }
 
 // Match is one matching line.
@@ -109,8 +103,8 @@ type rgMatch struct {
 
 var matchPrefix = []byte(`{"type":"match"`)
 
-func (t *SearchRipgrep) Invoke(ctx context.Context, args json.RawMessage, env Env) (Result, error) {
-	p, path, err := parseSearch(args, env)
+func (t ripgrep) invoke(ctx context.Context, p SearchRipgrepParams, env Env) (Result, error) {
+	path, err := resolveArg(env, p.Path)
 	if err != nil {
 		return ErrorResult(err.Error()), nil
 	}

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,30 +34,35 @@ type ShellExecParams struct {
 	Env       map[string]string `json:"env,omitempty" desc:"Extra environment variables."`
 }
 
+//go:embed shell_exec.md
+var shellExecDescription string
+
 // ShellExec is the shell.exec tool: one bash command in the OS cage.
-type ShellExec struct{ cage *sandbox.Cage }
+type ShellExec = Typed[ShellExecParams]
 
 // NewShellExec returns shell.exec running its commands in cage.
-func NewShellExec(cage *sandbox.Cage) *ShellExec { return &ShellExec{cage: cage} }
-
-func (*ShellExec) Name() string { return "shell.exec" }
-func (*ShellExec) Description() string {
-	return "Run a shell command with bash -c inside the sandbox and return its exit code, stdout and stderr " +
-		"(long output keeps its head and tail). The command and everything it starts are killed at the timeout."
+func NewShellExec(cage *sandbox.Cage) *ShellExec {
+	s := shell{cage: cage}
+	return NewTyped(Spec[ShellExecParams]{Name: "shell.exec", Description: shellExecDescription, Risk: policy.RiskHigh,
+		Check: checkShell, Effects: shellEffects, Invoke: s.invoke})
 }
-func (*ShellExec) Schema() json.RawMessage { return SchemaOf[ShellExecParams]() }
-func (*ShellExec) Risk() policy.Risk       { return policy.RiskHigh }
 
-func (*ShellExec) Effects(args json.RawMessage, env Env) ([]policy.Effect, error) {
-	p, cwd, err := parseShell(args, env)
+// shell runs commands in its cage.
+type shell struct{ cage *sandbox.Cage }
+
+func shellEffects(p ShellExecParams, env Env) ([]policy.Effect, error) {
+	cwd, err := resolveDir(env, p.Cwd)
 	if err != nil {
 		return nil, err
 	}
-	return []policy.Effect{{Kind: policy.EffectExec, Command: commandForPolicy(p.Command, p.Env), Cwd: cwd}}, nil
+	cmd := commandForPolicy(p.Command, p.Env)
+	// The links on disk the command's paths pass through: the classifier
+	// resolves its paths through them as the kernel will.
+	return []policy.Effect{{Kind: policy.EffectExec, Command: cmd, Cwd: cwd, Links: policy.ShellLinks(cmd, cwd, os.Readlink)}}, nil
 }
 
-func (t *ShellExec) Invoke(ctx context.Context, args json.RawMessage, env Env) (Result, error) {
-	p, cwd, err := parseShell(args, env)
+func (t shell) invoke(ctx context.Context, p ShellExecParams, env Env) (Result, error) {
+	cwd, err := resolveDir(env, p.Cwd)
 	if err != nil {
 		return ErrorResult(err.Error()), nil
 	}
@@ -64,7 +70,7 @@ func (t *ShellExec) Invoke(ctx context.Context, args json.RawMessage, env Env) (
 	if p.TimeoutMs > 0 {
 		timeout = time.Duration(p.TimeoutMs) * time.Millisecond
 	}
-	run, err := runShell(ctx, t.cage, env, p.Command, cwd, p.Env, timeout)
+	run, err := runShell(ctx, t.cage, env, p.Command, cwd, quietEnv(p.Command, cwd, p.Env), timeout)
 	if err != nil {
 		return Result{}, err
 	}
@@ -73,24 +79,19 @@ func (t *ShellExec) Invoke(ctx context.Context, args json.RawMessage, env Env) (
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-func parseShell(args json.RawMessage, env Env) (ShellExecParams, string, error) {
-	p, err := decodeArgs[ShellExecParams](args)
-	if err != nil {
-		return p, "", err
-	}
+func checkShell(p *ShellExecParams) error {
 	if strings.TrimSpace(p.Command) == "" {
-		return p, "", errors.New("command is empty")
+		return errors.New("command is empty")
 	}
 	if p.TimeoutMs < 0 || time.Duration(p.TimeoutMs)*time.Millisecond > maxShellTimeout {
-		return p, "", fmt.Errorf("timeout_ms must be between 1 and %d", maxShellTimeout.Milliseconds())
+		return fmt.Errorf("timeout_ms must be between 1 and %d", maxShellTimeout.Milliseconds())
 	}
 	for k := range p.Env {
 		if !envName.MatchString(k) {
-			return p, "", fmt.Errorf("env: %q is not a variable name", k)
+			return fmt.Errorf("env: %q is not a variable name", k)
 		}
 	}
-	cwd, err := resolveDir(env, p.Cwd)
-	return p, cwd, err
+	return nil
 }
 
 // resolveDir resolves a working directory argument; it must exist.
@@ -128,6 +129,26 @@ func commandForPolicy(command string, env map[string]string) string {
 		b.WriteString(k + "=" + shellQuote(env[k]) + " ")
 	}
 	return b.String() + command
+}
+
+// quietEnv adds the environment that keeps reading programs from writing
+// their caches (GIT_OPTIONAL_LOCKS=0 for git status...), as the classifier
+// names it, under what the caller set itself.
+func quietEnv(command, cwd string, extra map[string]string) map[string]string {
+	env := policy.ClassifyShell(commandForPolicy(command, extra), cwd).Env
+	if len(env) == 0 {
+		return extra
+	}
+	out := make(map[string]string, len(extra)+len(env))
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			out[k] = v
+		}
+	}
+	for k, v := range extra {
+		out[k] = v
+	}
+	return out
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -104,6 +104,12 @@ type Prepared interface {
 	Invoke(ctx context.Context, env Env) (Result, error)
 }
 
+// PreparedPreviewer is a prepared call that previews itself from its
+// decoded arguments (the typed adapter's).
+type PreparedPreviewer interface {
+	Preview(env Env) (string, error)
+}
+
 // Preparer is a tool that decodes its arguments once per call (the typed
 // adapter, typed.go).
 type Preparer interface {

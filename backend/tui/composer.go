@@ -18,6 +18,7 @@ const (
 	CmdGrants                      // /grants: the grants modal
 	CmdSessions                    // /sessions: the session list
 	CmdAudit                       // /audit: the trace panel
+	CmdUndo                        // /undo: undo the newest change set
 	CmdHelp                        // /help
 	CmdQuit                        // /quit
 	CmdUnknown                     // /something else
@@ -61,6 +62,8 @@ func ParseComposer(line string) Command {
 		return Command{Kind: CmdSessions}
 	case "audit", "trace":
 		return Command{Kind: CmdAudit, Text: rest}
+	case "undo":
+		return Command{Kind: CmdUndo}
 	case "help", "?":
 		return Command{Kind: CmdHelp}
 	case "quit", "exit", "q":

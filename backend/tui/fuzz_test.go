@@ -139,3 +139,30 @@ func FuzzMcpLines(f *testing.F) {
 		}
 	})
 }
+
+// A word whose first and last characters are letters or digits is drawn
+// as written, whatever underscores it holds and wherever it stands: an
+// underscore inside a word never opens or closes emphasis.
+func FuzzIntrawordUnderscore(f *testing.F) {
+	for _, s := range []string{"ANTHROPIC_API_KEY", "snake_case_names and _em_", "a__b__c", "x_ _y_z_", "__init__ a_b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, r := range s {
+			if !(r == '_' || r == ' ' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+				return
+			}
+		}
+		var out []string
+		for _, l := range renderMarkdown(s, 1000, newTheme()) {
+			out = append(out, ansi.Strip(l))
+		}
+		got := " " + strings.Join(out, " ") + " "
+		for _, w := range strings.Fields(s) {
+			alnum := func(b byte) bool { return b != '_' }
+			if alnum(w[0]) && alnum(w[len(w)-1]) && !strings.Contains(got, " "+w+" ") && !strings.Contains(got, w) {
+				t.Fatalf("word %q of %q is drawn %q", w, s, got)
+			}
+		}
+	})
+}

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"charm.land/lipgloss/v2"
 	"regexp"
 	"strings"
 )
@@ -114,100 +113,6 @@ func clipWidth(s string, w int) string {
 	}
 	head, _ := splitWidth(s, w-1)
 	return head + "…"
-}
-
-// inline parses emphasis, code, links and images of one paragraph into
-// styled spans (base is the paragraph's style). Unclosed markers are text.
-func inline(s string, th theme, base lipgloss.Style) []span {
-	var out []span
-	var text strings.Builder
-	emit := func(t string, st lipgloss.Style) {
-		if t != "" {
-			out = append(out, span{text: RevealText(t), style: st})
-		}
-	}
-	flush := func() {
-		emit(text.String(), base)
-		text.Reset()
-	}
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == '\\' && i+1 < len(s) && strings.IndexByte("\\`*_[]()#+-.!>", s[i+1]) >= 0:
-			text.WriteByte(s[i+1])
-			i += 2
-			continue
-		case c == '`':
-			n := 1
-			for i+n < len(s) && s[i+n] == '`' {
-				n++
-			}
-			delim := s[i : i+n]
-			if end := strings.Index(s[i+n:], delim); end >= 0 {
-				flush()
-				emit(strings.TrimSpace(s[i+n:i+n+end]), th.code)
-				i += n + end + n
-				continue
-			}
-		case c == '*' || c == '_':
-			n := 1
-			if i+1 < len(s) && s[i+1] == c {
-				n = 2
-			}
-			delim := s[i : i+n]
-			if end := strings.Index(s[i+n:], delim); end > 0 && s[i+n] != ' ' {
-				flush()
-				st := base.Italic(true)
-				if n == 2 {
-					st = base.Bold(true)
-				}
-				for _, sp := range inline(s[i+n:i+n+end], th, st) {
-					out = append(out, sp)
-				}
-				i += n + end + n
-				continue
-			}
-		case c == '!' && i+1 < len(s) && s[i+1] == '[':
-			if label, url, n, ok := linkAt(s[i+1:]); ok {
-				flush()
-				emit("[image: "+orDefault(label, "no description")+"]", th.dim)
-				_ = url
-				i += 1 + n
-				continue
-			}
-		case c == '[':
-			if label, url, n, ok := linkAt(s[i:]); ok {
-				flush()
-				emit(label, th.link)
-				if url != label {
-					emit(" ("+url+")", th.dim)
-				}
-				i += n
-				continue
-			}
-		}
-		text.WriteByte(c)
-		i++
-	}
-	flush()
-	return out
-}
-
-// linkAt parses "[label](url)" at the start of s.
-func linkAt(s string) (label, url string, n int, ok bool) {
-	end := strings.Index(s, "](")
-	if end < 0 || strings.Contains(s[:end], "\n") {
-		return "", "", 0, false
-	}
-	close := strings.IndexByte(s[end+2:], ')')
-	if close < 0 {
-		return "", "", 0, false
-	}
-	url = s[end+2 : end+2+close]
-	if strings.ContainsAny(url, " \t") {
-		return "", "", 0, false
-	}
-	return s[1:end], url, end + 2 + close + 1, true
 }
 
 func orDefault(s, d string) string {

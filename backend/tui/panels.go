@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 )
 
@@ -37,22 +38,34 @@ func (m *Model) traceLines(w int) []string {
 			continue
 		}
 		var d struct {
-			Tool      string   `json:"tool"`
-			Signature string   `json:"signature"`
-			Source    string   `json:"source"`
-			By        string   `json:"by"`
-			Reason    string   `json:"reason"`
-			Reasons   []string `json:"reasons"`
+			Tool        string          `json:"tool"`
+			Signature   string          `json:"signature"`
+			Source      string          `json:"source"`
+			By          string          `json:"by"`
+			Reason      policy.Reason   `json:"reason"`
+			Reasons     []policy.Reason `json:"reasons"`
+			Layer       policy.Layer    `json:"layer"`
+			LayerDetail string          `json:"layer_detail"`
 		}
 		_ = json.Unmarshal(e.Data, &d)
 		why := ""
 		switch e.Kind {
 		case store.KindPermissionRequested:
-			why = strings.Join(d.Reasons, ", ")
+			var rs []string
+			for _, r := range d.Reasons {
+				rs = append(rs, ReasonText(r))
+			}
+			why = strings.Join(rs, "; ")
 		case store.KindPermissionGranted:
 			why = GrantSourceText(d.Source)
 		case store.KindPermissionDenied:
-			why = DeniedByText(d.By) + ": " + d.Reason
+			why = DeniedByText(d.By)
+			if d.Reason != policy.ReasonUserDenied {
+				why += ": " + ReasonText(d.Reason)
+			}
+		}
+		if l := LayerText(d.Layer, d.LayerDetail); l != "" {
+			why += " · decided by: " + l
 		}
 		at := time.UnixMilli(e.At).Format("15:04:05")
 		line := fmt.Sprintf("%s %-8s %-10s %s — %s", at, kindWords[string(e.Kind)], d.Tool, RevealText(d.Signature), why)
@@ -68,7 +81,8 @@ func (m *Model) traceLines(w int) []string {
 		case "asked":
 			st = th.warn
 		}
-		rows = append(rows, st.Render(clipWidth(line, w)))
+		// Each event wraps under its time, so nothing of it is cut.
+		rows = append(rows, wrapSpans([]span{{text: line, style: st}}, w, "", "         ", st)...)
 	}
 	if len(rows) == 0 {
 		rows = []string{th.dim.Render("(no permission events match)")}
@@ -188,4 +202,13 @@ func ageText(now time.Time, ms int64) string {
 	default:
 		return fmt.Sprintf("%d days ago", int(d/(24*time.Hour)))
 	}
+}
+
+func (m *Model) openGrants() {
+	gs, err := m.svc.ListGrants(m.ctx, m.sess.ID)
+	if err != nil {
+		m.setNotice(true, "grants: %v", err)
+		return
+	}
+	m.grants, m.panel, m.sel = gs, panelGrants, 0
 }

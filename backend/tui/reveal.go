@@ -78,17 +78,23 @@ func RevealLine(line string) []Piece {
 func RevealText(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
-		var b strings.Builder
-		for _, p := range RevealLine(l) {
-			if p.Badge != "" {
-				b.WriteString(p.Badge)
-			} else {
-				b.WriteString(p.Text)
-			}
-		}
-		lines[i] = b.String()
+		lines[i] = joinPieces(RevealLine(l))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// joinPieces is a line's pieces as plain text: text as it is, a badge as
+// its label.
+func joinPieces(ps []Piece) string {
+	var b strings.Builder
+	for _, p := range ps {
+		if p.Badge != "" {
+			b.WriteString(p.Badge)
+		} else {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
 }
 
 // Invisible is one kind of invisible character of a command, counted.

@@ -66,24 +66,42 @@ func (m *Model) runningAgents() []agent {
 	return out
 }
 
-// call is one tool call as the transcript shows it.
-type call struct {
-	id, tool string
-	args     json.RawMessage
-	output   strings.Builder
-	status   string // asked | running | done | failed | denied
-	verdict  string // what allowed or refused it, in words
-	exit     *int
-	ms       int64
-	err      string
+// transcriptKey is what the drawn transcript depends on (events are only
+// ever appended while a session is on screen).
+type transcriptKey struct {
+	session  string
+	width, n int
+	expanded bool
+	delta    string
 }
 
-// transcriptLines draws the session's events at width w.
+// transcriptLines draws the session's events at width w. The call the
+// permission modal asks about is left out: the modal shows it, and the
+// rows above the modal are for what the model said before it.
 func (m *Model) transcriptLines(w int) []string {
-	c := &m.cache
-	if c.width == w && c.n == len(m.events) && c.expanded == m.expanded && c.delta == m.delta && c.lines != nil {
+	all := m.drawTranscript(w)
+	if len(m.queue) == 0 || m.panel != panelNone {
+		return all
+	}
+	span, ok := m.cache.asked[m.queue[0].CallID]
+	if !ok {
+		return all
+	}
+	out := append(all[:span[0]:span[0]], all[span[1]:]...)
+	for len(out) > 0 && out[len(out)-1] == "" {
+		out = out[:len(out)-1]
+	}
+	return out
+}
+
+// drawTranscript draws every event at width w, once per change (the
+// cache), noting where each asked call's lines are.
+func (m *Model) drawTranscript(w int) []string {
+	key := transcriptKey{session: m.sess.ID, width: w, n: len(m.events), expanded: m.expanded, delta: m.delta}
+	if c := &m.cache; c.key == key && c.lines != nil {
 		return c.lines
 	}
+	asked := map[string][2]int{}
 	th := m.th
 	var out []string
 	if m.more {
@@ -92,15 +110,29 @@ func (m *Model) transcriptLines(w int) []string {
 	calls := map[string]*call{}
 	var order []any // *call or []string
 	blank := func() { order = append(order, []string{""}) }
+	// A call's arguments are known before any of its events: the model's
+	// message names them, a "!cmd" line is its command. A call refused
+	// before it was asked or started has no other record of them.
+	argsOf := map[string]json.RawMessage{}
+	var bang string
 	getCall := func(id, tool string) *call {
 		if cl, ok := calls[id]; ok {
+			if cl.tool == "" {
+				cl.tool = tool
+			}
 			return cl
 		}
-		cl := &call{id: id, tool: tool, status: "running"}
+		cl := &call{id: id, tool: tool, status: "running", args: argsOf[id]}
+		if cl.args == nil && strings.HasPrefix(id, "bang-") && bang != "" {
+			cl.args, _ = json.Marshal(map[string]string{"command": bang})
+		}
 		calls[id] = cl
 		order = append(order, cl)
 		return cl
 	}
+	sets := m.changeSets()
+	target, hasTarget := undoTarget(sets)
+	undone := undoneSets(sets)
 	for _, e := range m.events {
 		switch e.Kind {
 		case store.KindMessageAppended:
@@ -109,8 +141,14 @@ func (m *Model) transcriptLines(w int) []string {
 				continue
 			}
 			var lines []string
+			for _, tc := range d.ToolCalls {
+				argsOf[tc.ID] = tc.Args
+			}
 			switch d.Role {
 			case "user":
+				if c, ok := strings.CutPrefix(strings.TrimSpace(d.Text), "!"); ok {
+					bang = strings.TrimSpace(c)
+				}
 				lines = wrapSpans([]span{{text: RevealText(d.Text), style: th.plain}}, w, "› ", "  ", th.user)
 			case "assistant":
 				if strings.TrimSpace(d.Text) != "" {
@@ -145,18 +183,41 @@ func (m *Model) transcriptLines(w int) []string {
 			var d store.PermissionDenied
 			if json.Unmarshal(e.Data, &d) == nil {
 				cl := getCall(d.CallID, d.Tool)
-				cl.status = "denied"
-				cl.verdict = DeniedByText(string(d.By))
-				if d.Reason != "user-denied" {
-					cl.verdict += ": " + ReasonText(d.Reason)
-				}
-				if d.Detail != "" {
-					cl.verdict += " — " + d.Detail
-				}
-				if d.Remedy != "" {
-					cl.verdict += " (remedy: " + d.Remedy + ")"
+				cl.status, cl.denial = "denied", &d
+				if cmd, ok := strings.CutPrefix(d.Signature, "shell="); ok && len(cl.args) == 0 {
+					cl.args, _ = json.Marshal(map[string]string{"command": cmd})
 				}
 			}
+		case store.KindWorkspaceChanged:
+			var d store.WorkspaceChanged
+			if json.Unmarshal(e.Data, &d) != nil || len(d.Files)+d.Omitted == 0 {
+				continue
+			}
+			undo := ""
+			switch {
+			case d.CallID == target.CallID && hasTarget:
+				undo = "u undoes it"
+				if d.Cause == store.CauseUndo {
+					undo = "u undoes this undo"
+				}
+			case undone[d.CallID]:
+				undo = "undone"
+			}
+			if cl, ok := calls[d.CallID]; ok && d.Cause == store.CauseCall {
+				cl.changes, cl.undo = &d, undo
+				continue
+			}
+			what := map[string]string{store.CauseUndo: "Undo of ", store.CauseRestore: "Restore: ", store.CauseOutside: "Changed between calls: "}[d.Cause]
+			if d.Cause == store.CauseUndo {
+				of := "an earlier change"
+				for _, s := range sets {
+					if s.CallID == d.UndoOf {
+						of = m.changeWhat(s)
+					}
+				}
+				what += of + ": "
+			}
+			order = append(order, []string{changeLine(th, "· "+what+filesText(d, 3), undo, w)})
 		case store.KindToolInvocationStarted:
 			var d store.ToolInvocationStarted
 			if json.Unmarshal(e.Data, &d) == nil {
@@ -206,8 +267,12 @@ func (m *Model) transcriptLines(w int) []string {
 		case []string:
 			out = append(out, o...)
 		case *call:
+			start := len(out)
 			out = append(out, m.callLines(o, w)...)
 			out = append(out, "")
+			if o.status == "asked" {
+				asked[o.id] = [2]int{start, len(out)}
+			}
 		}
 	}
 	if m.delta != "" {
@@ -217,7 +282,10 @@ func (m *Model) transcriptLines(w int) []string {
 	for len(out) > 0 && out[len(out)-1] == "" {
 		out = out[:len(out)-1]
 	}
-	c.width, c.n, c.expanded, c.delta, c.lines = w, len(m.events), m.expanded, m.delta, out
+	for id, sp := range asked { // the last call's blank line was trimmed
+		asked[id] = [2]int{sp[0], min(sp[1], len(out))}
+	}
+	m.cache.key, m.cache.lines, m.cache.asked = key, out, asked
 	return out
 }
 
@@ -266,117 +334,6 @@ func axisEventText(e runtime.Event) string {
 	return string(e.Kind)
 }
 
-// callSummary is a call's arguments in one line: the command of a shell
-// call, the path of a file call, else the JSON.
-func callSummary(tool string, args json.RawMessage) string {
-	var a map[string]any
-	_ = json.Unmarshal(args, &a)
-	for _, k := range []string{"command", "path", "url", "pattern", "action", "task"} {
-		if v, ok := a[k].(string); ok {
-			return v
-		}
-	}
-	if len(args) == 0 {
-		return ""
-	}
-	return string(args)
-}
-
-// callLines draws one tool call: one line when collapsed (Ctrl+E expands
-// every call), with its output and verdict when expanded or when it needs
-// attention.
-func (m *Model) callLines(cl *call, w int) []string {
-	th := m.th
-	mark, st := "▸", th.tool
-	if m.expanded {
-		mark = "▾"
-	}
-	var state string
-	switch cl.status {
-	case "asked":
-		state, st = "waiting for you", th.warn
-	case "running":
-		state = "running"
-	case "denied":
-		state, st = "✗ denied", th.bad
-	case "failed":
-		state, st = "✗ failed", th.bad
-	case "done":
-		state = "✓"
-		if cl.exit != nil {
-			state = fmt.Sprintf("✓ exit %d", *cl.exit)
-			if *cl.exit != 0 {
-				state, st = fmt.Sprintf("✗ exit %d", *cl.exit), th.bad
-			}
-		}
-	}
-	head := mark + " " + cl.tool + " "
-	tail := "  " + state
-	sum := strings.ReplaceAll(RevealText(callSummary(cl.tool, cl.args)), "\n", "⏎")
-	room := w - textWidth(head) - textWidth(tail)
-	var line string
-	if room >= 4 {
-		line = th.tool.Render(head) + th.code.Render(clipMiddle(sum, room)) + st.Render(tail)
-	} else {
-		line = st.Render(clipWidth(head+tail, w))
-	}
-	out := []string{line}
-	if cl.status == "denied" {
-		out = append(out, wrapSpans([]span{{text: cl.verdict, style: th.bad}}, w, "  ", "  ", th.plain)...)
-	}
-	if cl.status == "failed" && cl.err != "" {
-		out = append(out, wrapSpans([]span{{text: RevealText(firstLine(cl.err)), style: th.bad}}, w, "  ", "  ", th.plain)...)
-	}
-	if !m.expanded {
-		return out
-	}
-	if cl.verdict != "" && cl.status != "denied" {
-		out = append(out, th.dim.Render(clipWidth("  "+cl.verdict, w)))
-	}
-	if cl.tool == "fs.write" || cl.tool == "patch.apply" || looksLikeDiff(cl.output.String()) {
-		out = append(out, m.diffLines(cl.output.String(), w-2, "  ")...)
-	} else if o := strings.TrimRight(cl.output.String(), "\n"); o != "" {
-		for _, l := range strings.Split(o, "\n") {
-			for _, row := range hardWrap(RevealText(expandTabs(l)), w-4) {
-				out = append(out, th.dim.Render("  │ ")+row)
-			}
-		}
-	}
-	return out
-}
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return l
-}
-
-func looksLikeDiff(s string) bool {
-	return strings.HasPrefix(s, "--- ") || strings.HasPrefix(s, "diff --git")
-}
-
-// diffLines colours a unified diff (+ green, - red, @@ dim), each line
-// wrapped; the +/- stay, so it reads without colour too.
-func (m *Model) diffLines(d string, w int, indent string) []string {
-	var out []string
-	for _, l := range strings.Split(strings.TrimRight(d, "\n"), "\n") {
-		st := m.th.plain
-		switch {
-		case strings.HasPrefix(l, "+++") || strings.HasPrefix(l, "---"):
-			st = m.th.bold
-		case strings.HasPrefix(l, "+"):
-			st = m.th.add
-		case strings.HasPrefix(l, "-"):
-			st = m.th.del
-		case strings.HasPrefix(l, "@@"):
-			st = m.th.dim
-		}
-		for _, row := range hardWrap(RevealText(expandTabs(l)), w) {
-			out = append(out, indent+st.Render(row))
-		}
-	}
-	return out
-}
-
 // clipMiddle shortens s to w columns keeping its head and its tail: the
 // end of a command is where `; rm -rf ~` hides.
 func clipMiddle(s string, w int) string {
@@ -414,4 +371,27 @@ func shortModel(label string) string {
 		return "script " + filepath.Base(spec)
 	}
 	return label
+}
+
+func (m *Model) transcriptHeight() int { return max(m.height-4, 1) }
+
+// bodyTranscript is the bottom of the transcript, scrolled up by m.scroll.
+func (m *Model) bodyTranscript(w, h int) []string {
+	if h <= 0 {
+		return nil
+	}
+	all := m.transcriptLines(w)
+	if m.scroll > len(all)-h {
+		m.scroll = max(len(all)-h, 0)
+	}
+	end := len(all) - m.scroll
+	start := max(end-h, 0)
+	out := append([]string(nil), all[start:end]...)
+	if m.scroll > 0 && len(out) > 0 {
+		out[len(out)-1] = m.th.dim.Render(clipWidth(fmt.Sprintf("↓ %d more lines (PgDn, End)", m.scroll), w))
+	}
+	for len(out) < h {
+		out = append([]string{""}, out...)
+	}
+	return out
 }

@@ -9,53 +9,66 @@ import (
 	"github.com/warden-dev/warden/backend/runtime"
 )
 
-// The window's words (frontend/src/model/words.ts and signature.ts), so a
-// terminal user reads the same sentence a window user reads. words_test.go
-// checks them against the TypeScript source.
+// The words of reasons, tools, axis values and layers come from the one
+// table beside the enums (backend/policy/words.go), which the window's
+// TypeScript is generated from. What is here are the terminal's sentences
+// built on them, in the window's words (frontend/src/model/words.ts and
+// signature.ts); words_test.go checks those against the window's source.
 
-var reasonWords = map[policy.Reason]string{
-	"sandbox-rejected":     "Sandbox: the current sandbox does not allow this",
-	"policy-always":        `Approval policy "Always ask": every action is asked`,
-	"destructive-effect":   "Destructive: can remove or overwrite work for good",
-	"unknown-command":      "Unknown command: Warden cannot tell what it does",
-	"network-request":      "Network: reaches the network",
-	"untrusted-mcp-server": "Untrusted MCP server: its tools are not trusted yet",
-	"protected-path":       "Protected path: writes where code or config runs later (git hooks, .warden, rc files, lockfiles, .env)",
-	"desktop-control":      "Desktop control: moves the mouse or types on your desktop",
-	"outside-workspace":    "Outside the workspace: writes outside the workspace, its writable roots and /tmp (Full access)",
-	"planning-freeze":      "Planning freeze: actions are paused while a plan is drafted",
-	"no-approver":          "No approver: nobody was there to answer",
-	"user-denied":          "Denied by you",
-}
+// ReasonText is a reason in words ("Destructive: can remove …").
+func ReasonText(r policy.Reason) string { return policy.ReasonText(r) }
 
-// ReasonText is a reason in words.
-func ReasonText(r policy.Reason) string {
-	if w, ok := reasonWords[r]; ok {
-		return w
+// RiskText is a risk as the window's prompt badge says it.
+func RiskText(r policy.Risk) string {
+	switch r {
+	case policy.RiskLow:
+		return "Low risk"
+	case policy.RiskMedium:
+		return "Medium risk"
+	case policy.RiskHigh:
+		return "High risk"
 	}
-	return string(r)
+	return "Risk unknown"
 }
+
+// The axis values' and layers' words, read once from the table.
+var (
+	approvalWords = policy.ApprovalWords()
+	sandboxWords  = policy.SandboxWords()
+	layerWords    = policy.LayerWords()
+	toolWords     = policy.ToolWords()
+)
 
 // ApprovalLabel is the approval policy as the window's selector names it.
 func ApprovalLabel(a policy.ApprovalPolicy) string {
-	switch a {
-	case policy.Never:
-		return "Never ask"
-	case policy.Always:
-		return "Always ask"
+	if w, ok := approvalWords[a]; ok {
+		return w.Label
 	}
-	return "On request"
+	return a.String()
 }
 
 // SandboxLabel is the sandbox kind as the window's selector names it.
 func SandboxLabel(k policy.SandboxKind) string {
-	switch k {
-	case policy.ReadOnly:
-		return "Read only"
-	case policy.DangerFullAccess:
-		return "Full access"
+	if w, ok := sandboxWords[k]; ok {
+		return w.Label
 	}
-	return "Workspace write"
+	return k.String()
+}
+
+// LayerText names what decided a call ("You (tui)", "Grant g1…"): the
+// layer's label and, when there is one, its detail.
+func LayerText(l policy.Layer, detail string) string {
+	if l == "" {
+		return ""
+	}
+	label := string(l)
+	if w, ok := layerWords[l]; ok {
+		label = w.Label
+	}
+	if detail != "" {
+		return label + " (" + RevealText(detail) + ")"
+	}
+	return label
 }
 
 // AxesText is both axes in the status bar's words ("Approval: On request ·
@@ -108,18 +121,6 @@ func DeniedByText(by string) string {
 		return w
 	}
 	return "denied (" + by + ")"
-}
-
-var toolWords = map[string]string{
-	"fs.read":        "every file read",
-	"fs.list":        "every folder listing",
-	"fs.write":       "every file write, to any path the sandbox admits",
-	"patch.apply":    "every patch, to any file the sandbox admits",
-	"search.ripgrep": "every search with ripgrep",
-	"monitor.start":  "every background process started",
-	"monitor.stop":   "every background process stopped",
-	"computer.use":   "every mouse and keyboard action on your desktop",
-	"browser.batch":  "every batch of browser actions",
 }
 
 var pushFlags = map[string]string{

@@ -7,11 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/warden-dev/warden/backend/assemble"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/store/auditexport"
+	"github.com/warden-dev/warden/backend/telemetry"
 	"github.com/warden-dev/warden/backend/termtext"
 )
 
@@ -27,7 +29,8 @@ func auditUsage(w io.Writer) {
 	fmt.Fprintln(w, "Usage: warden audit <verify|export|tail> [flags]")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "  verify   walk every hash chain (HMAC-SHA256 keyed with the audit key in the")
-	fmt.Fprintln(w, "           config folder; plain SHA-256 before keying) and integrity-check the database")
+	fmt.Fprintln(w, "           config folder; plain SHA-256 before keying) and integrity-check the database;")
+	fmt.Fprintln(w, "           --against FILE also compares an OpenTelemetry collector's copy with the chain")
 	fmt.Fprintln(w, "  export   write one session's events as jsonl or csv")
 	fmt.Fprintln(w, "  tail     print events as they are appended")
 	fmt.Fprintln(w)
@@ -75,8 +78,24 @@ func auditVerify(ctx context.Context, args []string, io stdio) int {
 	fs := flag.NewFlagSet("warden audit verify", flag.ContinueOnError)
 	db := addDBFlag(fs)
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	against := fs.String("against", "", "also compare with what an OpenTelemetry collector received: a file of OTLP JSON logs (the Collector's file exporter)")
 	if code, ok := parseFlags(fs, args, io); !ok {
 		return code
+	}
+	var copies []telemetry.Copy
+	var others int
+	if *against != "" {
+		f, err := os.Open(*against)
+		if err != nil {
+			fmt.Fprintln(io.err, "warden audit verify:", err)
+			return 1
+		}
+		copies, others, err = telemetry.ReadCopies(f)
+		f.Close()
+		if err != nil {
+			fmt.Fprintf(io.err, "warden audit verify: %s: %v\n", *against, err)
+			return 1
+		}
 	}
 	s, opened, err := assemble.OpenStore(ctx, db.path, store.MustExist())
 	if err != nil {
@@ -93,21 +112,40 @@ func auditVerify(ctx context.Context, args []string, io stdio) int {
 	if created && rep.Keyed.Events > 0 {
 		fmt.Fprintf(io.err, "warden audit verify: there was no audit key at %s; a new one was made, and keyed events written with the old one cannot verify\n", keyPath)
 	}
+	var ag *telemetry.AgainstReport
+	if *against != "" {
+		r, err := telemetry.Against(ctx, s, copies)
+		if err != nil {
+			fmt.Fprintln(io.err, "warden audit verify:", err)
+			return 1
+		}
+		r.File, r.Others = *against, others
+		ag = &r
+	}
 	if *asJSON {
 		enc := json.NewEncoder(io.out)
 		enc.SetIndent("", "  ")
 		enc.Encode(struct {
 			store.VerifyReport
-			Key string `json:"key"`
-		}{rep, keyPath})
+			Key     string                   `json:"key"`
+			Against *telemetry.AgainstReport `json:"against,omitempty"`
+		}{rep, keyPath, ag})
 	}
 	chains := chainLines(rep, keyPath)
-	if rep.OK() {
+	agOK := ag == nil || ag.OK()
+	if rep.OK() && agOK {
 		if !*asJSON {
 			fmt.Fprintf(io.out, "ok: %s\n  schema version %d, %d sessions, %d events\n  integrity_check ok, every hash chain verifies\n%s",
 				rep.Path, rep.Schema, rep.Sessions, rep.Events, chains)
+			if ag != nil {
+				io.out.Write([]byte(againstLines(*ag)))
+			}
 		}
 		return 0
+	}
+	if rep.OK() {
+		fmt.Fprintf(io.err, "FAILED against %s: the local log verifies but the collector's copy does not match it\n%s", ag.File, againstLines(*ag))
+		return 1
 	}
 	fmt.Fprintf(io.err, "FAILED: %s\n", rep.Path)
 	if len(rep.Integrity) != 1 || rep.Integrity[0] != "ok" {
@@ -120,7 +158,45 @@ func auditVerify(ctx context.Context, args []string, io stdio) int {
 		}
 	}
 	fmt.Fprintf(io.err, "  checked %d sessions, %d events\n%s", rep.Sessions, rep.Events, chains)
+	if ag != nil {
+		io.err.Write([]byte(againstLines(*ag)))
+	}
 	return 1
+}
+
+// againstLines is the collector comparison in words: the totals, then each
+// session's findings (the first few).
+func againstLines(ag telemetry.AgainstReport) string {
+	var b strings.Builder
+	var matched, repeats, queued, dropped int
+	for _, s := range ag.Sessions {
+		matched, repeats, queued, dropped = matched+s.Matched, repeats+s.Repeats, queued+s.Queued, dropped+s.Dropped
+	}
+	fmt.Fprintf(&b, "  against %s: %d Warden records (%d other records ignored), %d match the local chain", ag.File, ag.Records, ag.Others, matched)
+	if repeats > 0 {
+		fmt.Fprintf(&b, ", %d delivered twice (identical)", repeats)
+	}
+	if queued > 0 {
+		fmt.Fprintf(&b, ", %d still queued locally", queued)
+	}
+	if dropped > 0 {
+		fmt.Fprintf(&b, ", %d dropped by the outbox bound (each with a notice in the log)", dropped)
+	}
+	b.WriteString("\n")
+	for _, s := range ag.Sessions {
+		if len(s.Findings) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "  session %s: %d problems\n", s.SessionID, len(s.Findings))
+		for i, f := range s.Findings {
+			if i == 10 {
+				fmt.Fprintf(&b, "    ... %d more (run with --json to list them)\n", len(s.Findings)-10)
+				break
+			}
+			fmt.Fprintf(&b, "    seq %d: %s: %s\n", f.Seq, f.Problem, f.Detail)
+		}
+	}
+	return b.String()
 }
 
 // chainLines says which kinds of chain the report checked: the keyed one
@@ -273,8 +349,14 @@ func (w *eventWriter) write(e store.StoredEvent) error {
 	if w.enc != nil {
 		return w.enc.Write(e)
 	}
-	_, err := fmt.Fprintf(w.out, "%s  %s  v%-4d %-26s %s\n", e.Time.UTC().Format("2006-01-02T15:04:05.000Z"),
-		e.SessionID, e.Version, e.Kind, e.Payload)
+	// The layer column: what decided a permission or a connection ("-"
+	// for other events).
+	layer := "-"
+	if l, _, ok := telemetry.LayerOf(e.Event); ok {
+		layer = string(l)
+	}
+	_, err := fmt.Fprintf(w.out, "%s  %s  v%-4d %-26s %-9s %s\n", e.Time.UTC().Format("2006-01-02T15:04:05.000Z"),
+		e.SessionID, e.Version, e.Kind, layer, e.Payload)
 	return err
 }
 

@@ -246,7 +246,7 @@ func checkOne(line string, g *assemble.Graph, s policy.Session, f checkFlags) (c
 	}
 	for _, e := range effects {
 		if e.Kind == policy.EffectExec {
-			res.Shell = append(res.Shell, shellClassJSON{Command: e.Command, Classification: policy.ClassifyShell(e.Command, e.Cwd)})
+			res.Shell = append(res.Shell, shellClassJSON{Command: e.Command, Classification: policy.ClassifyShellWith(e.Command, e.Cwd, e.Links)})
 		}
 	}
 	return res, c, nil

@@ -111,6 +111,10 @@ func renderTS(ms []*api.Method) ([]byte, error) {
 			return nil, err
 		}
 	}
+	words, err := g.words()
+	if err != nil {
+		return nil, err
+	}
 	for n, a := range tsAliases {
 		if _, ok := g.decls[n]; ok {
 			return nil, fmt.Errorf("alias %s is also a Go type's name", n)
@@ -134,6 +138,7 @@ func renderTS(ms []*api.Method) ([]byte, error) {
 	out.WriteString("] as const\n\n// Methods only `warden serve` has.\nexport const httpOnly = [\n")
 	out.Write(httpOnly.Bytes())
 	out.WriteString("] as const\n")
+	out.WriteString(words)
 	return out.Bytes(), nil
 }
 

@@ -161,7 +161,7 @@ func TestTerminalAskDenyAllowAndSandboxKey(t *testing.T) {
 	t.Logf("modal:\n%s", s)
 	time.Sleep(grace)
 	tm.keys("t")
-	s = tm.waitFor("the decision trace", "Decision trace (t hides):", "grants — saw signature shell=rm -rf build → ask")
+	s = tm.waitFor("the decision trace", "Decision trace (▶ decided):", "▶ 3. approval — saw on-request")
 	t.Logf("modal with the trace:\n%s", s)
 	// n opens the deny note; Enter sends the denial with it.
 	tm.keys("n")

@@ -26,12 +26,6 @@ func hArchive(w *walker, inv *invocation) {
 				return
 			}
 		}
-	case "gzip", "bzip2", "xz", "zstd":
-		for _, a := range inv.args {
-			if a.val == "-l" || a.val == "--list" || a.val == "-c" || a.val == "--stdout" || a.val == "-t" || a.val == "--test" {
-				return
-			}
-		}
 	}
 	// Extracting writes files whose names come from the archive, protected
 	// ones included; only the cage bounds it. unzip -d names the folder.
@@ -86,7 +80,7 @@ func hTar(w *walker, inv *invocation) {
 	sc := inv.sc
 	if d := tagged(opts, "chdir"); len(d) > 0 {
 		sc = sc.copy()
-		hCd(w, &invocation{args: []arg{{val: d[len(d)-1].val, static: !d[len(d)-1].dynamic}}, sc: sc})
+		w.chdirArg(sc, arg{val: d[len(d)-1].val, static: !d[len(d)-1].dynamic})
 	}
 	switch mode {
 	case "list", "":
@@ -123,5 +117,82 @@ func hZip(w *walker, inv *invocation) {
 		} else {
 			w.writeTo(inv.sc, arg{val: ".", static: true}, "zip")
 		}
+	}
+}
+
+// compressors replace a file by its compressed (or decompressed) form next
+// to it. gzip, bzip2 and xz remove the input unless kept; zstd and lz4 keep
+// it unless told to remove it. Reading stdin (no file operand) or writing
+// stdout leaves every file as it was.
+var compressors = map[string]struct {
+	table, suffix    string
+	keeps, decompess bool
+}{
+	"gzip": {"gzip", ".gz", false, false}, "gunzip": {"gzip", ".gz", false, true},
+	"pigz": {"gzip", ".gz", false, false}, "unpigz": {"gzip", ".gz", false, true},
+	"bzip2": {"bzip2", ".bz2", false, false}, "bunzip2": {"bzip2", ".bz2", false, true},
+	"xz": {"xz", ".xz", false, false}, "unxz": {"xz", ".xz", false, true},
+	"lzma": {"xz", ".lzma", false, false}, "unlzma": {"xz", ".lzma", false, true},
+	"zstd": {"zstd", ".zst", true, false}, "unzstd": {"zstd", ".zst", true, true},
+	"lz4": {"lz4", ".lz4", true, false}, "unlz4": {"lz4", ".lz4", true, true},
+}
+
+func hCompress(w *walker, inv *invocation) {
+	c := compressors[inv.name]
+	opts, ops, _ := w.tableOpts(inv, c.table, inv.args)
+	if hasTag(opts, "list") || hasTag(opts, "stdout") {
+		return
+	}
+	files := hasTag(opts, "filesfrom") || hasTag(opts, "multiple") || inv.tail
+	if len(ops) == 0 && !files {
+		return // a filter: stdin to stdout
+	}
+	decompress := c.decompess && !hasTag(opts, "compress") || hasTag(opts, "decompress")
+	keep := c.keeps && !hasTag(opts, "remove") || hasTag(opts, "keep")
+	suffix := c.suffix
+	if s := tagged(opts, "suffix"); len(s) > 0 && s[len(s)-1].val != "" {
+		suffix = s[len(s)-1].val
+	}
+	if (inv.name == "lz4" || inv.name == "unlz4") && !hasTag(opts, "multiple") && len(ops) == 2 {
+		// lz4 IN OUT: the second operand is the output.
+		w.writeTo(inv.sc, ops[1], inv.name)
+		return
+	}
+	if !keep {
+		what := "compressed"
+		if decompress {
+			what = "decompressed"
+		}
+		why := inv.name + ": replaces each file with its " + what + " form, removing the original"
+		if hasTag(opts, "recursive") {
+			why = inv.name + " -r: replaces every file of a tree with its " + what + " form"
+		}
+		w.destroy(why)
+		w.removeOps(inv, ops, inv.name)
+	}
+	if out := tagged(opts, "outdir"); len(out) > 0 {
+		w.writeTo(inv.sc, arg{val: out[0].val, static: !out[0].dynamic}, inv.name)
+		return
+	}
+	if len(tagged(opts, "write")) > 0 {
+		return // -o FILE: recorded with the tag
+	}
+	for _, a := range ops {
+		if !a.static || a.glob {
+			w.writeTo(inv.sc, a, inv.name)
+			continue
+		}
+		name := a.val + suffix
+		if decompress {
+			name = strings.TrimSuffix(a.val, suffix)
+			if name == a.val {
+				name = a.val + ".out"
+			}
+		}
+		w.writeTo(inv.sc, arg{val: name, static: true}, inv.name)
+	}
+	if files {
+		w.write = true
+		w.res.Unresolved = true
 	}
 }

@@ -52,17 +52,18 @@ var readOnlyNames = []string{
 	"sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "base32", "basenc", "nproc", "arch", "tty",
 	"sleep", "lscpu", "lsblk", "lsusb", "lspci", "free", "uptime", "ps", "pgrep", "pidof", "who", "w", "users",
 	"locale", "getconf", "jq", "gojq", "numfmt", "factor", "expr", "yes", ":", "exit", "return",
-	"break", "continue", "shift", "jobs", "dirs", "times", "caller", "set", "shopt",
+	"break", "continue", "shift", "jobs", "dirs", "times", "caller",
 	"unalias", "ulimit", "umask", "disown", "fg", "bg", "help", "tsort",
 	"look", "cal", "ncal", "lsof", "vmstat", "iostat", "mpstat", "netstat",
 	"zcat", "bzcat", "xzcat", "zstdcat", "lz4cat", "sha1", "shasum", "md5", "objdump", "readelf", "size", "tput", "mountpoint", "findmnt",
 	"systemd-detect-virt", "lsmod", "whatis", "apropos",
 	"tokei", "scc", "exa", "eza", "lsd",
-	"apt-cache", "dpkg-query", "lsb_release", "sw_vers", "last", "pstree", "locate", "plocate", "bc",
+	"dpkg-query", "lsb_release", "sw_vers", "last", "pstree", "locate", "plocate", "bc",
 }
 
 func init() {
-	register(func(*walker, *invocation) {}, readOnlyNames...)
+	register(hReadOnly, readOnlyNames...)
+	register(hAptCache, "apt-cache")
 	register(hCd, "cd", "pushd")
 	register(hPopd, "popd")
 	register(hPrintf, "printf")
@@ -75,6 +76,8 @@ func init() {
 	register(hGetent, "getent")
 	register(hSs, "ss")
 	register(hAlias, "alias")
+	register(hSet, "set")
+	register(hShopt, "shopt")
 	register(hHash, "hash")
 	register(hTrap, "trap")
 	register(hEval, "eval")
@@ -82,20 +85,9 @@ func init() {
 	register(hExec, "exec")
 	register(hCommand, "command")
 	register(hBuiltin, "builtin")
-	register(hNohup, "nohup", "setsid", "unbuffer", "caffeinate", "chronic", "ts-exec")
-	register(hNice, "nice")
-	for name := range moreWrappers {
-		register(hMoreWrapper, name)
-	}
-	register(hTimeout, "timeout", "gtimeout")
-	register(hTimeBin, "time")
-	register(hStdbuf, "stdbuf")
-	register(hIonice, "ionice")
-	register(hWatch, "watch")
+	register(hWrapper, wrapperNames...)
 	register(hEnv, "env")
-	register(hSudo, "sudo", "doas", "pkexec", "run0")
 	register(hSu, "su")
-	register(hXargs, "xargs")
 	register(hShell, "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox-sh", "fish", "csh", "tcsh")
 	register(hFind, "find")
 	register(hFd, "fd", "fdfind")
@@ -129,7 +121,10 @@ func init() {
 	register(hCrontab, "crontab", "at", "batch", "atq", "atrm", "systemd-run", "launchctl", "anacron", "fcrontab", "incrontab", "schtasks")
 	register(hDocker, "docker", "podman", "nerdctl")
 	register(hKubectl, "kubectl", "oc", "helm")
-	register(hArchive, "tar", "unzip", "zip", "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "7z")
+	register(hArchive, "tar", "unzip", "zip", "7z")
+	for name := range compressors {
+		register(hCompress, name)
+	}
 	register(hPatch, "patch")
 	register(hMktemp, "mktemp")
 	register(hBat, "bat", "batcat")
@@ -169,11 +164,43 @@ func (w *walker) invoke(args []arg, sc *scope, tail bool) {
 		clean := filepath.Clean(name)
 		if !filepath.IsAbs(clean) || !systemBin[filepath.Dir(clean)] {
 			w.unknown("runs " + name + ", a file outside the system program directories")
+			w.probe(args[1:], sc)
 			return
 		}
 		name = filepath.Base(clean)
 	}
 	inv := &invocation{name: name, args: args[1:], sc: sc, tail: tail}
+	if !strings.Contains(p.val, "/") && !w.noFuncs {
+		if w.expandAlias(name, inv.args, sc) && handlers[name] == nil {
+			return
+		}
+		if w.state.funcs[name] != nil && handlers[name] == nil && !isInterpreter(name) {
+			w.callFunction(name, sc)
+			return
+		}
+		if w.state.funcs[name] != nil {
+			// A function shadows the program: its body runs in this shell.
+			// The program's own verdict is kept too (the definition may not
+			// have run), but its changes to the shell are not, and where
+			// they disagree the directory is no longer known.
+			before := *sc
+			w.callFunction(name, sc)
+			other := before
+			w.noFuncs = true
+			w.invokeAs(&invocation{name: name, args: args[1:], sc: &other, tail: tail})
+			w.noFuncs = false
+			if other != *sc {
+				sc.known = false
+			}
+			return
+		}
+	}
+	w.invokeAs(inv)
+}
+
+// invokeAs runs the handler of a program named by its base name.
+func (w *walker) invokeAs(inv *invocation) {
+	name := inv.name
 	if versionQuery(inv) {
 		return
 	}
@@ -186,17 +213,32 @@ func (w *walker) invoke(args []arg, sc *scope, tail bool) {
 		return
 	}
 	w.unknown(name + " is not a command the classifier knows")
+	w.probe(inv.args, inv.sc)
 }
 
 func (w *walker) call(ce *syntax.CallExpr, sc *scope) {
 	w.res.Segments++
+	w.callEnv = nil
 	for _, a := range ce.Assigns {
 		w.flagged = true
 		w.assignedValue(a)
+		if a.Name != nil && a.Value != nil && len(ce.Args) > 0 {
+			if v, static, _ := wordValue(a.Value); static && inertAssign(a.Name.Value, v) {
+				if w.callEnv == nil {
+					w.callEnv = map[string]string{}
+				}
+				w.callEnv[a.Name.Value] = v
+				continue
+			}
+		}
 		// IFS= before a command only changes how that command splits
 		// (`IFS= read -r line`); a bare IFS= changes every later expansion.
 		if a.Name != nil && !(a.Name.Value == "IFS" && len(ce.Args) > 0) {
 			w.assignName(a.Name.Value)
+		}
+		if a.Name != nil && a.Name.Value == "POSIXLY_CORRECT" && len(ce.Args) == 0 {
+			// Setting it puts bash in POSIX mode, which expands aliases.
+			w.state.expandAliases = true
 		}
 		w.scanAssign(a, sc)
 	}
@@ -208,6 +250,7 @@ func (w *walker) call(ce *syntax.CallExpr, sc *scope) {
 		w.scan(wd, sc)
 		args = w.expandBraces(args, wd)
 	}
+	args = w.keywordArgs(ce, args)
 	if !w.headSeen {
 		w.head, w.headSeen = args, true
 		if sc.known {
@@ -215,6 +258,23 @@ func (w *walker) call(ce *syntax.CallExpr, sc *scope) {
 		}
 	}
 	w.invoke(args, sc, false)
+	w.callEnv = nil
+}
+
+// inertAssign are environment settings for one command that keep it from
+// running or fetching anything it otherwise might.
+func inertAssign(name, value string) bool {
+	switch name {
+	case "GOTOOLCHAIN":
+		return value == "local"
+	case "GIT_OPTIONAL_LOCKS":
+		return value == "0"
+	case "LESSHISTFILE":
+		return value == "-" || value == "/dev/null"
+	case "PAGER", "GIT_PAGER", "SYSTEMD_PAGER", "MANPAGER":
+		return value == "cat" || value == ""
+	}
+	return false
 }
 
 // maxBraceWords bounds brace expansion; a bigger one is refused.
@@ -269,8 +329,15 @@ func (w *walker) script(src string, sc *scope, lang syntax.LangVariant) {
 		w.unknown("cannot parse the inner script: " + err.Error())
 		return
 	}
+	if lang != syntax.LangBash {
+		// sh, ksh and zsh expand aliases in scripts too.
+		w.state.expandAliases = true
+	}
 	w.depth++
+	outer := w.src
+	w.src = src
 	w.stmts(f.Stmts, sc)
+	w.src = outer
 	w.depth--
 }
 
@@ -329,9 +396,13 @@ func isInterpreter(name string) bool {
 	return false
 }
 
-// versionQuery lets `python3 --version`, `node -v`, `cargo --version` and the
-// like through: with that one argument these programs print their version and
-// run no project code. Any other argument keeps the program's usual rule.
+// versionQuery lets `python3 --version`, `node -v`, `git --version` and the
+// like through: with that one argument these programs print their version
+// and read no file of the project. Programs that do (cargo and rustc read
+// rust-toolchain.toml and install what it names, mvn reads .mvn/jvm.config,
+// go reads go.mod's toolchain line, yarn runs .yarnrc.yml's yarnPath,
+// gradle, sbt and bazelisk start what the project pins) keep their usual
+// rule. Any other argument keeps the program's usual rule too.
 func versionQuery(inv *invocation) bool {
 	if len(inv.args) != 1 || inv.tail || !inv.args[0].static {
 		return false
@@ -339,7 +410,7 @@ func versionQuery(inv *invocation) bool {
 	switch inv.args[0].val {
 	case "--version", "-V", "-version":
 	case "-v":
-		if inv.name != "node" && inv.name != "nodejs" && inv.name != "npm" && inv.name != "yarn" && inv.name != "pnpm" && inv.name != "bun" && inv.name != "deno" {
+		if inv.name != "node" && inv.name != "nodejs" && inv.name != "npm" && inv.name != "bun" && inv.name != "deno" {
 			return false
 		}
 	default:
@@ -348,8 +419,17 @@ func versionQuery(inv *invocation) bool {
 	if isInterpreter(inv.name) && !isEditor(inv.name) {
 		return true
 	}
-	_, pkg := pkgTable[inv.name]
-	return pkg || contains(buildTools, inv.name) || contains(dlRunners, inv.name) || inv.name == "git" || inv.name == "docker" || inv.name == "kubectl"
+	return versionSafe[inv.name]
+}
+
+// versionSafe print their version without reading the project's files.
+var versionSafe = map[string]bool{
+	"git": true, "docker": true, "podman": true, "npm": true, "bun": true, "pip": true, "pip3": true,
+	"gem": true, "make": true, "gmake": true, "cmake": true, "ninja": true, "gcc": true, "g++": true, "cc": true,
+	"c++": true, "clang": true, "clang++": true, "javac": true, "tsc": true, "eslint": true, "prettier": true,
+	"ruff": true, "black": true, "isort": true, "flake8": true, "mypy": true, "zig": true, "ld": true,
+	"meson": true, "just": true, "hugo": true, "staticcheck": true, "golangci-lint": true, "brew": true,
+	"apt": true, "apt-get": true, "pipx": true, "uv": true, "helm": true, "kubectl": true, "deno": true,
 }
 
 func isEditor(n string) bool {

@@ -35,12 +35,55 @@ Mechanisms, one per class of false allow the red team found (issue 14):
     host:path, docker -H/--context, pip list -o; ssh's remote command is
     classified and what it destroys is destructive here.
 
+Mechanisms of issue 31 (a claim is what the cage enforces, so the claim
+must be the command's real effect):
+
+  - Paths resolve as the kernel resolves them (paths.go): component by
+    component, following links, ".." applied to what is resolved so far.
+    /dev/fd is /proc/self/fd and /dev/std* are its 0..2; /proc/self/cwd is
+    the working directory and /proc/self/root is /. Only the exact
+    /dev/null, /dev/std*, /dev/fd/N are sinks, and /dev/fd/N is the file
+    when the script opened N from one (exec 3< f; echo > /dev/fd/3 reopens
+    f for writing). Links on disk are input (ClassifyWith): the caller finds
+    them with ResolveLinks, which runs the classifier to learn the paths it
+    resolves and reads the links on them; links the script makes (ln -s)
+    are followed too. cd is logical as in bash (cd -P and set -P physical),
+    and later paths are resolved from it by the kernel's rules.
+  - Shell state is kept as bash keeps it (state.go): history expansion,
+    functions run in the caller's shell and shadow programs, set -k,
+    lastpipe, aliases once expanded (expand_aliases, POSIX mode, sh -c).
+  - Wrappers are option tables (wrap.go, options.txt): getopt_long prefixes
+    find where the command starts. Programs that run a command they name
+    (find -exec, xargs, parallel, git bisect run, rebase -x, strace -o '!cmd')
+    are judged by that command on their inputs; for a program the classifier
+    cannot follow, a word naming a known program, or holding a command line,
+    is probed and what it destroys counts.
+  - Copies into a folder write the entries they create (copy.go); links
+    record their targets (Links), which the engine checks like writes.
+  - Options that select or set configuration make a read-only program
+    Unknown; programs that read project files that configure them (go.mod's
+    toolchain, rust-toolchain.toml, .mvn/) are not read-only.
+  - Programs' own output: awk's print > "file" and sed's w are writes of
+    those files; an output option whose value starts with | or ! runs it.
+  - Env names the environment that keeps reading programs from updating
+    caches (GIT_OPTIONAL_LOCKS=0, MANWIDTH=81, LESSHISTFILE=-).
+  - Signatures cover exactly what was shown: a head only when every further
+    word is known harmless from the program's table; the exact command for
+    programs without a table, words after --, git's -C/--git-dir/--work-tree,
+    push --no-verify, pull -s/-X, ssh -A/-X/-Y/-o; a leading + on a fetch
+    or pull refspec is +force.
+
 Choices this package makes where permission-model.md is silent.
 
-  - The classifier joins relative targets with cwd lexically and tracks cd
-    inside the script; it cannot see symlinks. Without the cage a write through
-    a workspace symlink would leave the workspace, so `ln -s` to an absolute or
-    upward target is Unknown (asks when uncaged).
+  - A link to a target outside is recorded in Links, not as Unknown: the
+    engine asks for it under full access (a later unconfined write through
+    it lands outside) and lets the cage confine it otherwise.
+  - gzip, bzip2 and xz on files replace them (destructive, asked like rm);
+    as a filter (no file operand) or with -c, -l, -t they only read.
+  - Shell options are sticky: once set anywhere, they stay set (a branch not
+    taken may have set them); turning one off is not followed.
+  - A function named like a known program is classified both ways; where
+    they leave the working directory differently it becomes unknown.
   - `python3 --version` and the like (one version flag, nothing else) are
     read-only: no project code runs. Any other argument keeps the program's rule.
   - A word computed at run time can be any option, so a program whose

@@ -22,26 +22,46 @@ var findArity = map[string]int{
 	"-L": 0, "-H": 0, "-P": 0, "-O0": 0, "-O1": 0, "-O2": 0, "-O3": 0, "-D": 1,
 }
 
+// hFind walks find's expression. The starting points come first, up to
+// the first word that starts with -, ( or !: a pattern or a word computed
+// at run time there can expand to a primary (a file named -delete), so it
+// makes the command Unknown, but the rest is still read. -exec and its kin
+// run their command once per match: the command is classified with {}
+// standing for the matches, which lie under the starting points.
 func hFind(w *walker, inv *invocation) {
-	if w.refuseDynamic(inv) {
-		return
-	}
 	args := inv.args
+	if inv.tail {
+		w.unknown("find: more arguments arrive at run time and can be any primary")
+	}
+	roots := findRoots(args)
+	for _, r := range roots {
+		if !r.static || r.glob {
+			w.unknown("find: the starting point " + r.val + " is a pattern or computed at run time, and can expand to a primary")
+			break
+		}
+	}
 	for i := 0; i < len(args); i++ {
-		v := args[i].val
+		a := args[i]
+		v := a.val
+		if !a.static {
+			w.unknown("find: an argument computed at run time can be any primary")
+			continue
+		}
 		switch v {
 		case "-exec", "-execdir", "-ok", "-okdir":
 			j := i + 1
-			for j < len(args) && args[j].val != ";" && args[j].val != "+" {
+			for j < len(args) && !(args[j].static && (args[j].val == ";" || args[j].val == "+")) {
 				j++
 			}
+			// The contract keeps find with -exec off the read-only list
+			// whatever it runs; what the command does decides the rest.
 			w.unknown("find " + v + " runs a command on every match")
-			w.nested(args[i+1:j], inv.sc, true)
+			w.findExec(args[i+1:j], roots, inv.sc)
 			i = j
 			continue
 		case "-delete":
 			w.destroy("find -delete: removes every match")
-			for _, p := range findRoots(args) {
+			for _, p := range roots {
 				w.writeTo(inv.sc, p, "find -delete")
 			}
 			continue
@@ -67,9 +87,44 @@ func hFind(w *walker, inv *invocation) {
 		}
 		if !ok {
 			w.unknown("find " + v + " is not a known harmless primary")
-			return
+			continue
 		}
 		i += n
+	}
+}
+
+// findExec classifies the command of -exec once per starting point, with
+// {} standing for that starting point: what it does to the matches, it does
+// under there.
+func (w *walker) findExec(cmd, roots []arg, sc *scope) {
+	w.flagged = true
+	if len(cmd) == 0 {
+		return
+	}
+	uses := false
+	for _, a := range cmd {
+		if strings.Contains(a.val, "{}") {
+			uses = true
+		}
+	}
+	if !uses {
+		w.nested(cmd, sc, false)
+		return
+	}
+	for _, r := range roots {
+		inst := make([]arg, len(cmd))
+		for k, a := range cmd {
+			inst[k] = a
+			if strings.Contains(a.val, "{}") {
+				inst[k] = arg{val: strings.ReplaceAll(a.val, "{}", r.val), static: a.static && r.static, glob: a.glob || r.glob}
+				if a.val != "{}" && k > 0 {
+					// Text around {} (sh -c 'rm {}'): a file name pasted
+					// into code can be code.
+					w.unknown("find -exec pastes file names into a command line")
+				}
+			}
+		}
+		w.nested(inst, sc, false)
 	}
 }
 

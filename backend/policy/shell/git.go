@@ -45,7 +45,7 @@ var gitDanger = map[string][]string{
 	"ls-remote":  {"--upload-pack"},
 	"push":       {"--receive-pack", "--exec"},
 	"archive":    {"--exec"},
-	"rebase":     {"--exec", "-x", "--interactive", "-i", "--edit-todo"},
+	"rebase":     {"--exec", "-x", "--interactive", "-i", "--edit-todo"}, // -x's command is classified too
 	"init":       {"--template", "--separate-git-dir"},
 	"commit":     {"--template", "-t", "--edit", "-e"},
 	"merge":      {"--edit", "-e"},
@@ -67,6 +67,9 @@ func gitSplit(args []arg) (globals []popt, sub string, rest []arg, bad string) {
 }
 
 func hGit(w *walker, inv *invocation) {
+	// git status, diff and the like refresh .git/index as they read unless
+	// optional locks are off.
+	w.quietEnv("GIT_OPTIONAL_LOCKS=0")
 	globals, sub, rest, bad := gitSplit(inv.args)
 	if bad != "" {
 		w.unknown("git: " + bad)
@@ -83,7 +86,7 @@ func hGit(w *walker, inv *invocation) {
 			return
 		case "chdir":
 			sc = sc.copy()
-			hCd(w, &invocation{args: []arg{{val: g.val, static: !g.dynamic}}, sc: sc})
+			w.chdirArg(sc, arg{val: g.val, static: !g.dynamic})
 		}
 	}
 	if sub == "" {
@@ -211,14 +214,37 @@ func hGit(w *walker, inv *invocation) {
 		w.writeTo(sc, repo, "git merge")
 	case sub == "rebase":
 		w.writeTo(sc, repo, "git rebase")
+		for i, a := range rest {
+			if !a.static {
+				continue
+			}
+			cmd, ok := optValue(a.val, "--exec")
+			switch {
+			case ok:
+			case (a.val == "-x" || a.val == "--exec") && i+1 < len(rest) && rest[i+1].static:
+				cmd = rest[i+1].val
+			case strings.HasPrefix(a.val, "-x") && len(a.val) > 2:
+				cmd = a.val[2:]
+			default:
+				continue
+			}
+			w.script(cmd, sc, syntax.LangPOSIX)
+		}
 	case sub == "mv":
 		if hasShortOrLong(rest, "-f", "--force") {
 			w.destroy("git mv -f: overwrites the destination")
 		}
 		w.writeTo(sc, repo, "git mv")
 	case sub == "bisect":
-		if first(ops) == "run" {
-			w.unknown("git bisect run runs a command at every step")
+		// git bisect run CMD runs CMD at every step: it is classified.
+		for i, a := range rest {
+			if a.static && a.val == "run" {
+				w.unknown("git bisect run runs a command at every step")
+				if i+1 < len(rest) {
+					w.nested(rest[i+1:], sc, false)
+				}
+				break
+			}
 		}
 		w.writeTo(sc, repo, "git bisect")
 	case sub == "maintenance":
@@ -228,10 +254,21 @@ func hGit(w *walker, inv *invocation) {
 		}
 		w.writeTo(sc, repo, "git maintenance")
 	case sub == "update-ref":
+		// Moving a ref (a branch back to an older commit) drops what it
+		// pointed to from the branch, as reset --hard or branch -f do.
 		if hasShortOrLong(rest, "-d") {
 			w.destroy("git update-ref -d: deletes a ref")
+		} else {
+			w.destroy("git update-ref: moves a ref, and the commits it pointed to can be lost")
 		}
 		w.writeTo(sc, repo, "git update-ref")
+	case sub == "init":
+		// git init [DIR]: the repository is created in DIR.
+		dir := repo
+		for _, a := range ops {
+			dir = a
+		}
+		w.writeTo(sc, dir, "git init")
 	case sub == "symbolic-ref":
 		if len(ops) >= 2 || hasShortOrLong(rest, "-d", "--delete") {
 			w.writeTo(sc, repo, "git symbolic-ref")
@@ -243,13 +280,28 @@ func hGit(w *walker, inv *invocation) {
 		if !isOpt(opts, "--stdout") && len(optVals(opts, "-o")) == 0 {
 			w.writeTo(sc, repo, "git format-patch")
 		}
-	case sub == "apply":
-		if hasOptPrefix(rest, "--check") || hasOptPrefix(rest, "--stat") || hasOptPrefix(rest, "--numstat") || hasOptPrefix(rest, "--summary") {
+	case sub == "apply" || sub == "am":
+		if sub == "apply" && (hasOptPrefix(rest, "--check") || hasOptPrefix(rest, "--stat") || hasOptPrefix(rest, "--numstat") || hasOptPrefix(rest, "--summary")) {
 			if !hasOptPrefix(rest, "--apply") {
 				return
 			}
 		}
-		w.writeTo(sc, repo, "git apply")
+		// The files written are named inside the patch, under
+		// --directory's folder when given, anywhere with --unsafe-paths.
+		w.writeTo(sc, repo, "git "+sub)
+		for _, a := range rest {
+			if v, ok := optValue(a.val, "--directory"); ok {
+				w.writeTo(sc, arg{val: v, static: a.static}, "git "+sub+" --directory")
+				w.unknown("git " + sub + " --directory puts the patch's files under " + v)
+			}
+			if a.static && a.val == "--directory" {
+				w.unknown("git " + sub + " --directory puts the patch's files elsewhere")
+			}
+		}
+		if hasOptPrefix(rest, "--unsafe-paths") {
+			w.unknown("git " + sub + " --unsafe-paths writes the patch's files wherever it names")
+		}
+		w.unknown("git " + sub + " writes the files named inside the patch")
 	case sub == "archive":
 		// --output, --remote and --exec are tagged in the table.
 	case sub == "submodule":

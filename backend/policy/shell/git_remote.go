@@ -15,14 +15,14 @@ func gitFlags(sub string, opts []popt, ops []arg) []string {
 	for _, o := range opts {
 		has[o.def.tag] = true
 	}
-	if sub == "push" {
-		for _, a := range ops[min(1, len(ops)):] {
-			if strings.HasPrefix(a.val, "+") {
-				has["force"] = true
-			}
-			if strings.HasPrefix(a.val, ":") {
-				has["delete"] = true
-			}
+	// A refspec's leading + forces its update, for fetch and pull as for
+	// push; a push refspec with nothing before the colon deletes.
+	for _, a := range ops[min(1, len(ops)):] {
+		if strings.HasPrefix(a.val, "+") {
+			has["force"] = true
+		}
+		if sub == "push" && strings.HasPrefix(a.val, ":") {
+			has["delete"] = true
 		}
 	}
 	var flags []string
@@ -82,8 +82,16 @@ func gitSignature(args []arg) (string, bool) {
 	if bad != "" || sub != "push" && sub != "pull" && sub != "fetch" {
 		return "", false
 	}
+	// The repository is part of what the human saw: -C, --git-dir and
+	// --work-tree (and anything else that is not harmless) make the
+	// signature the exact command.
 	for _, g := range globals {
-		if g.def.tag != "chdir" && g.def.tag != "" {
+		if g.def.tag != "" {
+			return "", false
+		}
+	}
+	for _, a := range rest {
+		if a.val == "--" {
 			return "", false
 		}
 	}
@@ -92,7 +100,7 @@ func gitSignature(args []arg) (string, bool) {
 		return "", false
 	}
 	for _, o := range opts {
-		if o.def.tag == "exec" || o.def.tag == "unknown" {
+		if o.def.tag == "exec" || o.def.tag == "unknown" || o.def.tag == "sigexact" {
 			return "", false
 		}
 	}

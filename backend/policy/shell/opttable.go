@@ -61,6 +61,8 @@ type optTable struct {
 	exact bool
 	// single: long options take one dash (find -name, go test -run).
 	single bool
+	// skip: operands before a wrapper's command (timeout's duration).
+	skip int
 	// dynops: a word computed at run time is taken as an operand: for
 	// programs that are never read-only (cp, mv), whose worst computed word
 	// is another option of the same write, and for file (see options.txt).
@@ -115,6 +117,8 @@ func parseTables(src string) (map[string]*optTable, error) {
 						t.single, t.exact = true, true
 					case "dynops":
 						t.dynops = true
+					case "skip1":
+						t.skip = 1
 					default:
 						return nil, fmt.Errorf("options.txt:%d: unknown table flag %q", n+1, f)
 					}
@@ -445,23 +449,6 @@ func (w *walker) tableOpts(inv *invocation, table string, args []arg) (opts []po
 	} else {
 		ok = true
 	}
-	for _, o := range opts {
-		what := table + " " + o.as
-		switch o.def.tag {
-		case "exec":
-			w.unknown(what + " runs another program")
-		case "unknown":
-			w.unknown(what + " cannot be proven harmless")
-		case "destroy":
-			w.destroy(what + ": destroys data")
-		case "net":
-			w.network(hostOf(o.val))
-		case "write":
-			// A value-less write option is the handler's to resolve.
-			if o.hasVal && o.val != "-" && !isDevSink(o.val) {
-				w.writeTo(inv.sc, arg{val: o.val, static: !o.dynamic}, what)
-			}
-		}
-	}
+	w.applyTags(inv, table, opts)
 	return opts, ops, ok
 }

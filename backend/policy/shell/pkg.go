@@ -95,6 +95,12 @@ func hPkg(w *walker, inv *invocation) {
 			w.network()
 		}
 	}
+	if inv.name == "go" && goToolchainSwitch(w, inv, sub) {
+		w.unknown("go " + sub + ": go.mod or go.work can name a toolchain that go downloads and runs (GOTOOLCHAIN=local keeps the installed one)")
+	}
+	if contains(rules.readOnly, sub) && configLike(inv.args) {
+		w.unknown(inv.name + " " + sub + ": an option selects or sets configuration")
+	}
 	switch {
 	case contains(rules.destructive, sub):
 		w.network()
@@ -133,6 +139,7 @@ func hPkg(w *walker, inv *invocation) {
 			sub = strings.Join(argVals(inv.args), " ")
 		}
 		w.unknown(strings.TrimSpace(inv.name+" "+sub) + " runs project code")
+		w.probe(inv.args, inv.sc)
 	}
 }
 
@@ -148,6 +155,7 @@ func pkgHosts(inv *invocation) []string {
 
 func hBuild(w *walker, inv *invocation) {
 	w.unknown(inv.name + " runs project-defined code")
+	w.probe(inv.args, inv.sc)
 }
 
 // hDlRunner: npx and the like run a package, downloading it when it is not
@@ -155,6 +163,7 @@ func hBuild(w *walker, inv *invocation) {
 // with network off they run what is installed or fail with their own error.
 func hDlRunner(w *walker, inv *invocation) {
 	w.unknown(inv.name + " runs a package, downloading it if it is not installed")
+	w.probe(inv.args, inv.sc)
 }
 
 func indexOf(args []arg, v string) int {
@@ -235,4 +244,51 @@ func hKubectl(w *walker, inv *invocation) {
 	default:
 		w.unknown(inv.name + " " + first(ops) + " changes cluster resources or runs code in them")
 	}
+}
+
+// goToolchainSwitch reports a go command that may switch toolchains: every
+// go command reads go.mod's go and toolchain lines at start and, under the
+// default GOTOOLCHAIN=auto, downloads and runs a newer toolchain they name.
+// Only `go env GOMOD|GOWORK|GOTOOLCHAIN` are answered by the local one.
+func goToolchainSwitch(w *walker, inv *invocation, sub string) bool {
+	if w.callEnv["GOTOOLCHAIN"] == "local" {
+		return false
+	}
+	if sub == "env" && len(inv.args) == 2 && inv.args[1].static {
+		switch inv.args[1].val {
+		case "GOMOD", "GOWORK", "GOTOOLCHAIN":
+			return false
+		}
+	}
+	return true
+}
+
+// configLike reports an option that selects a configuration file or sets
+// configuration: --config-file, --rcfile, -c FILE, -o Key=Value.
+func configLike(args []arg) bool {
+	for i, a := range args {
+		v := a.val
+		if !a.static || v == "--" {
+			return !a.static
+		}
+		if name, ok := strings.CutPrefix(v, "--"); ok {
+			name, _, _ = strings.Cut(name, "=")
+			for _, c := range configWords {
+				if strings.Contains(name, c) {
+					return true
+				}
+			}
+			continue
+		}
+		if len(v) >= 2 && v[0] == '-' && strings.ContainsAny(v[1:2], "coC") {
+			val := v[2:]
+			if val == "" && i+1 < len(args) {
+				val = args[i+1].val
+			}
+			if v[1] != 'o' || strings.Contains(val, "=") || strings.Contains(val, "::") {
+				return true
+			}
+		}
+	}
+	return false
 }

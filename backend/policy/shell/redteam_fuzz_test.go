@@ -16,7 +16,7 @@ var dangerTags = map[string]string{
 	"inplace": "", "output": "out.txt", "force": "", "prune": "now", "delete": "", "forcedelete": "",
 	"forcemove": "", "reset": "", "overwrite": "", "dockerhost": "tcp://evil.example.com:2375",
 	"connectto": "::evil.example.com:443", "resolve": "localhost:80:203.0.113.7", "unixsocket": "/run/x.sock",
-	"jump": "evil.example.com",
+	"jump": "evil.example.com", "config": "Dir::Cache=/x", "env": "LD_PRELOAD=x",
 }
 
 // commandFor turns a table name into the words that invoke it; pseudo

@@ -82,6 +82,11 @@ type Classification struct {
 	Segments int `json:"segments"`
 	// Signature is what an "always" answer remembers for this script.
 	Signature string `json:"signature"`
+	// Env is the environment (NAME=value) that keeps programs in the
+	// script from updating caches and indexes as they read (git status
+	// refreshing .git/index, man saving formatted pages): whoever runs the
+	// command sets it, so a read-only claim stays true.
+	Env []string `json:"env,omitempty"`
 }
 
 // Move is one mv: its sources, resolved, and where they go.
@@ -96,15 +101,27 @@ type Move struct {
 // maxDepth bounds `bash -c "bash -c ..."` recursion.
 const maxDepth = 8
 
-// Classify classifies a bash script run in cwd (absolute; relative
-// redirect targets are joined to it lexically). It never fails: what it cannot
-// parse or prove is ClassUnknown.
-func Classify(command, cwd string) Classification {
-	w := &walker{}
+// Classify classifies a bash script run in cwd (absolute), with no links on
+// disk: see ClassifyWith. It never fails: what it cannot parse or prove is
+// ClassUnknown.
+func Classify(command, cwd string) Classification { return ClassifyWith(command, cwd, nil) }
+
+// ClassifyWith classifies a bash script run in cwd, resolving its paths
+// through links: the symbolic links on disk its paths pass through, by
+// absolute path, with their targets as readlink gives them (ResolveLinks
+// finds them). Relative paths are joined to cwd and resolved the way the
+// kernel will.
+func ClassifyWith(command, cwd string, links map[string]string) Classification {
+	w := &walker{diskLinks: links}
+	return classifyInto(w, command, cwd)
+}
+
+func classifyInto(w *walker, command, cwd string) Classification {
 	sc := &scope{}
 	if filepath.IsAbs(cwd) {
 		sc.cwd, sc.known = filepath.Clean(cwd), true
 	}
+	w.src = command
 	f, err := parseScript(command, syntax.LangBash)
 	if err != nil {
 		w.unknown("cannot parse the command: " + err.Error())
@@ -154,21 +171,6 @@ type scope struct {
 
 func (s *scope) copy() *scope { c := *s; return &c }
 
-// resolve turns a static path argument into the path the engine checks.
-func (s *scope) resolve(p string) (string, bool) {
-	switch {
-	case p == "":
-		return "", false
-	case strings.HasPrefix(p, "~"):
-		return p, true
-	case filepath.IsAbs(p):
-		return filepath.Clean(p), true
-	case s.known:
-		return filepath.Join(s.cwd, p), true
-	}
-	return "", false
-}
-
 type walker struct {
 	res     Classification
 	write   bool
@@ -187,9 +189,37 @@ type walker struct {
 	// a pipe, not the session's empty input.
 	stdin     bool
 	stdinNull bool // and that input is /dev/null
+
+	// links are the symbolic links on disk (input); made are those the
+	// script creates with ln -s, by the absolute path of the link.
+	diskLinks map[string]string
+	made      map[string]string
+	// fds are the files the script opened on a descriptor (exec 3< f).
+	fds map[int]string
+	// collect makes resolvePath keep every path it resolves in lookups,
+	// for ResolveLinks.
+	collect bool
+	lookups []string
+
+	// src is the script being walked (for history expansion).
+	src string
+	// state is the shell's state that changes how later commands run.
+	state shellState
+	// callEnv are inert environment settings given to the command being
+	// classified (GOTOOLCHAIN=local go version).
+	callEnv map[string]string
+	// noProbe is set in a walker that classifies a hypothetical command.
+	noProbe bool
+	// noFuncs is set while `command` or `builtin` runs a name: functions
+	// do not shadow it there.
+	noFuncs bool
 }
 
 func (w *walker) unknown(why string) { w.res.Unknown = append(w.res.Unknown, why) }
+
+// quietEnv records environment that keeps a reading program from writing
+// its caches.
+func (w *walker) quietEnv(kv ...string) { w.res.Env = append(w.res.Env, kv...) }
 
 func (w *walker) destroy(why string) { w.res.Destructive = append(w.res.Destructive, why) }
 
@@ -204,18 +234,42 @@ func (w *walker) network(hosts ...string) {
 
 // writeTo records a write to a static target, or an unresolved write.
 func (w *walker) writeTo(sc *scope, a arg, what string) {
-	w.write = true
 	if !a.static || a.glob {
+		w.write = true
 		w.res.Unresolved = true
 		w.unknown(what + ": target is computed at run time")
 		return
 	}
-	p, ok := sc.resolve(a.val)
+	w.writePath(sc, a.val, what, true)
+}
+
+// writePath records a write to a static path, resolved the way the kernel
+// will; follow is false for operations on the name itself (rm, a rename's
+// source).
+func (w *walker) writePath(sc *scope, val, what string, follow bool) {
+	p, ok := w.resolvePath(sc, val, follow)
 	if !ok {
+		w.write = true
 		w.res.Unresolved = true
-		w.unknown(what + ": target " + a.val + " is relative to an unknown directory")
+		if !strings.HasPrefix(val, "/") && !sc.known {
+			w.unknown(what + ": target " + val + " is relative to an unknown directory")
+		} else {
+			w.unknown(what + ": " + val + " leads through a link that cannot be followed (an open file, another process)")
+		}
 		return
 	}
+	if f, sink := w.sinkPath(p); sink {
+		return
+	} else if f != "" {
+		p = f
+	}
+	switch {
+	case strings.HasPrefix(p, "/dev/"):
+		w.destroy(what + ": writes to the device " + p)
+	case strings.HasPrefix(p, "/proc/") || strings.HasPrefix(p, "/sys/") || p == "/proc" || p == "/sys":
+		w.destroy(what + ": writes kernel state " + p)
+	}
+	w.write = true
 	w.res.Writes = append(w.res.Writes, p)
 }
 
@@ -232,6 +286,7 @@ func (w *walker) finish() Classification {
 		}
 	}
 	r.Hosts = dedupe(r.Hosts)
+	r.Env = dedupe(r.Env)
 	r.Destructive = dedupeKeep(r.Destructive)
 	r.Unknown = dedupeKeep(r.Unknown)
 	switch {

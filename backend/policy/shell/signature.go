@@ -54,11 +54,12 @@ func (w *walker) signature(f *syntax.File, norm string, class Class) string {
 	args := w.head[1:]
 	if script != "" {
 		// A script keeps its resolved path: ./scripts/test.sh is not
-		// /tmp/test.sh. Its options are unknown to the engine.
-		if anyOption(args) {
+		// /tmp/test.sh. It has no option table: only the bare script has
+		// a head signature.
+		if len(args) > 0 {
 			return exact
 		}
-		return "shell:" + strings.TrimSpace(script+" "+strings.Join(argValsAll(args), " "))
+		return "shell:" + script
 	}
 	switch prog {
 	case "ssh":
@@ -71,8 +72,10 @@ func (w *walker) signature(f *syntax.File, norm string, class Class) string {
 		}
 		for _, o := range opts {
 			// Jump hosts, forwardings, other configs or identities change
-			// where and how it connects: only -p and -l are in the signature.
-			if o.def.val != valNone && o.def.tag != "port" && o.def.tag != "user" {
+			// where and how it connects, and -A/-X/-Y hand the remote side
+			// the agent or the display: only -p, -l and flags known harmless
+			// are in the signature.
+			if o.def.val != valNone && o.def.tag != "port" && o.def.tag != "user" || o.def.tag == "sigexact" {
 				return exact
 			}
 		}
@@ -112,7 +115,7 @@ func (w *walker) signature(f *syntax.File, norm string, class Class) string {
 			rest = args[2:]
 		}
 	}
-	if class != ClassReadOnly && !harmlessRest(head, prog, rest) {
+	if !harmlessRest(head, prog, rest) {
 		return exact
 	}
 	return "shell:" + head
@@ -120,9 +123,15 @@ func (w *walker) signature(f *syntax.File, norm string, class Class) string {
 
 // harmlessRest reports whether the words after a head signature's program
 // and subcommand are options known harmless for it (from its option table)
-// and operands that stay in the project. Anything else could change what
-// runs, and a grant must not cover a call the prompt did not show.
+// and operands that stay in the project. A program without a table has no
+// known words: only the head alone. Words after "--" go to what the program
+// runs (npm test -- --watch), which no table describes. Anything else could
+// change what runs, and a grant must not cover a call the prompt did not
+// show.
 func harmlessRest(head, prog string, rest []arg) bool {
+	if len(rest) == 0 {
+		return true
+	}
 	t := tableFor(head)
 	if t == nil {
 		if f := strings.Fields(head); len(f) >= 2 {
@@ -133,7 +142,12 @@ func harmlessRest(head, prog string, rest []arg) bool {
 		t = tableFor(prog)
 	}
 	if t == nil {
-		return !anyOption(rest) && projectOperands(rest)
+		return false
+	}
+	for _, a := range rest {
+		if a.val == "--" {
+			return false
+		}
 	}
 	opts, ops, bad := t.parse(rest)
 	if bad != "" {
@@ -142,14 +156,6 @@ func harmlessRest(head, prog string, rest []arg) bool {
 	for _, o := range opts {
 		if o.def.tag != "" {
 			return false
-		}
-	}
-	// After "--" the words are the script's own arguments (npm test --
-	// --watch): the same script runs.
-	for i, a := range rest {
-		if a.val == "--" {
-			ops = ops[:max(0, len(ops)-(len(rest)-i-1))]
-			break
 		}
 	}
 	return projectOperands(ops)

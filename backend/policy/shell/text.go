@@ -21,8 +21,12 @@ func hSed(w *walker, inv *invocation) {
 		scripts, ops = []string{ops[0].val}, ops[1:]
 	}
 	for _, s := range scripts {
-		if !sedScriptSafe(s) {
-			w.unknown("sed script can run commands or write files (e, w)")
+		files, ok := sedScript(s)
+		if !ok {
+			w.unknown("sed script runs commands (e) or cannot be followed")
+		}
+		for _, f := range files {
+			w.writePath(inv.sc, f, "sed w", true)
 		}
 	}
 	if hasTag(opts, "inplace") {
@@ -30,10 +34,32 @@ func hSed(w *walker, inv *invocation) {
 	}
 }
 
-// sedScriptSafe walks a sed script's commands and refuses e, w, W and the
-// s///e and s///w flags. It errs towards false on anything it cannot follow.
+// sedScriptSafe reports a sed script that neither runs nor writes anything.
 func sedScriptSafe(s string) bool {
+	files, ok := sedScript(s)
+	return ok && len(files) == 0
+}
+
+// sedScript walks a sed script's commands: the files its w and W commands
+// and s///w flags write (to the end of the line, as GNU sed reads them;
+// /dev/stdout and /dev/stderr are sed's own), and ok false for e, s///e and
+// anything it cannot follow.
+func sedScript(s string) (files []string, ok bool) {
 	i := 0
+	toFile := func() bool {
+		start := i
+		for i < len(s) && s[i] != '\n' {
+			i++
+		}
+		f := strings.TrimLeft(s[start:i], " \t")
+		if f == "" {
+			return false
+		}
+		if f != "/dev/stdout" && f != "/dev/stderr" {
+			files = append(files, f)
+		}
+		return true
+	}
 	skipAddr := func() bool {
 		for i < len(s) {
 			c := s[i]
@@ -51,6 +77,9 @@ func sedScriptSafe(s string) bool {
 				}
 				i++
 				for i < len(s) && s[i] != d {
+					if s[i] == '\n' {
+						return false // sed: unterminated address regex
+					}
 					if s[i] == '\\' {
 						i++
 					}
@@ -82,6 +111,9 @@ func sedScriptSafe(s string) bool {
 		i++
 		for k := 0; k < n; k++ {
 			for i < len(s) && s[i] != d {
+				if s[i] == '\n' {
+					return "", false // sed: unterminated `s' command
+				}
 				if s[i] == '\\' {
 					i++
 				}
@@ -118,19 +150,40 @@ func sedScriptSafe(s string) bool {
 			continue
 		}
 		if !skipAddr() || i >= len(s) {
-			return i >= len(s)
+			return files, i >= len(s)
 		}
 		c := s[i]
 		i++
 		switch c {
 		case 's':
+			flagStart := -1
 			flags, ok := delimited(2)
-			if !ok || strings.ContainsAny(flags, "ewW") {
-				return false
+			if ok {
+				flagStart = i - len(flags)
+			}
+			k := strings.IndexByte(flags, 'w')
+			before := flags
+			if k >= 0 {
+				before = flags[:k]
+			}
+			if !ok || strings.ContainsAny(before, "eW") || strings.Trim(before, "gpiImM0123456789 \t") != "" {
+				// e runs the pattern space; anything that is no flag makes
+				// sed refuse the script (or read it some other way).
+				return files, false
+			}
+			if k >= 0 {
+				i = flagStart + k + 1
+				if !toFile() {
+					return files, false
+				}
+			}
+		case 'w', 'W':
+			if !toFile() {
+				return files, false
 			}
 		case 'y':
 			if _, ok := delimited(2); !ok {
-				return false
+				return files, false
 			}
 		case 'a', 'i', 'c':
 			toEOL()
@@ -140,11 +193,11 @@ func sedScriptSafe(s string) bool {
 			toSep()
 		case 'p', 'P', 'd', 'D', 'n', 'N', 'g', 'G', 'h', 'H', 'x', '=', 'z', 'F', '{', '}':
 		default:
-			// e, w, W, v and anything unknown.
-			return false
+			// e, v and anything unknown.
+			return files, false
 		}
 	}
-	return true
+	return files, true
 }
 
 func hAwk(w *walker, inv *invocation) {
@@ -160,19 +213,34 @@ func hAwk(w *walker, inv *invocation) {
 		progs = []string{ops[0].val}
 	}
 	for _, p := range progs {
-		if why := awkRunsOrWrites(p); why != "" {
+		files, why := awkProgram(p)
+		for _, f := range files {
+			w.writePath(inv.sc, f, inv.name+" print >", true)
+		}
+		if why != "" {
 			w.unknown(inv.name + " program " + why)
 			return
 		}
 	}
 }
 
-// awkRunsOrWrites reads an awk program token by token, skipping strings,
-// regular expressions and comments. Inside a print or printf statement, a >,
-// >> or | outside parentheses redirects output to a file or a command; a |
-// before getline runs a command; system(), gawk's |& coprocesses and @load /
-// @include run code. Comparisons such as NR > 1 outside print stay data.
+// awkRunsOrWrites reports why an awk program is not read-only, or "".
 func awkRunsOrWrites(p string) string {
+	files, why := awkProgram(p)
+	if why == "" && len(files) > 0 {
+		return "writes output to a file (>)"
+	}
+	return why
+}
+
+// awkProgram reads an awk program token by token, skipping strings,
+// regular expressions and comments. Inside a print or printf statement, a >,
+// >> or | outside parentheses redirects output to a file or a command: a
+// file named by one string literal is returned in files, any other target
+// is a why; a | before getline runs a command; system(), gawk's |&
+// coprocesses and @load / @include run code. Comparisons such as NR > 1
+// outside print stay data.
+func awkProgram(p string) (files []string, why string) {
 	inPrint := false // the current statement is print/printf
 	depth := 0       // parentheses within it
 	operand := false // the last token can end an expression, so / divides
@@ -202,7 +270,7 @@ func awkRunsOrWrites(p string) string {
 			}
 			inPrint = false
 		case c == '@':
-			return "loads or includes code (@load, @include)"
+			return files, "loads or includes code (@load, @include)"
 		case c == ';' || c == '\n' || c == '{' || c == '}':
 			inPrint, depth, operand = false, 0, false
 		case c == '(':
@@ -218,21 +286,29 @@ func awkRunsOrWrites(p string) string {
 				continue
 			}
 			if i+1 < len(p) && p[i+1] == '&' {
-				return "runs a coprocess (|&)"
+				return files, "runs a coprocess (|&)"
 			}
 			rest := strings.TrimLeft(p[i+1:], " \t")
 			if strings.HasPrefix(rest, "getline") {
-				return "runs a command and reads its output (| getline)"
+				return files, "runs a command and reads its output (| getline)"
 			}
 			if inPrint && depth <= 0 {
-				return "pipes output to a command"
+				return files, "pipes output to a command"
 			}
-			return "pipes to a command"
+			return files, "pipes to a command"
 		case c == '>':
 			if i+1 < len(p) && p[i+1] == '=' {
 				i++
 			} else if inPrint && depth <= 0 {
-				return "writes output to a file (>)"
+				f, next, ok := awkTarget(p, i+1)
+				if !ok {
+					return files, "writes output to a file named at run time (>)"
+				}
+				if f != "/dev/stdout" && f != "/dev/stderr" && f != "-" {
+					files = append(files, f)
+				}
+				i = next - 1
+				inPrint = false
 			}
 			operand = false
 		case isAwkIdent(c):
@@ -247,7 +323,7 @@ func awkRunsOrWrites(p string) string {
 				inPrint, depth = true, 0
 				operand = false
 			case "system":
-				return "runs a command (system)"
+				return files, "runs a command (system)"
 			case "getline", "in", "return", "case":
 				operand = false
 			default:
@@ -260,7 +336,56 @@ func awkRunsOrWrites(p string) string {
 			operand = false
 		}
 	}
-	return ""
+	return files, ""
+}
+
+// awkTarget reads the target of print's > or >> at p[i:]: one string
+// literal followed by the end of the statement. ok is false for anything
+// else (a variable, a concatenation): the file is named at run time.
+func awkTarget(p string, i int) (file string, next int, ok bool) {
+	if i < len(p) && p[i] == '>' {
+		i++
+	}
+	for i < len(p) && (p[i] == ' ' || p[i] == '\t') {
+		i++
+	}
+	if i >= len(p) || p[i] != '"' {
+		return "", i, false
+	}
+	var b strings.Builder
+	i++
+	for ; i < len(p) && p[i] != '"'; i++ {
+		c := p[i]
+		if c == '\\' && i+1 < len(p) {
+			i++
+			switch p[i] {
+			case 'n':
+				c = '\n'
+			case 't':
+				c = '\t'
+			case '"', '\\', '/':
+				c = p[i]
+			default:
+				return "", i, false
+			}
+		}
+		b.WriteByte(c)
+	}
+	if i >= len(p) {
+		return "", i, false
+	}
+	i++
+	j := i
+	for j < len(p) && (p[j] == ' ' || p[j] == '\t') {
+		j++
+	}
+	if j < len(p) && !strings.ContainsRune(";}\n#", rune(p[j])) {
+		return "", j, false
+	}
+	if b.Len() == 0 {
+		return "", i, false
+	}
+	return b.String(), i, true
 }
 
 func isAwkIdent(c byte) bool {
@@ -274,7 +399,7 @@ func hBase64(w *walker, inv *invocation) { w.tableOpts(inv, inv.name, inv.args) 
 func hSort(w *walker, inv *invocation) {
 	opts, ops, _ := w.tableOpts(inv, "sort", inv.args)
 	for _, o := range tagged(opts, "output") {
-		if isDevSink(o.val) {
+		if w.sinkArg(inv.sc, arg{val: o.val, static: !o.dynamic}) {
 			continue
 		}
 		empty := len(ops) == 0 && w.noInput()
@@ -289,7 +414,7 @@ func hSort(w *walker, inv *invocation) {
 		if empty {
 			w.destroy("sort -o " + o.val + " from no input: truncates it")
 		}
-		w.writeTo(inv.sc, arg{val: o.val, static: !o.dynamic}, "sort -o")
+		w.outputOpt(inv.sc, o.val, o.dynamic, "sort -o")
 	}
 }
 
@@ -325,6 +450,7 @@ func hHostname(w *walker, inv *invocation) {
 }
 
 func hPager(w *walker, inv *invocation) {
+	w.quietEnv("LESSHISTFILE=-")
 	opts, ops, ok := w.tableOpts(inv, "less", inv.args)
 	if !ok {
 		return
@@ -338,7 +464,12 @@ func hPager(w *walker, inv *invocation) {
 	_ = opts
 }
 
-func hMan(w *walker, inv *invocation) { w.tableOpts(inv, "man", inv.args) }
+// hMan: man-db saves formatted pages in its cache only for line lengths
+// from 66 to 80; MANWIDTH=81 keeps a read from writing.
+func hMan(w *walker, inv *invocation) {
+	w.quietEnv("MANWIDTH=81", "LESSHISTFILE=-")
+	w.tableOpts(inv, "man", inv.args)
+}
 
 func hGofmt(w *walker, inv *invocation) {
 	opts, ops, _ := w.tableOpts(inv, "gofmt", inv.args)

@@ -18,6 +18,7 @@ func (w *walker) stmts(list []*syntax.Stmt, sc *scope) {
 }
 
 func (w *walker) stmt(st *syntax.Stmt, sc *scope) {
+	w.historyCheck(st)
 	if st.Negated || st.Background || st.Coprocess || st.Disown {
 		w.flagged = true
 	}
@@ -44,15 +45,44 @@ func (w *walker) stmt(st *syntax.Stmt, sc *scope) {
 			break
 		}
 	}
+	// Descriptors opened by a command's own redirections last for that
+	// command; exec's stay.
+	saved := w.fds
+	if len(st.Redirs) > 0 && !bareExec(st.Cmd) {
+		w.fds = cloneFds(saved)
+		defer func() { w.fds = saved }()
+	}
 	for _, r := range st.Redirs {
 		w.redirect(r, sc)
 		if empty {
-			w.truncation(r)
+			w.truncation(r, sc)
 		}
 	}
 	if st.Cmd != nil {
 		w.command(st.Cmd, sc)
 	}
+}
+
+func cloneFds(m map[int]string) map[int]string {
+	if m == nil {
+		return nil
+	}
+	c := make(map[int]string, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+// bareExec reports `exec` with redirections only: they apply to the rest of
+// the script.
+func bareExec(c syntax.Command) bool {
+	ce, ok := c.(*syntax.CallExpr)
+	if !ok || len(ce.Args) != 1 {
+		return false
+	}
+	a := argOf(ce.Args[0])
+	return a.static && a.val == "exec"
 }
 
 // emptyOutput reports a command that writes nothing to stdout: `> f` alone,
@@ -116,7 +146,7 @@ func (w *walker) emptyOutput(c syntax.Command) bool {
 func (w *walker) noInput() bool { return !w.stdin || w.stdinNull }
 
 // truncation marks an overwriting redirection of an empty command.
-func (w *walker) truncation(r *syntax.Redirect) {
+func (w *walker) truncation(r *syntax.Redirect, sc *scope) {
 	switch r.Op {
 	case syntax.RdrOut, syntax.ClbOut, syntax.RdrAll:
 	default:
@@ -126,8 +156,15 @@ func (w *walker) truncation(r *syntax.Redirect) {
 		return
 	}
 	a := argOf(r.Word)
-	if a.static && (isDevSink(a.val) || strings.HasPrefix(a.val, "/dev/")) {
-		return
+	if a.static && !a.glob {
+		if _, ok := devNetHost(a.val); ok {
+			return
+		}
+		if p, ok := w.resolvePath(sc, a.val, true); ok {
+			if f, sink := w.sinkPath(p); sink || f == "" && strings.HasPrefix(p, "/dev/") {
+				return
+			}
+		}
 	}
 	w.destroy("truncates " + a.val + " to nothing")
 }
@@ -139,11 +176,16 @@ func (w *walker) command(c syntax.Command, sc *scope) {
 	case *syntax.BinaryCmd:
 		w.flagged = true
 		if x.Op == syntax.Pipe || x.Op == syntax.PipeAll {
-			// Each side of a pipe runs in its own subshell.
+			// Each side of a pipe runs in its own subshell, but with
+			// lastpipe the last command runs in the caller's shell.
 			w.stmt(x.X, sc.copy())
 			in := w.stdin
 			w.stdin = true
-			w.stmt(x.Y, sc.copy())
+			last := sc.copy()
+			if w.state.lastpipe {
+				last = sc
+			}
+			w.stmt(x.Y, last)
 			w.stdin = in
 			return
 		}
@@ -190,7 +232,22 @@ func (w *walker) command(c syntax.Command, sc *scope) {
 		}
 	case *syntax.FuncDecl:
 		w.flagged = true
-		w.stmt(x.Body, sc.copy())
+		// The body is classified where it is defined (it may run from a
+		// trap, a computed name or a child bash) and again at each call,
+		// in the caller's shell.
+		if w.state.funcs == nil {
+			w.state.funcs = map[string]*syntax.Stmt{}
+		}
+		// zsh declares several names at once, or none: an anonymous
+		// function runs where it stands, and its body is walked here.
+		for _, n := range append([]*syntax.Lit{x.Name}, x.Names...) {
+			if n != nil {
+				w.state.funcs[n.Value] = x.Body
+			}
+		}
+		if x.Body != nil {
+			w.stmt(x.Body, sc.copy())
+		}
 	case *syntax.TimeClause:
 		w.flagged = true
 		if x.Stmt != nil {

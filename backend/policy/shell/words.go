@@ -249,13 +249,22 @@ func safeVarName(name string) bool {
 	return lower && !strings.HasSuffix(name, "_proxy")
 }
 
-// isDevSink reports targets that discard or pass through output.
+// isDevSink reports, for a word as written, a target that discards output
+// or passes it through: exactly /dev/null, /dev/zero, /dev/tty, /dev/std*
+// and /dev/fd/N. Anything else under /dev/fd or /proc/self/fd (.. climbs
+// out of them) is a path like any other. Writes are checked on the resolved
+// path (walker.sinkPath), which also knows the descriptors the script opened.
 func isDevSink(p string) bool {
 	switch p {
 	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero":
 		return true
 	}
-	return strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/proc/self/fd/")
+	for _, pre := range []string{"/dev/fd/", "/proc/self/fd/"} {
+		if rest, ok := strings.CutPrefix(p, pre); ok && isDigits(rest) {
+			return true
+		}
+	}
+	return false
 }
 
 // devNetHost extracts the host of bash's /dev/tcp/HOST/PORT files.
@@ -288,10 +297,29 @@ func (w *walker) redirect(r *syntax.Redirect, sc *scope) {
 	}
 	w.scan(r.Word, sc)
 	a := argOf(r.Word)
+	fd := -1
+	switch {
+	case r.N == nil && (r.Op == syntax.RdrIn || r.Op == syntax.RdrInOut):
+		fd = 0
+	case r.N == nil:
+		fd = 1
+	case isDigits(r.N.Value) && len(r.N.Value) < 5:
+		fd, _ = strconv.Atoi(r.N.Value)
+	}
 	switch r.Op {
 	case syntax.RdrIn, syntax.WordHdoc, syntax.DplIn:
 		if host, ok := devNetHost(a.val); ok && a.static {
 			w.network(host)
+			return
+		}
+		if r.Op == syntax.RdrIn && a.static && !a.glob && fd >= 0 {
+			// A file opened for reading can be reopened for writing
+			// through /dev/fd/N.
+			if p, ok := w.resolvePath(sc, a.val, true); ok {
+				if f, sink := w.sinkPath(p); !sink {
+					w.openFd(fd, nonEmpty(f, p))
+				}
+			}
 		}
 		return
 	case syntax.DplOut:
@@ -300,23 +328,26 @@ func (w *walker) redirect(r *syntax.Redirect, sc *scope) {
 		}
 	}
 	// >, >>, >|, &>, &>>, <>, >&file: a write to the target.
-	if a.static {
-		if isDevSink(a.val) {
-			return
-		}
+	if a.static && !a.glob {
+		// bash opens /dev/tcp and /dev/udp itself, by their spelling.
 		if host, ok := devNetHost(a.val); ok {
 			w.network(host)
 			return
 		}
-		if strings.HasPrefix(a.val, "/dev/") {
-			w.destroy("writes to the device " + a.val)
-			return
-		}
-		if strings.HasPrefix(a.val, "/proc/") || strings.HasPrefix(a.val, "/sys/") {
-			w.destroy("writes kernel state " + a.val)
+		if p, ok := w.resolvePath(sc, a.val, true); ok && fd >= 0 {
+			if f, sink := w.sinkPath(p); !sink {
+				w.openFd(fd, nonEmpty(f, p))
+			}
 		}
 	}
 	w.writeTo(sc, a, "redirection")
+}
+
+func nonEmpty(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
 }
 
 func argOf(wd *syntax.Word) arg {

@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -11,29 +12,25 @@ import (
 	"github.com/warden-dev/warden/backend/tools"
 )
 
-const actionDescription = `Drive a real Chromium browser, one action per call. The session has one browser tab that keeps its state between calls.
-Actions: navigate {url} (http/https only), click {selector}, fill {selector, value}, press {key, selector?}, select {selector, value}, hover {selector}, wait_for {selector | text, timeout_ms?}, screenshot {full_page?} (returns a PNG), get_text {selector?} (whole page without one).
-Selectors are Playwright selectors: CSS ("#email"), text ("text=Submit"), role ("role=button[name='Save']").
-Without network access only loopback pages (localhost, 127.0.0.1) load. There is no way to run JavaScript.`
+//go:embed browser_action.md
+var actionDescription string
 
 // ActionTool is browser.action: one browser step per call.
-type ActionTool struct{ m *Manager }
+type ActionTool = tools.Typed[Action]
 
 // NewActionTool returns browser.action driving m's browser.
-func NewActionTool(m *Manager) *ActionTool { return &ActionTool{m: m} }
+func NewActionTool(m *Manager) *ActionTool {
+	t := actionTool{m: m}
+	return tools.NewTyped(tools.Spec[Action]{Name: "browser.action", Description: actionDescription, Risk: policy.RiskMedium,
+		Decode: ParseAction, Schema: json.RawMessage(actionSchema), Effects: t.effects, Invoke: t.invoke})
+}
 
-func (t *ActionTool) Name() string            { return "browser.action" }
-func (t *ActionTool) Description() string     { return actionDescription }
-func (t *ActionTool) Schema() json.RawMessage { return json.RawMessage(actionSchema) }
-func (t *ActionTool) Risk() policy.Risk       { return policy.RiskMedium }
+// actionTool runs actions in its manager's browser.
+type actionTool struct{ m *Manager }
 
-// Effects: navigate carries its target origin; every other action carries
+// effects: navigate carries its target origin; every other action carries
 // the origin of the page it will act on, which is the session's current one.
-func (t *ActionTool) Effects(args json.RawMessage, env tools.Env) ([]policy.Effect, error) {
-	a, err := ParseAction(args)
-	if err != nil {
-		return nil, err
-	}
+func (t actionTool) effects(a Action, env tools.Env) ([]policy.Effect, error) {
 	eff, err := actionEffect(a, OriginOf(t.m.CurrentURL(env.SessionID)))
 	if err != nil {
 		return nil, err
@@ -51,13 +48,9 @@ func actionEffect(a Action, current string) (policy.Effect, error) {
 	return policy.Effect{Kind: policy.EffectBrowser, Action: a.Action, Origin: current}, nil
 }
 
-func (t *ActionTool) Invoke(ctx context.Context, args json.RawMessage, env tools.Env) (tools.Result, error) {
+func (t actionTool) invoke(ctx context.Context, a Action, env tools.Env) (tools.Result, error) {
 	if err := ctx.Err(); err != nil {
 		return tools.Result{}, err
-	}
-	a, err := ParseAction(args)
-	if err != nil {
-		return tools.ErrorResult(err.Error()), nil
 	}
 	s, err := t.m.session(env.SessionID, networkAllowed(env.Sandbox))
 	if err != nil {

@@ -3,6 +3,7 @@ package browser
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -15,22 +16,34 @@ import (
 // sees intermediate pages.
 const maxBatch = 50
 
-const batchDescription = `Run several browser actions in order in the session's browser tab, stopping at the first failure and reporting which step failed.
-Each step has the shape of a browser.action call. Example: {"actions": [{"action": "navigate", "url": "http://localhost:8080/login"}, {"action": "fill", "selector": "#user", "value": "ann"}, {"action": "click", "selector": "text=Sign in"}, {"action": "screenshot"}]}`
+//go:embed browser_batch.md
+var batchDescription string
+
+// Batch is browser.batch's arguments: the steps, decoded and checked.
+type Batch struct {
+	Actions []Action `json:"actions"`
+}
+
+// batchSchema is browser.batch's schema: a list of browser.action calls.
+var batchSchema = json.RawMessage(`{"type": "object", "properties": {"actions": {"type": "array", "minItems": 1, "maxItems": 50, "items": ` +
+	actionSchema + `}}, "required": ["actions"], "additionalProperties": false}`)
 
 // BatchTool is browser.batch: a list of actions run in order.
-type BatchTool struct{ m *Manager }
+type BatchTool = tools.Typed[Batch]
 
 // NewBatchTool returns browser.batch driving m's browser.
-func NewBatchTool(m *Manager) *BatchTool { return &BatchTool{m: m} }
-
-func (t *BatchTool) Name() string        { return "browser.batch" }
-func (t *BatchTool) Description() string { return batchDescription }
-func (t *BatchTool) Risk() policy.Risk   { return policy.RiskMedium }
-func (t *BatchTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type": "object", "properties": {"actions": {"type": "array", "minItems": 1, "maxItems": 50, "items": ` +
-		actionSchema + `}}, "required": ["actions"], "additionalProperties": false}`)
+func NewBatchTool(m *Manager) *BatchTool {
+	t := batchTool{m: m}
+	return tools.NewTyped(tools.Spec[Batch]{Name: "browser.batch", Description: batchDescription, Risk: policy.RiskMedium,
+		Schema: batchSchema, Effects: t.effects, Invoke: t.invoke,
+		Decode: func(raw json.RawMessage) (Batch, error) {
+			steps, err := ParseBatch(raw)
+			return Batch{Actions: steps}, err
+		}})
 }
+
+// batchTool runs batches in its manager's browser.
+type batchTool struct{ m *Manager }
 
 // ParseBatch decodes and checks every step; one bad step refuses the batch
 // before anything runs.
@@ -76,12 +89,9 @@ func plannedOrigins(steps []Action, current string) ([]string, error) {
 	return out, nil
 }
 
-// Effects lists each distinct effect of the batch once.
-func (t *BatchTool) Effects(args json.RawMessage, env tools.Env) ([]policy.Effect, error) {
-	steps, err := ParseBatch(args)
-	if err != nil {
-		return nil, err
-	}
+// effects lists each distinct effect of the batch once.
+func (t batchTool) effects(b Batch, env tools.Env) ([]policy.Effect, error) {
+	steps := b.Actions
 	origins, err := plannedOrigins(steps, OriginOf(t.m.CurrentURL(env.SessionID)))
 	if err != nil {
 		return nil, err
@@ -98,11 +108,8 @@ func (t *BatchTool) Effects(args json.RawMessage, env tools.Env) ([]policy.Effec
 	return effs, nil
 }
 
-func (t *BatchTool) Invoke(ctx context.Context, args json.RawMessage, env tools.Env) (tools.Result, error) {
-	steps, err := ParseBatch(args)
-	if err != nil {
-		return tools.ErrorResult(err.Error()), nil
-	}
+func (t batchTool) invoke(ctx context.Context, b Batch, env tools.Env) (tools.Result, error) {
+	steps := b.Actions
 	s, err := t.m.session(env.SessionID, networkAllowed(env.Sandbox))
 	if err != nil {
 		return tools.ErrorResult(err.Error()), nil

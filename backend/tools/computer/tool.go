@@ -12,6 +12,7 @@ package computer
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"image/png"
@@ -28,26 +29,23 @@ type Options struct {
 }
 
 // Tool is computer.use.
-type Tool struct{ opts Options }
+type Tool = tools.Typed[Action]
 
 // New returns computer.use.
-func New(opts Options) *Tool { return &Tool{opts: opts} }
+func New(opts Options) *Tool {
+	t := &desktop{opts: opts}
+	return tools.NewTyped(tools.Spec[Action]{Name: "computer.use", Description: description, Risk: policy.RiskHigh,
+		Decode: ParseAction, Schema: json.RawMessage(schema), Effects: effects, Invoke: t.invoke})
+}
 
-const description = `Look at and operate the desktop (X11): take a screenshot, move the pointer, click, type, press keys, scroll.
-Actions: screenshot; move {x, y}; click {x?, y?, button?} (left, middle, right; at the pointer without x/y); double_click {x?, y?, button?}; type {text}; key {combo} like "ctrl+a", "Return", "alt+F4"; scroll {direction: up|down|left|right, amount?, x?, y?}.
-Coordinates are screen pixels from the top-left, as in the screenshot. Every input action needs the user's approval.`
+// desktop drives the display of its options.
+type desktop struct{ opts Options }
 
-func (t *Tool) Name() string            { return "computer.use" }
-func (t *Tool) Description() string     { return description }
-func (t *Tool) Schema() json.RawMessage { return json.RawMessage(schema) }
-func (t *Tool) Risk() policy.Risk       { return policy.RiskHigh }
+//go:embed computer_use.md
+var description string
 
-// Effects: a screenshot reads the screen; anything else controls it.
-func (t *Tool) Effects(args json.RawMessage, env tools.Env) ([]policy.Effect, error) {
-	a, err := ParseAction(args)
-	if err != nil {
-		return nil, err
-	}
+// effects: a screenshot reads the screen; anything else controls it.
+func effects(a Action, _ tools.Env) ([]policy.Effect, error) {
 	action := "control"
 	if a.Action == ActScreenshot {
 		action = "screenshot"
@@ -55,20 +53,16 @@ func (t *Tool) Effects(args json.RawMessage, env tools.Env) ([]policy.Effect, er
 	return []policy.Effect{{Kind: policy.EffectDesktop, Action: action}}, nil
 }
 
-func (t *Tool) display() string {
+func (t *desktop) display() string {
 	if t.opts.Display != "" {
 		return t.opts.Display
 	}
 	return os.Getenv("DISPLAY")
 }
 
-func (t *Tool) Invoke(ctx context.Context, args json.RawMessage, env tools.Env) (tools.Result, error) {
+func (t *desktop) invoke(ctx context.Context, a Action, env tools.Env) (tools.Result, error) {
 	if err := ctx.Err(); err != nil {
 		return tools.Result{}, err
-	}
-	a, err := ParseAction(args)
-	if err != nil {
-		return tools.ErrorResult(err.Error()), nil
 	}
 	d, err := openDisplay(t.display())
 	if err != nil {
@@ -82,7 +76,7 @@ func (t *Tool) Invoke(ctx context.Context, args json.RawMessage, env tools.Env) 
 	return res, nil
 }
 
-func (t *Tool) perform(d *display, a Action) (tools.Result, error) {
+func (t *desktop) perform(d *display, a Action) (tools.Result, error) {
 	if a.X != nil && (*a.X >= d.width || *a.Y >= d.height) {
 		return tools.Result{}, fmt.Errorf("point %d,%d is outside the %dx%d screen", *a.X, *a.Y, d.width, d.height)
 	}

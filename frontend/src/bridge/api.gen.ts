@@ -120,6 +120,7 @@ export interface Effect {
   hosts?: string[]
   command?: string
   cwd?: string
+  links?: Record<string, string>
   action?: string
   origin?: string
   server?: string
@@ -137,6 +138,23 @@ export interface Export {
 export interface ExportAuditArgs {
   session_id: string
   format: 'jsonl' | 'csv'
+}
+
+export interface ExportStatus {
+  enabled: boolean
+  endpoint: string
+  protocol: string
+  log_arguments: boolean
+  required: boolean
+  pinned: string[]
+  state: 'off' | 'ok' | 'failing' | 'waiting'
+  queued: number
+  oldest_ms: number
+  sent: number
+  dropped: number
+  last_success_ms: number
+  last_error: string
+  last_error_ms: number
 }
 
 export interface FileChange {
@@ -173,6 +191,8 @@ export interface KillAgentArgs {
   session_id: string
   agent_id: string
 }
+
+export type Layer = 'answerer' | 'grant' | 'human' | 'mcp-trust' | 'org' | 'planning' | 'policy' | 'rule' | 'sandbox'
 
 export interface Limits {
   processes: number
@@ -327,6 +347,8 @@ export interface ProviderInfo {
   default_base_url: string
 }
 
+export type Reason = 'answerer-denied' | 'desktop-control' | 'destructive-effect' | 'hook-denied' | 'host-denied' | 'network-request' | 'no-approver' | 'outside-workspace' | 'planning-freeze' | 'policy-always' | 'private-address' | 'protected-path' | 'sandbox-rejected' | 'unknown-command' | 'untrusted-mcp-server' | 'user-denied'
+
 export interface RenameSessionArgs {
   session_id: string
   title: string
@@ -458,6 +480,11 @@ export interface WardenEvent {
   data: Record<string, unknown>
 }
 
+export interface Words {
+  label: string
+  text: string
+}
+
 export interface WorkspaceChange {
   call_id: string
   tool?: string
@@ -548,6 +575,8 @@ export interface Methods {
   McpServers: [undefined, McpServer[] | null]
   // McpLog returns the tail of an MCP server's stderr log.
   McpLog: [McpLogArgs, McpLog]
+  // TelemetryStatus reads the OpenTelemetry export's state: endpoint, last success, queued records, last error.
+  TelemetryStatus: [undefined, ExportStatus]
   // SaveAuditExport renders a session's audit and writes it where the human chooses in the native save dialog.
   SaveAuditExport: [ExportAuditArgs, SavedFile]
   // PickFolder asks the human for a folder in the native picker ("" when cancelled).
@@ -567,3 +596,69 @@ export const windowOnly = [
 export const httpOnly = [
   'ChangeSets',
 ] as const
+
+// The words of every reason, approval policy, sandbox kind, layer and tool
+// (backend/policy/words.go): what the window and the TUI show for each value.
+export const reasonWords: Record<Reason, string> = {
+  'answerer-denied': 'Denied by an answerer: a reviewer you configured refused it',
+  'desktop-control': 'Desktop control: moves the mouse or types on your desktop',
+  'destructive-effect': 'Destructive: can remove or overwrite work for good',
+  'hook-denied': 'Denied by a hook: a pre-call hook you configured refused it',
+  'host-denied': 'Host denied: the network settings deny this host',
+  'network-request': 'Network: reaches the network',
+  'no-approver': 'No approver: nobody was there to answer',
+  'outside-workspace': 'Outside the workspace: writes outside the workspace, its writable roots and /tmp (Full access)',
+  'planning-freeze': 'Planning freeze: actions are paused while a plan is drafted',
+  'policy-always': 'Approval policy "Always ask": every action is asked',
+  'private-address': 'Private address: a loopback, private or metadata address nobody allowed',
+  'protected-path': 'Protected path: writes where code or config runs later (git hooks, .warden, rc files, lockfiles, .env)',
+  'sandbox-rejected': 'Sandbox: the current sandbox does not allow this',
+  'unknown-command': 'Unknown command: Warden cannot tell what it does',
+  'untrusted-mcp-server': 'Untrusted MCP server: its tools are not trusted yet',
+  'user-denied': 'Denied by you',
+}
+
+export const approvalWords: Record<ApprovalPolicy, Words> = {
+  'always': { label: 'Always ask', text: 'Asks you before every action (plans and questions excepted).' },
+  'never': { label: 'Never ask', text: 'Never asks you: runs everything the sandbox admits; what would need you is refused.' },
+  'on-request': { label: 'On request', text: 'Asks when an action is destructive, reaches the network, touches protected files, or is unknown outside the cage.' },
+}
+
+export const sandboxWords: Record<SandboxKind, Words> = {
+  'danger-full-access': { label: 'Full access', text: 'No cage: commands run as you, can write anywhere and reach the network.' },
+  'read-only': { label: 'Read only', text: 'Reads anything, writes nothing: commands run in a read-only cage.' },
+  'workspace-write': { label: 'Workspace write', text: 'Writes only in the workspace and its writable roots: commands run in the cage, network only when turned on.' },
+}
+
+export const layerWords: Record<Layer, Words> = {
+  'answerer': { label: 'Answerer', text: 'an answerer or hook you configured decided it' },
+  'grant': { label: 'Grant', text: 'a standing grant allowed it' },
+  'human': { label: 'You', text: 'a human answered' },
+  'mcp-trust': { label: 'Trusted MCP server', text: 'a trusted MCP server\'s read-only tool' },
+  'org': { label: 'Organisation', text: 'your organisation\'s policy decided it' },
+  'planning': { label: 'Planning freeze', text: 'the planning freeze decided it' },
+  'policy': { label: 'Approval policy', text: 'the session\'s approval policy decided it' },
+  'rule': { label: 'Rule', text: 'a user or workspace rule decided it' },
+  'sandbox': { label: 'Sandbox', text: 'the session\'s sandbox decided it' },
+}
+
+// What "Always allow" of a tool's own signature (its name) covers.
+export const toolWords: Record<string, string> = {
+  'browser.action': 'every browser action, on any page',
+  'browser.batch': 'every batch of browser actions',
+  'computer.use': 'every mouse and keyboard action on your desktop',
+  'fs.list': 'every folder listing',
+  'fs.read': 'every file read',
+  'fs.write': 'every file write, to any path the sandbox admits',
+  'monitor.list': 'every listing of background processes',
+  'monitor.read': 'every read of a background process\'s output',
+  'monitor.start': 'every background process started',
+  'monitor.stop': 'every background process stopped',
+  'patch.apply': 'every patch, to any file the sandbox admits',
+  'present_plan': 'every plan shown to you for approval',
+  'search.ripgrep': 'every search with ripgrep',
+  'shell.exec': 'every shell command',
+  'task': 'every subagent started',
+  'task_result': 'every wait for a subagent\'s answer',
+  'write_plan': 'every plan draft',
+}

@@ -280,3 +280,26 @@ describe('every engine reason has words', () => {
   it('finds the engine reasons', () => expect(declared.size).toBeGreaterThanOrEqual(14))
   for (const code of declared) it(code, () => expect(reasonWords[code], `${code} has no words in model/words.ts`).toBeTruthy())
 })
+
+describe('layer column', () => {
+  const cases: { name: string; kind: string; data: Record<string, unknown>; layer: string }[] = [
+    { name: 'recorded layer wins', kind: 'permission_granted', data: { source: 'human:once', layer: 'answerer' }, layer: 'answerer' },
+    { name: 'legacy human once', kind: 'permission_granted', data: { source: 'human:once' }, layer: 'human' },
+    { name: 'legacy human always', kind: 'permission_granted', data: { source: 'human:always' }, layer: 'human' },
+    { name: 'legacy session grant', kind: 'permission_granted', data: { source: 'session-grant:shell:rm' }, layer: 'grant' },
+    { name: 'legacy workspace rule', kind: 'permission_granted', data: { source: 'workspace-rule:net:x:443' }, layer: 'grant' },
+    { name: 'legacy trusted mcp', kind: 'permission_granted', data: { source: 'trusted-mcp:srv' }, layer: 'mcp-trust' },
+    { name: 'legacy sandbox+policy', kind: 'permission_granted', data: { source: 'sandbox+policy' }, layer: 'policy' },
+    { name: 'legacy planning deny', kind: 'permission_denied', data: { reason: 'planning-freeze', by: 'freeze' }, layer: 'planning' },
+    { name: 'legacy sandbox deny', kind: 'permission_denied', data: { reason: 'sandbox-rejected', by: 'sandbox' }, layer: 'sandbox' },
+    { name: 'legacy human deny', kind: 'permission_denied', data: { reason: 'user-denied', by: 'user' }, layer: 'human' },
+    { name: 'legacy no approver', kind: 'permission_denied', data: { reason: 'no-approver', by: 'no-approver' }, layer: 'policy' },
+    { name: 'recorded org deny', kind: 'permission_denied', data: { reason: 'rule', layer: 'org' }, layer: 'org' },
+    { name: 'an ask decides nothing yet', kind: 'permission_requested', data: { signature: 'x', reasons: [] }, layer: '' },
+    { name: 'an axis change decides nothing', kind: 'approval_policy_changed', data: { by: 'user', from: 'never', to: 'always' }, layer: '' },
+  ]
+  for (const c of cases) it(c.name, () => expect(auditRow(ev(c.kind, c.data)).layer).toBe(c.layer))
+  it('the filter finds rows by layer', () => {
+    expect(auditRow(ev('permission_granted', { source: 'session-grant:shell:rm' })).hay).toContain('\ngrant')
+  })
+})

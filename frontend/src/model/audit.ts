@@ -10,6 +10,9 @@ export interface AuditRow {
   kind: string
   tool: string
   source: string
+  // What decided (policy.Layer: planning, sandbox, org, rule, policy,
+  // grant, mcp-trust, answerer, human); '' for events that decide nothing.
+  layer: string
   summary: string
   trace: string
   // Lower-cased text the filter searches, built once: at 100,000 rows a
@@ -93,8 +96,33 @@ export function auditRow(e: WardenEvent): AuditRow {
     ? (d.trace as ({ step?: string; concluded?: string } | null)[]).map((t) => `${t?.step}: ${t?.concluded}`).join(' | ')
     : ''
   const tool = s(d.tool)
-  const hay = `${summary}\n${tool}\n${source}\n${kindText(e.kind)}\n${sourceText(source)}\n${codes}\n${s(d.call_id)}\n${s(d.request_id)}`.toLowerCase()
-  return { seq: e.seq, at: e.at, kind: e.kind, tool, source, summary, trace, hay }
+  const layer = layerOf(e.kind, d)
+  const hay = `${summary}\n${tool}\n${source}\n${layer}\n${kindText(e.kind)}\n${sourceText(source)}\n${codes}\n${s(d.call_id)}\n${s(d.request_id)}`.toLowerCase()
+  return { seq: e.seq, at: e.at, kind: e.kind, tool, source, layer, summary, trace, hay }
+}
+
+// layerOf is the deciding layer the event records, or for events written
+// before it was recorded, the one its source or reason implies (the same
+// reading as backend/telemetry's LayerOf).
+export function layerOf(kind: string, d: Record<string, unknown>): string {
+  if (kind !== 'permission_granted' && kind !== 'permission_denied') return ''
+  if (typeof d.layer === 'string' && d.layer) return d.layer
+  if (kind === 'permission_granted') {
+    const src = s(d.source)
+    if (src.startsWith('human:')) return 'human'
+    if (src.startsWith('session-grant:') || src.startsWith('workspace-rule:')) return 'grant'
+    if (src.startsWith('trusted-mcp:')) return 'mcp-trust'
+    return 'policy'
+  }
+  switch (s(d.reason)) {
+    case 'planning-freeze':
+      return 'planning'
+    case 'sandbox-rejected':
+      return 'sandbox'
+    case 'user-denied':
+      return 'human'
+  }
+  return 'policy'
 }
 
 // auditRows turns a page of AuditLog (oldest first) into rows newest first,

@@ -16,6 +16,8 @@ export const reasonWords: Record<string, string> = {
   'user-denied': 'Denied by you',
   'host-denied': 'Host denied: the network settings deny this host',
   'private-address': 'Private address: a loopback, private or metadata address nobody allowed',
+  'answerer-denied': 'Denied by an answerer: a reviewer you configured refused it',
+  'hook-denied': 'Denied by a hook: a pre-call hook you configured refused it',
 }
 
 export function reasonText(r: string): string {

@@ -248,6 +248,117 @@ export namespace config {
 
 }
 
+export namespace gate {
+	
+	export class AnswerArgs {
+	    request_id: string;
+	    answer: string;
+	    scope?: string;
+	    expires_in_sec?: number;
+	    note?: string;
+	    trust_server?: string;
+	    via?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new AnswerArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.request_id = source["request_id"];
+	        this.answer = source["answer"];
+	        this.scope = source["scope"];
+	        this.expires_in_sec = source["expires_in_sec"];
+	        this.note = source["note"];
+	        this.trust_server = source["trust_server"];
+	        this.via = source["via"];
+	    }
+	}
+	export class McpInfo {
+	    server: string;
+	    tool?: string;
+	    change?: string;
+	    description?: string;
+	    old_description?: string;
+	    schema?: string;
+	    description_diff?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new McpInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.server = source["server"];
+	        this.tool = source["tool"];
+	        this.change = source["change"];
+	        this.description = source["description"];
+	        this.old_description = source["old_description"];
+	        this.schema = source["schema"];
+	        this.description_diff = source["description_diff"];
+	    }
+	}
+	export class Pending {
+	    request_id: string;
+	    session_id: string;
+	    call_id: string;
+	    tool: string;
+	    args: number[];
+	    risk: string;
+	    reasons: string[];
+	    signature: string;
+	    always_refused?: string;
+	    effects: policy.Effect[];
+	    trace: policy.Step[];
+	    preview?: string;
+	    mcp?: McpInfo;
+	    created_at: number;
+	    live: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Pending(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.request_id = source["request_id"];
+	        this.session_id = source["session_id"];
+	        this.call_id = source["call_id"];
+	        this.tool = source["tool"];
+	        this.args = source["args"];
+	        this.risk = source["risk"];
+	        this.reasons = source["reasons"];
+	        this.signature = source["signature"];
+	        this.always_refused = source["always_refused"];
+	        this.effects = this.convertValues(source["effects"], policy.Effect);
+	        this.trace = this.convertValues(source["trace"], policy.Step);
+	        this.preview = source["preview"];
+	        this.mcp = this.convertValues(source["mcp"], McpInfo);
+	        this.created_at = source["created_at"];
+	        this.live = source["live"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
 export namespace mcp {
 	
 	export class ToolStatus {
@@ -388,6 +499,7 @@ export namespace policy {
 	    hosts?: string[];
 	    command?: string;
 	    cwd?: string;
+	    links?: {[key: string]: string};
 	    action?: string;
 	    origin?: string;
 	    server?: string;
@@ -408,6 +520,7 @@ export namespace policy {
 	        this.hosts = source["hosts"];
 	        this.command = source["command"];
 	        this.cwd = source["cwd"];
+	        this.links = source["links"];
 	        this.action = source["action"];
 	        this.origin = source["origin"];
 	        this.server = source["server"];
@@ -438,110 +551,6 @@ export namespace policy {
 
 export namespace runtime {
 	
-	export class AnswerArgs {
-	    request_id: string;
-	    answer: string;
-	    scope?: string;
-	    expires_in_sec?: number;
-	    note?: string;
-	    trust_server?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new AnswerArgs(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.request_id = source["request_id"];
-	        this.answer = source["answer"];
-	        this.scope = source["scope"];
-	        this.expires_in_sec = source["expires_in_sec"];
-	        this.note = source["note"];
-	        this.trust_server = source["trust_server"];
-	    }
-	}
-	export class McpInfo {
-	    server: string;
-	    tool?: string;
-	    change?: string;
-	    description?: string;
-	    old_description?: string;
-	    schema?: string;
-	    description_diff?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new McpInfo(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.server = source["server"];
-	        this.tool = source["tool"];
-	        this.change = source["change"];
-	        this.description = source["description"];
-	        this.old_description = source["old_description"];
-	        this.schema = source["schema"];
-	        this.description_diff = source["description_diff"];
-	    }
-	}
-	export class Approval {
-	    request_id: string;
-	    session_id: string;
-	    call_id: string;
-	    tool: string;
-	    args: number[];
-	    risk: string;
-	    reasons: string[];
-	    signature: string;
-	    always_refused?: string;
-	    effects: policy.Effect[];
-	    trace: policy.Step[];
-	    preview?: string;
-	    mcp?: McpInfo;
-	    created_at: number;
-	    live: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new Approval(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.request_id = source["request_id"];
-	        this.session_id = source["session_id"];
-	        this.call_id = source["call_id"];
-	        this.tool = source["tool"];
-	        this.args = source["args"];
-	        this.risk = source["risk"];
-	        this.reasons = source["reasons"];
-	        this.signature = source["signature"];
-	        this.always_refused = source["always_refused"];
-	        this.effects = this.convertValues(source["effects"], policy.Effect);
-	        this.trace = this.convertValues(source["trace"], policy.Step);
-	        this.preview = source["preview"];
-	        this.mcp = this.convertValues(source["mcp"], McpInfo);
-	        this.created_at = source["created_at"];
-	        this.live = source["live"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
 	export class Sandbox {
 	    kind: number;
 	    network_access: boolean;
@@ -682,7 +691,6 @@ export namespace runtime {
 	        this.data_path = source["data_path"];
 	    }
 	}
-	
 	export class McpPendingServer {
 	    name: string;
 	    source: string;
@@ -1221,6 +1229,49 @@ export namespace settings {
 		    }
 		    return a;
 		}
+	}
+
+}
+
+export namespace telemetry {
+	
+	export class ExportStatus {
+	    enabled: boolean;
+	    endpoint: string;
+	    protocol: string;
+	    log_arguments: boolean;
+	    required: boolean;
+	    pinned: string[];
+	    state: string;
+	    queued: number;
+	    oldest_ms: number;
+	    sent: number;
+	    dropped: number;
+	    last_success_ms: number;
+	    last_error: string;
+	    last_error_ms: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ExportStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.enabled = source["enabled"];
+	        this.endpoint = source["endpoint"];
+	        this.protocol = source["protocol"];
+	        this.log_arguments = source["log_arguments"];
+	        this.required = source["required"];
+	        this.pinned = source["pinned"];
+	        this.state = source["state"];
+	        this.queued = source["queued"];
+	        this.oldest_ms = source["oldest_ms"];
+	        this.sent = source["sent"];
+	        this.dropped = source["dropped"];
+	        this.last_success_ms = source["last_success_ms"];
+	        this.last_error = source["last_error"];
+	        this.last_error_ms = source["last_error_ms"];
+	    }
 	}
 
 }

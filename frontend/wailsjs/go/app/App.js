@@ -138,6 +138,10 @@ export function SetSandboxPolicy(arg1) {
   return window['go']['app']['App']['SetSandboxPolicy'](arg1);
 }
 
+export function TelemetryStatus() {
+  return window['go']['app']['App']['TelemetryStatus']();
+}
+
 export function TestConnection(arg1) {
   return window['go']['app']['App']['TestConnection'](arg1);
 }
