@@ -6,7 +6,10 @@
 //   - Inventory (inventory.go): each reader, what it reads, how Warden
 //     stops cage-written bytes from becoming its code or configuration,
 //     what it does not stop, and the tests that prove it by the outside
-//     world (TestInventoryTestsExist holds every named test to exist).
+//     world (TestInventoryTestsExist holds every named test to exist;
+//     backend/assemble.TestEveryReaderHoldsOutside probes every reader a
+//     caged write reaches through the real gate and cage, then runs the
+//     reader outside: git, bash, dash, vim, npm).
 //   - CheckLoad (load.go): Warden loads code and assets only from installed
 //     locations and explicit settings, never relative to the working
 //     directory and never from inside a session's workspace or writable

@@ -18,7 +18,12 @@ func TestInventoryTestsExist(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(repo, "go.mod")); err != nil {
 		t.Fatalf("the repository root is not %s: %v", repo, err)
 	}
+	ids := map[string]bool{}
 	for _, r := range Inventory() {
+		if r.ID == "" || ids[r.ID] {
+			t.Errorf("reader %q: its ID %q is empty or not unique", r.Name, r.ID)
+		}
+		ids[r.ID] = true
 		if r.Name == "" || r.Reads == "" || r.Mechanism == "" || len(r.Tests) == 0 {
 			t.Errorf("reader %+v is incomplete", r)
 		}
