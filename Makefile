@@ -54,7 +54,7 @@ vet: ## go vet, the smoke test's build tag included
 	go vet -tags smoke ./tests/smoke/
 
 gotest: ## Go tests with the race detector
-	go test -race ./...
+	go test -race -timeout 20m ./...
 
 typecheck: ## vue-tsc over the frontend
 	cd frontend && npx vue-tsc --noEmit

@@ -8,9 +8,9 @@ import (
 )
 
 // The body of a record is one line in the audit trail's words: what
-// happened, the tool, what decided, the summary. These mirror the window's
-// frontend/src/model/words.ts (sourceText, deniedByText, reasonLabel); once
-// the Go words table that file is generated from exists, they read it.
+// happened, the tool, what decided, the summary. Reasons, axes and layers
+// come from the one words table (backend/policy/words.go); the phrases of
+// who allowed or denied are the audit trail's own.
 
 type words struct {
 	kind, tool, source, summary string
@@ -61,53 +61,32 @@ func deniedByText(by store.DeniedBy) string {
 	return "denied (" + string(by) + ")"
 }
 
-var reasonLabels = map[policy.Reason]string{
-	policy.ReasonSandboxRejected:    "Sandbox",
-	policy.ReasonPolicyAlways:       `Approval policy "Always ask"`,
-	policy.ReasonDestructiveEffect:  "Destructive",
-	policy.ReasonUnknownCommand:     "Unknown command",
-	policy.ReasonNetworkRequest:     "Network",
-	policy.ReasonUntrustedMcpServer: "Untrusted MCP server",
-	policy.ReasonProtectedPath:      "Protected path",
-	policy.ReasonDesktopControl:     "Desktop control",
-	policy.ReasonOutsideWorkspace:   "Outside the workspace",
-	policy.ReasonPlanningFreeze:     "Planning freeze",
-	policy.ReasonNoApprover:         "No approver",
-	policy.ReasonUserDenied:         "Denied by a human",
-	policy.ReasonHostDenied:         "Host denied",
-	policy.ReasonPrivateAddress:     "Private address",
-}
-
-// reasonLabel is a reason's short name, as an audit summary shows it.
+// reasonLabel is a reason's short name, as an audit summary shows it: the
+// label half of the words table (backend/policy/words.go). The table speaks
+// to the person at the window ("Denied by you"); a record is read by
+// someone else, so that one reason names who denied.
 func reasonLabel(r policy.Reason) string {
-	if l, ok := reasonLabels[r]; ok {
-		return l
+	if r == policy.ReasonUserDenied {
+		return "Denied by a human"
 	}
-	return string(r)
-}
-
-var approvalLabels = map[policy.ApprovalPolicy]string{
-	policy.Never: "Never ask", policy.OnRequest: "On request", policy.Always: "Always ask",
+	label, _, _ := strings.Cut(policy.ReasonText(r), ": ")
+	return label
 }
 
 func approvalText(a policy.ApprovalPolicy) string {
-	if l, ok := approvalLabels[a]; ok {
-		return l
+	if w, ok := policy.ApprovalWords()[a]; ok {
+		return w.Label
 	}
 	return a.String()
 }
 
 func sandboxText(s policy.SandboxPolicy) string {
-	switch s.Kind {
-	case policy.ReadOnly:
-		return "Read only"
-	case policy.WorkspaceWrite:
-		if s.NetworkAccess {
-			return "Workspace write + network"
-		}
-		return "Workspace write"
-	case policy.DangerFullAccess:
-		return "Full access"
+	w, ok := policy.SandboxWords()[s.Kind]
+	if !ok {
+		return s.Kind.String()
 	}
-	return s.Kind.String()
+	if s.Kind == policy.WorkspaceWrite && s.NetworkAccess {
+		return w.Label + " + network"
+	}
+	return w.Label
 }
