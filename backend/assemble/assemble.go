@@ -169,8 +169,11 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	if err = g.startTelemetry(ctx, o.Version); err != nil {
 		return nil, err
 	}
-	g.Engine = policy.New(policy.Config{ProtectedPaths: protectedData(g.DBPath, explicit, userPath)})
-	g.Cage = newCage(g.Config, g.Engine.ExtraProtected(), o.Forwarder)
+	// The cage first: the engine asks before a file tool reads what the
+	// cage hides, from the cage's own list (one list, resolved once).
+	protected := protectedData(g.DBPath, explicit, userPath)
+	g.Cage = newCage(g.Config, protected, o.Forwarder)
+	g.Engine = policy.New(policy.Config{ProtectedPaths: protected, Secrets: g.Cage.Hidden()})
 	g.CageStatus = g.Cage.Detect(ctx)
 	status := g.CageStatus
 	g.Monitors = tools.NewMonitors(g.Cage)

@@ -28,6 +28,9 @@ func (t *Tracker) Begin(ctx context.Context, info gate.CallInfo) gate.Checkpoint
 	}
 	c := t.begin(ctx, info.Tool, info.SessionID, info.CallID, info.Workspace)
 	c.caged = info.Caged && hasKind(info.Effects, policy.EffectExec)
+	if cg := info.Decision.Cage; cg != nil {
+		c.caged = cg.Confines() // a human's yes under full access runs on the host
+	}
 	c.allowedBy = info.Decision.Source
 	return c
 }

@@ -359,3 +359,27 @@ func reasonList(rs []policy.Reason) string {
 	}
 	return strings.Join(s, ", ")
 }
+
+// cageOf gives the outcome of an ask the cage its answer earns (the claim
+// is enforced, permission-model.md): a human's yes — now or before a
+// restart — the whole sandbox (the engine's HumanCage, with the protected
+// paths the prompt showed); any other allow (an answerer) the claim's cage;
+// a re-decision after an axis change brings its own.
+func cageOf(asked, final policy.Decision) policy.Decision {
+	if final.Verdict != policy.VerdictAllow {
+		final.Cage, final.HumanCage = nil, nil // nothing runs
+		return final
+	}
+	if final.Layer == policy.LayerHuman {
+		if asked.HumanCage != nil {
+			final.Cage = policy.ApprovedByHuman(asked).Cage
+		}
+		final.HumanCage = nil
+		return final
+	}
+	if final.Cage == nil {
+		final.Cage = asked.Cage
+	}
+	final.HumanCage = nil
+	return final
+}

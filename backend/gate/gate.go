@@ -278,7 +278,7 @@ func (g *Gate) Run(ctx context.Context, p *Prepared) (Outcome, error) {
 	case st != nil:
 		// A human answered this very call's ask before a restart: that
 		// ask carries on (allowed → running); nothing is asked twice.
-		d = stood(*st, "decided "+string(d.Verdict)+" again after a restart")
+		d = cageOf(d, stood(*st, "decided "+string(d.Verdict)+" again after a restart"))
 		id = st.ID
 	case d.Verdict == policy.VerdictAllow:
 		if _, err := g.asks.Step(ctx, id, ask.Allow, granted(d)); err != nil {
@@ -286,11 +286,13 @@ func (g *Gate) Run(ctx context.Context, p *Prepared) (Outcome, error) {
 		}
 	case d.Verdict == policy.VerdictAsk:
 		asked = true
+		engine := d
 		d, err = g.ask(ctx, askCall{tool: t, args: p.req.Args, env: env, effects: effects, call: p.call, approver: p.req.Approver,
 			session: p.req.Session}, d, id, false)
 		if err != nil {
 			return out, err
 		}
+		d = cageOf(engine, d) // the cage the answer earns
 	default:
 		if err := g.deny(ctx, id, ask.Deny, d); err != nil {
 			return out, err
@@ -315,6 +317,7 @@ func (g *Gate) Run(ctx context.Context, p *Prepared) (Outcome, error) {
 	c.RequestID, c.Decision = id.RequestID, d
 	out.Invoked = true
 	env.Egress = g.egress(env, p.req, out.CallID, t.Name(), effects)
+	env.Cage = d.Cage // the claim's cage, or the whole sandbox once a human said yes
 	env.Ask = func(ctx context.Context, q tools.Question) (policy.Decision, error) {
 		return g.toolAsk(ctx, askCall{tool: t, env: env, approver: p.req.Approver, session: p.req.Session}, q)
 	}

@@ -129,7 +129,7 @@ type Question struct {
 func NeedsHuman(reasons []policy.Reason, sb policy.SandboxPolicy) bool {
 	for _, r := range reasons {
 		switch {
-		case r == policy.ReasonProtectedPath, r == "secret-read":
+		case r == policy.ReasonProtectedPath, r == policy.ReasonSecretRead, r == policy.ReasonEscalation:
 			return true
 		case r == policy.ReasonOutsideWorkspace && sb.Kind == policy.DangerFullAccess:
 			return true

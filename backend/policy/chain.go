@@ -24,7 +24,7 @@ func onlyReadOrMeta(effects []Effect, planning bool) bool {
 }
 
 // reasonSet is a set of Reasons by their index in allReasons.
-type reasonSet uint16
+type reasonSet uint32
 
 func reasonBit(r Reason) reasonSet {
 	for i, a := range allReasons {
@@ -175,11 +175,11 @@ func (ev *evaluation) run() Decision {
 	saw := s.Approval.String() + "; " + reasonText(ev.why)
 	switch s.Approval {
 	case Never:
-		for _, r := range []Reason{ReasonUntrustedMcpServer, ReasonProtectedPath} {
+		for _, r := range humanOnly {
 			if ev.reasons.has(r) {
 				ev.step("approval", saw, "deny: needs a human and none is asked")
 				return ev.deny(r, fmt.Sprintf("approval is never, and %s needs a human: %s", r, reasonText(ev.why)),
-					"switch approval to on-request so a human is asked", sig)
+					neverRemedy(r), sig)
 			}
 		}
 		ev.reasons = 0
@@ -192,22 +192,52 @@ func (ev *evaluation) run() Decision {
 		ev.step("approval", saw, "allow")
 		ev.step("grants", "nothing asked", "not needed")
 		src := ev.mcpStep()
-		return Decision{Verdict: VerdictAllow, Source: src, Signature: sig, Trace: ev.trace}
+		return ev.withCage(Decision{Verdict: VerdictAllow, Source: src, Signature: sig, Trace: ev.trace})
 	}
 	ev.step("approval", s.Approval.String()+"; "+reasonText(ev.why), "ask")
 
 	// 4. Grants turn Ask into Allow, reason by reason.
 	if src, ok := ev.grants(sig); ok {
 		ev.mcpStep()
-		return Decision{Verdict: VerdictAllow, Source: src, Signature: sig, Trace: ev.trace}
+		return ev.withCage(Decision{Verdict: VerdictAllow, Source: src, Signature: sig, Trace: ev.trace})
 	}
 	// 5. MCP trust is folded into the reasons above; the step records it.
 	ev.mcpStep()
 	d := Decision{Verdict: VerdictAsk, Reasons: ev.reasons.list(), Signature: sig, Trace: ev.trace}
-	if ev.reasons.has(ReasonProtectedPath) {
-		d.AlwaysRefused = "a protected path is approved one write at a time: a standing grant would never apply to it"
+	for _, r := range oneAtATime {
+		if ev.reasons.has(r.reason) {
+			d.AlwaysRefused = r.why
+			break
+		}
 	}
-	return d
+	return ev.withCage(d)
+}
+
+// humanOnly are the reasons only a human answers: under Never, where no
+// human is asked, they fail closed.
+var humanOnly = []Reason{ReasonUntrustedMcpServer, ReasonProtectedPath, ReasonEscalation, ReasonSecretRead}
+
+func neverRemedy(r Reason) string {
+	switch r {
+	case ReasonEscalation:
+		return "run the command without escalate (in the cage its classification gives it), or switch approval to on-request so a human is asked"
+	case ReasonSecretRead:
+		return "leave the file out, or switch approval to on-request so a human is asked to let this one read through"
+	}
+	return "switch approval to on-request so a human is asked"
+}
+
+// oneAtATime are the reasons no grant ever covers, each approved for one
+// call: a protected path's write, an escalation, a secret's read (the file
+// tools' signature is their bare name, so a grant would cover every later
+// one).
+var oneAtATime = []struct {
+	reason Reason
+	why    string
+}{
+	{ReasonProtectedPath, "a protected path is approved one write at a time: a standing grant would never apply to it"},
+	{ReasonEscalation, "an escalation is approved one call at a time: a standing grant would never apply to it"},
+	{ReasonSecretRead, "a secret is approved one read at a time: a standing grant would never apply to it"},
 }
 
 func (ev *evaluation) grants(sig string) (string, bool) {
@@ -240,7 +270,9 @@ func (ev *evaluation) grants(sig string) (string, bool) {
 		// (permission-model.md: "a human may approve that one write"): the
 		// signature of fs.write or patch.apply is the bare tool name, so a
 		// standing grant would cover every later protected file.
-		m &^= reasonBit(ReasonProtectedPath)
+		for _, r := range oneAtATime {
+			m &^= reasonBit(r.reason)
+		}
 		if m&ev.reasons == 0 {
 			notes = append(notes, "grant "+g.ID+" covers other reasons")
 			continue

@@ -58,6 +58,26 @@ Choices this package makes where permission-model.md is silent.
     word after its head is an option its table knows harmless or an operand
     inside the project; a script's head is its resolved path. Writes, network
     and destructive commands always get their exact normalised text.
+  - The claim is enforced (cage.go): every decision on a shell call carries
+    the cage it runs in (Decision.Cage; on an Ask also HumanCage, which the
+    gate moves into Cage when a human approves) and ends its trace with a
+    "cage" step. Unasked: read-only for a command classified read-only,
+    workspace-write for writes inside the roots (a /tmp write too, except
+    under danger-full-access, where the host's /tmp is meant), full-access
+    for one that writes elsewhere or cannot be classified, each bounded by
+    the sandbox axis; no cage at all when Session.Caged is false. Under
+    danger-full-access only a command that claims the network (or a
+    full-access one) gets the proxy. A grant stands for a human's answer only
+    when its signature is the exact command (shell=...): a head grant allows
+    a family, which runs in the claim's cage. The human's cage is the
+    sandbox axis: the host under danger-full-access, with the protected
+    paths the prompt showed the command writing let through (Approved).
+  - "escalate" on a command raises Escalation, and a file tool's read of a
+    path the cage hides (Config.Secrets, SecretPaths) raises SecretRead,
+    unless the workspace itself lies inside that hidden folder. Both are
+    denied under Never (no human asked) and, like ProtectedPath, never
+    covered by a grant and never offered "always". A read that touches a
+    secret leaves the allocation-free fast path.
 */
 
 package policy

@@ -11,12 +11,17 @@ type Config struct {
 	// wherever a session's workspace is: Warden's own config and data
 	// folders. Everything under them is protected too.
 	ProtectedPaths []string
+	// Secrets are the absolute paths the OS cage hides (SecretPaths,
+	// resolved through symlinks by the cage): a file tool's read of one
+	// asks a human (SecretRead).
+	Secrets []string
 }
 
 // Engine is the compiled policy. It is immutable after New, so Decide is safe
 // for concurrent use.
 type Engine struct {
-	extra []string
+	extra   []string
+	secrets []string
 	// fast holds the traces of calls that only read, per
 	// [planning][sandbox][approval]; they are shared and must not be modified.
 	fast [2][3][3][]Step
@@ -29,6 +34,11 @@ func New(cfg Config) *Engine {
 	for _, p := range cfg.ProtectedPaths {
 		if filepath.IsAbs(p) {
 			e.extra = append(e.extra, filepath.Clean(p))
+		}
+	}
+	for _, p := range cfg.Secrets {
+		if filepath.IsAbs(p) && filepath.Clean(p) != "/" {
+			e.secrets = append(e.secrets, filepath.Clean(p))
 		}
 	}
 	for pl := 0; pl < 2; pl++ {
@@ -129,5 +139,5 @@ func (e *Engine) onlyReads(call *Call, s *Session) bool {
 		s.Sandbox.Kind < 0 || int(s.Sandbox.Kind) >= len(sandboxNames) {
 		return false
 	}
-	return onlyReadOrMeta(call.Effects, s.Planning)
+	return onlyReadOrMeta(call.Effects, s.Planning) && !e.readsSecret(call.Effects, s.Workspace)
 }

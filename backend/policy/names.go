@@ -101,7 +101,7 @@ func ParseSandboxKind(s string) (SandboxKind, error) {
 var allReasons = [...]Reason{
 	ReasonSandboxRejected, ReasonPolicyAlways, ReasonDestructiveEffect, ReasonUnknownCommand,
 	ReasonNetworkRequest, ReasonUntrustedMcpServer, ReasonProtectedPath, ReasonDesktopControl,
-	ReasonOutsideWorkspace, ReasonPlanningFreeze, ReasonNoApprover, ReasonUserDenied,
+	ReasonOutsideWorkspace, ReasonEscalation, ReasonSecretRead, ReasonPlanningFreeze, ReasonNoApprover, ReasonUserDenied,
 	ReasonAnswererDenied, ReasonHookDenied,
 }
 

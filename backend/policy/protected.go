@@ -46,7 +46,7 @@ var protIndex = buildIndex(protectedTable)
 
 func buildIndex(table []ProtectedEntry) protectedIndex {
 	ix := protectedIndex{cageBase: map[string]bool{}, editBase: map[string]InCage{}, under: map[string][]underEntry{},
-		gitdirFile: map[string]bool{}, gitdirDir: map[string]bool{}, gitData: CageWritable}
+		gitdirFile: map[string]bool{}, gitdirDir: map[string]bool{}, gitData: HeldWritable}
 	for _, e := range table {
 		switch e.Match {
 		case MatchName:
@@ -177,7 +177,7 @@ func CageHeld(p, root string, isDir bool) bool {
 	}
 	match, abs := protectedMatch(p, root)
 	in, ok := editTier(match, abs)
-	return ok && in == CageReadOnly
+	return ok && in == HeldReadOnly
 }
 
 // CageProtected is ProtectedTier's cage tier for a path whose kind the
@@ -223,11 +223,11 @@ func editComponents(p string) (InCage, bool) {
 		if c == "" {
 			continue
 		}
-		if in, ok := protIndex.editBase[c]; ok && (found == 0 || in == CageReadOnly) {
+		if in, ok := protIndex.editBase[c]; ok && (found == 0 || in == HeldReadOnly) {
 			found = in
 		}
 		for _, u := range protIndex.under[c] {
-			if u.tier == TierEdit && prev1 == u.parent1 && (u.parent2 == "" || prev2 == u.parent2) && (found == 0 || u.cage == CageReadOnly) {
+			if u.tier == TierEdit && prev1 == u.parent1 && (u.parent2 == "" || prev2 == u.parent2) && (found == 0 || u.cage == HeldReadOnly) {
 				found = u.cage
 			}
 		}

@@ -28,6 +28,11 @@ func (ev *evaluation) sandbox(i int, ef *Effect, sig string) (Decision, bool) {
 			ev.mcpNote = append(ev.mcpNote, ef.Server+" is trusted: read-only hint of "+ef.Tool+" honoured, adapted to read")
 			ev.trusted = append(ev.trusted, ef.Server)
 		}
+		for _, p := range ef.Paths {
+			if h, ok := ev.e.Secret(p, s.Workspace); ok {
+				ev.raise(ReasonSecretRead, ev.call.Tool+" reads "+p+", which the cage hides ("+h+")")
+			}
+		}
 	case EffectMeta:
 	case EffectWrite, EffectDestructive:
 		if len(ef.Paths) == 0 && kind != DangerFullAccess {
@@ -196,6 +201,9 @@ func (ev *evaluation) exec(i int, ef *Effect, denyf denyFunc) (Decision, bool) {
 		} else {
 			ev.raise(ReasonNetworkRequest, reaches)
 		}
+	}
+	if ef.Escalate {
+		ev.raise(ReasonEscalation, "`"+ef.Command+"` asks to run beyond the "+ev.claimCage().String())
 	}
 	if len(c.Unknown) > 0 && unconfined {
 		where := "no OS cage on this machine"

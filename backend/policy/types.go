@@ -42,6 +42,14 @@ const (
 	// ReasonOutsideWorkspace: under DangerFullAccess, a write outside the
 	// workspace, its writable roots and /tmp.
 	ReasonOutsideWorkspace Reason = "outside-workspace"
+	// ReasonEscalation: the model asked to run a command beyond the cage
+	// the engine's claim gives it ("escalate": true). Only a human
+	// answers it, one call at a time.
+	ReasonEscalation Reason = "escalation"
+	// ReasonSecretRead: a file tool reads something the cage hides (keys,
+	// credentials, browser profiles, Warden's own config and data, the
+	// user's deny_read). Only a human answers it, one read at a time.
+	ReasonSecretRead Reason = "secret-read"
 	// Deny-only reasons.
 	ReasonPlanningFreeze Reason = "planning-freeze"
 	ReasonNoApprover     Reason = "no-approver"
@@ -92,6 +100,9 @@ type Effect struct {
 	// Exec: the shell command and the directory it runs in.
 	Command string `json:"command,omitempty"`
 	Cwd     string `json:"cwd,omitempty"`
+	// Escalate (Exec): the model asks to run the command beyond the cage
+	// the engine's claim would give it; it always asks a human.
+	Escalate bool `json:"escalate,omitempty"`
 	// Exec: the symbolic links on disk that the command's paths pass
 	// through (link path -> target as readlink gives it), found by the tool
 	// with ShellLinks, so the classifier resolves paths as the kernel will.
@@ -206,4 +217,12 @@ type Decision struct {
 	// front end a human answered from, the org policy's digest).
 	Layer       Layer  `json:"layer,omitempty"`
 	LayerDetail string `json:"layer_detail,omitempty"`
+	// Cage is the OS cage a shell call (shell.exec, monitor.start) runs
+	// in when no human answers it: on an Allow, the cage it runs in; on an
+	// Ask, the cage it runs in should something other than a human allow
+	// it. Nil for calls that run no command.
+	Cage *Cage `json:"cage,omitempty"`
+	// HumanCage, on an Ask, is the cage the call runs in once a human
+	// approves it (the gate moves it to Cage then).
+	HumanCage *Cage `json:"human_cage,omitempty"`
 }

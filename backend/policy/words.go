@@ -23,6 +23,8 @@ var reasonWords = map[Reason]string{
 	ReasonProtectedPath:      "Protected path: writes where code or config runs later (git hooks, .warden, rc files, lockfiles, .env)",
 	ReasonDesktopControl:     "Desktop control: moves the mouse or types on your desktop",
 	ReasonOutsideWorkspace:   "Outside the workspace: writes outside the workspace, its writable roots and /tmp (Full access)",
+	ReasonEscalation:         "Escalation: the command failed in the cage its classification gave it and asks to run with the sandbox's full reach",
+	ReasonSecretRead:         "Secret: reads a key, credential, browser profile or Warden's own data that the sandbox hides",
 	ReasonPlanningFreeze:     "Planning freeze: actions are paused while a plan is drafted",
 	ReasonNoApprover:         "No approver: nobody was there to answer",
 	ReasonUserDenied:         "Denied by you",
@@ -44,7 +46,8 @@ var sandboxWords = map[SandboxKind]Words{
 	ReadOnly: {Label: "Read only", Text: "Reads anything, writes nothing: commands run in a read-only cage."},
 	WorkspaceWrite: {Label: "Workspace write",
 		Text: "Writes only in the workspace and its writable roots: commands run in the cage, network only when turned on."},
-	DangerFullAccess: {Label: "Full access", Text: "No cage: commands run as you, can write anywhere and reach the network."},
+	DangerFullAccess: {Label: "Full access",
+		Text: "Can write anywhere and reach the network: a command runs in the cage its classification gives it, and as you only once you approve it."},
 }
 
 var layerWords = map[Layer]Words{

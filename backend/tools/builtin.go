@@ -6,13 +6,19 @@ import "github.com/warden-dev/warden/backend/cage/sandbox"
 // monitors confined by cage, search with the rg binary at rgPath ("" for rg
 // on PATH), monitors kept by mons.
 func Builtins(cage *sandbox.Cage, mons *Monitors, rgPath string) (*Registry, error) {
+	// The folder tools leave out what the cage hides (the same list the
+	// engine asks about when a read names one directly).
+	var hidden []string
+	if cage != nil {
+		hidden = cage.Hidden()
+	}
 	return NewRegistry(
 		NewShellExec(cage),
 		NewFsRead(),
 		NewFsWrite(),
-		NewFsList(),
+		newFsList(hidden),
 		NewPatchApply(),
-		NewSearchRipgrep(rgPath),
+		newSearchRipgrep(rgPath, hidden),
 		NewMonitorStart(mons),
 		NewMonitorList(mons),
 		NewMonitorStop(mons),

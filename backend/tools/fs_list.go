@@ -34,9 +34,16 @@ var fsListDescription string
 type FsList = Typed[FsListParams]
 
 // NewFsList returns fs.list.
-func NewFsList() *FsList {
+func NewFsList() *FsList { return newFsList(nil) }
+
+// newFsList is fs.list leaving out what the cage hides (Builtins passes
+// the cage's list).
+func newFsList(secrets []string) *FsList {
+	invoke := func(ctx context.Context, p FsListParams, env Env) (Result, error) {
+		return fsListInvoke(ctx, p, env, secrets)
+	}
 	return NewTyped(Spec[FsListParams]{Name: "fs.list", Description: fsListDescription, Risk: policy.RiskLow,
-		Check: checkList, Effects: fsListEffects, Invoke: fsListInvoke})
+		Check: checkList, Effects: fsListEffects, Invoke: invoke})
 }
 
 func checkList(p *FsListParams) error {
@@ -57,7 +64,7 @@ func fsListEffects(p FsListParams, env Env) ([]policy.Effect, error) {
 	return []policy.Effect{{Kind: policy.EffectRead, Paths: []string{path}}}, nil
 }
 
-func fsListInvoke(ctx context.Context, p FsListParams, env Env) (Result, error) {
+func fsListInvoke(ctx context.Context, p FsListParams, env Env, secrets []string) (Result, error) {
 	root, err := resolveArg(env, p.Path)
 	if err != nil {
 		return ErrorResult(err.Error()), nil
@@ -76,7 +83,7 @@ func fsListInvoke(ctx context.Context, p FsListParams, env Env) (Result, error) 
 	if depth == 0 {
 		depth = defaultListDepth
 	}
-	l := &lister{ctx: ctx, hidden: p.IncludeHidden, maxDepth: depth}
+	l := &lister{ctx: ctx, hidden: p.IncludeHidden, maxDepth: depth, secrets: secretsBelow(root, secrets), ws: env.Workspace}
 	// Paths are matched relative to the workspace, so the .gitignore files
 	// of the folders above the listed one apply too.
 	stack := ignore.Stack{}
@@ -112,6 +119,8 @@ type lister struct {
 	maxDepth  int
 	out       []string
 	truncated bool
+	secrets   []string // hidden by the cage: left out
+	ws        string
 }
 
 func (l *lister) walk(dir, rel string, depth int, stack ignore.Stack) error {
@@ -129,6 +138,9 @@ func (l *lister) walk(dir, rel string, depth int, stack ignore.Stack) error {
 	for _, e := range ents {
 		n := e.Name()
 		if !l.hidden && strings.HasPrefix(n, ".") {
+			continue
+		}
+		if underSecret(filepath.Join(dir, n), l.ws, l.secrets) {
 			continue
 		}
 		child := path2(rel, n)

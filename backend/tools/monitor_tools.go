@@ -21,6 +21,7 @@ type MonitorStartParams struct {
 	Name      string `json:"name,omitempty" desc:"A label for the monitor."`
 	Cwd       string `json:"cwd,omitempty" desc:"Working directory of the command, relative to the workspace."`
 	Expose    []int  `json:"expose,omitempty" desc:"Ports the command listens on (e.g. [5173] for a dev server) to reach from the host: each gets a host loopback URL the browser tool can open."`
+	Escalate  bool   `json:"escalate,omitempty" desc:"Ask a human to run the command with the sandbox's full reach: only after it failed because its cage, shaped by what the command was judged to do, refused a write."`
 }
 
 //go:embed monitor_start.md
@@ -44,6 +45,9 @@ func checkMonitorStart(p *MonitorStartParams) error {
 	if cmd == watch {
 		return errors.New("give exactly one of command or watch_path")
 	}
+	if p.Escalate && !cmd {
+		return errors.New("escalate applies to a command, not to watch_path")
+	}
 	if len(p.Expose) > 0 && !cmd {
 		return errors.New("expose applies to a command, not to watch_path")
 	}
@@ -63,7 +67,7 @@ func checkMonitorStart(p *MonitorStartParams) error {
 
 // monitorSpec resolves the monitor's paths under env.
 func monitorSpec(p MonitorStartParams, env Env) (MonitorSpec, error) {
-	spec := MonitorSpec{Name: p.Name, Command: p.Command, Expose: p.Expose}
+	spec := MonitorSpec{Name: p.Name, Command: p.Command, Expose: p.Expose, Escalate: p.Escalate}
 	var err error
 	if strings.TrimSpace(p.Command) != "" {
 		spec.Cwd, err = resolveDir(env, p.Cwd)
@@ -83,7 +87,8 @@ func monitorStartEffects(p MonitorStartParams, env Env) ([]policy.Effect, error)
 		return nil, err
 	}
 	if spec.Command != "" {
-		return []policy.Effect{{Kind: policy.EffectExec, Command: spec.Command, Cwd: spec.Cwd, Links: policy.ShellLinks(spec.Command, spec.Cwd, os.Readlink)}}, nil
+		return []policy.Effect{{Kind: policy.EffectExec, Command: spec.Command, Cwd: spec.Cwd, Links: policy.ShellLinks(spec.Command, spec.Cwd, os.Readlink),
+			Escalate: spec.Escalate}}, nil
 	}
 	return []policy.Effect{{Kind: policy.EffectRead, Paths: []string{spec.WatchPath}}}, nil
 }

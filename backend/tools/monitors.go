@@ -96,6 +96,9 @@ type MonitorSpec struct {
 	WatchPath string
 	// Expose lists the command's listening ports to reach from the host.
 	Expose []int
+	// Escalate: the command asks a human for the sandbox's full reach
+	// (the gate asks; the monitor runs in the cage env.Cage names).
+	Escalate bool
 }
 
 // Start starts a monitor for the session of env and returns at once.
@@ -187,7 +190,7 @@ func (m *Monitors) startCommand(ctx context.Context, env Env, spec MonitorSpec, 
 	// forwarded too: a dev server's port is often chosen by its tool.
 	started := make(chan struct{})
 	prep, err := m.cage.Prepare(ctx, sandbox.Spec{Workspace: env.Workspace, Policy: env.Sandbox, Dir: spec.Cwd,
-		Args: []string{"bash", "-c", spec.Command}, Egress: env.Egress, Expose: spec.Expose,
+		Args: []string{"bash", "-c", spec.Command}, Egress: env.Egress, Expose: spec.Expose, Shape: env.Cage,
 		DetectPorts: true, OnExpose: func(e sandbox.Exposed) {
 			select {
 			case <-started: // MonitorStarted first

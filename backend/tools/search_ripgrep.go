@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/warden-dev/warden/backend/policy"
@@ -40,17 +41,25 @@ type SearchRipgrep = Typed[SearchRipgrepParams]
 
 // NewSearchRipgrep returns search.ripgrep running the rg binary at path
 // ("" means rg on PATH).
-func NewSearchRipgrep(path string) *SearchRipgrep {
+func NewSearchRipgrep(path string) *SearchRipgrep { return newSearchRipgrep(path, nil) }
+
+// newSearchRipgrep is search.ripgrep leaving out matches in what the cage
+// hides (Builtins passes the cage's list).
+func newSearchRipgrep(path string, secrets []string) *SearchRipgrep {
 	if path == "" {
 		path = "rg"
 	}
-	s := ripgrep{rg: path}
+	s := ripgrep{rg: path, secrets: secrets}
 	return NewTyped(Spec[SearchRipgrepParams]{Name: "search.ripgrep", Description: searchRipgrepDescription, Risk: policy.RiskLow,
 		Check: checkSearch, Effects: searchEffects, Invoke: s.invoke})
 }
 
-// ripgrep runs the rg binary at its path.
-type ripgrep struct{ rg string }
+// ripgrep runs the rg binary at its path; matches in secrets (the paths
+// the cage hides) are left out.
+type ripgrep struct {
+	rg      string
+	secrets []string
+}
 
 func checkSearch(p *SearchRipgrepParams) error {
 	if p.Pattern == "" {
@@ -153,7 +162,59 @@ func (t ripgrep) invoke(ctx context.Context, p SearchRipgrepParams, env Env) (Re
 	if !truncated && errors.As(werr, &ee) && ee.ExitCode() == 2 && len(matches) == 0 {
 		return ErrorResult("ripgrep failed: " + strings.TrimSpace(stderr.String())), nil
 	}
-	return searchResult(matches, truncated, limit), nil
+	matches, left := withoutSecrets(matches, env.Workspace, secretsBelow(path, t.secrets))
+	res := searchResult(matches, truncated, limit)
+	if left > 0 {
+		res.Content[0].Text += fmt.Sprintf("\n[%d matches in files the sandbox hides (secrets, Warden's own data, deny_read) left out]", left)
+	}
+	return res, nil
+}
+
+// withoutSecrets drops the matches in hidden files: a search over a folder
+// holding one does not read it out (a read of the file itself asks).
+func withoutSecrets(ms []Match, ws string, secrets []string) ([]Match, int) {
+	if len(secrets) == 0 {
+		return ms, 0
+	}
+	out := ms[:0]
+	left := 0
+	for _, m := range ms {
+		p := m.Path
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(ws, p)
+		}
+		if underSecret(filepath.Clean(p), ws, secrets) {
+			left++
+			continue
+		}
+		out = append(out, m)
+	}
+	return out, left
+}
+
+// secretsBelow are the hidden entries a walk from root must leave out:
+// not those holding root itself, whose read a human approved (the engine
+// asked: SecretRead).
+func secretsBelow(root string, secrets []string) []string {
+	var out []string
+	for _, h := range secrets {
+		if !within(h, root) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// underSecret is the engine's rule (policy.Engine.Secret) for a path the
+// folder tools meet on their way: a hidden entry holds it, and the
+// workspace is not itself inside that entry.
+func underSecret(p, ws string, secrets []string) bool {
+	for _, h := range secrets {
+		if within(h, p) && !within(h, ws) {
+			return true
+		}
+	}
+	return false
 }
 
 // readMatches parses rg --json lines until limit matches; truncated says

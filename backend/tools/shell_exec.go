@@ -32,6 +32,7 @@ type ShellExecParams struct {
 	Cwd       string            `json:"cwd,omitempty" desc:"Working directory, relative to the workspace. Default: the workspace."`
 	TimeoutMs int               `json:"timeout_ms,omitempty" desc:"Kill the command (and everything it started) after this many milliseconds. Default 120000."`
 	Env       map[string]string `json:"env,omitempty" desc:"Extra environment variables."`
+	Escalate  bool              `json:"escalate,omitempty" desc:"Ask a human to run the command with the sandbox's full reach: only after it failed because its cage, shaped by what the command was judged to do, refused a write or a connection."`
 }
 
 //go:embed shell_exec.md
@@ -58,7 +59,8 @@ func shellEffects(p ShellExecParams, env Env) ([]policy.Effect, error) {
 	cmd := commandForPolicy(p.Command, p.Env)
 	// The links on disk the command's paths pass through: the classifier
 	// resolves its paths through them as the kernel will.
-	return []policy.Effect{{Kind: policy.EffectExec, Command: cmd, Cwd: cwd, Links: policy.ShellLinks(cmd, cwd, os.Readlink)}}, nil
+	return []policy.Effect{{Kind: policy.EffectExec, Command: cmd, Cwd: cwd, Links: policy.ShellLinks(cmd, cwd, os.Readlink),
+		Escalate: p.Escalate}}, nil
 }
 
 func (t shell) invoke(ctx context.Context, p ShellExecParams, env Env) (Result, error) {
@@ -167,14 +169,19 @@ type shellRun struct {
 	Network    []string            `json:"network_refused,omitempty"`
 	// Hidden are the hidden paths a failed command named: it needed a
 	// secret the cage keeps out.
-	Hidden  []string `json:"hidden,omitempty"`
-	timeout time.Duration
+	Hidden []string `json:"hidden,omitempty"`
+	// Cage is the cage the command ran in; Escalate, when the cage's
+	// shape came from the engine's claim and refused a write, says so and
+	// how to ask a human for more.
+	Cage     *policy.Cage `json:"cage,omitempty"`
+	Escalate string       `json:"escalate,omitempty"`
+	timeout  time.Duration
 }
 
 func runShell(ctx context.Context, cage *sandbox.Cage, env Env, command, cwd string, extra map[string]string, timeout time.Duration) (*shellRun, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	prep, err := cage.Prepare(ctx, sandbox.Spec{Workspace: env.Workspace, Policy: env.Sandbox, Dir: cwd, Env: extra, Args: []string{"bash", "-c", command}, Egress: env.Egress})
+	prep, err := cage.Prepare(ctx, sandbox.Spec{Workspace: env.Workspace, Policy: env.Sandbox, Dir: cwd, Env: extra, Args: []string{"bash", "-c", command}, Egress: env.Egress, Shape: env.Cage})
 	if err != nil {
 		return nil, fmt.Errorf("shell.exec: %w", err)
 	}
@@ -182,7 +189,7 @@ func runShell(ctx context.Context, cage *sandbox.Cage, env Env, command, cwd str
 	stderr := newCapture("stderr", shellOutputLimit, env.Output)
 	start := time.Now()
 	err = runAndReap(prep.Cmd, stdout, stderr)
-	r := &shellRun{DurationMs: time.Since(start).Milliseconds(), Confined: prep.Confined, timeout: timeout}
+	r := &shellRun{DurationMs: time.Since(start).Milliseconds(), Confined: prep.Confined, timeout: timeout, Cage: &prep.Shape}
 	r.Violations = prep.Finish()
 	r.Network = RefusedConnections(env.Egress)
 	r.Stdout, r.Stderr = stdout.String(), stderr.String()
@@ -191,6 +198,9 @@ func runShell(ctx context.Context, cage *sandbox.Cage, env Env, command, cwd str
 		r.Hidden = sandbox.HiddenMentions(prep.Hidden, r.Stdout+r.Stderr)
 	}
 	r.TimedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
+	if err != nil {
+		r.Escalate = escalateHint(env, r)
+	}
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):
@@ -279,6 +289,9 @@ func (r *shellRun) result() Result {
 	for _, h := range r.Hidden {
 		fmt.Fprintf(&b, "sandbox: %s is hidden from the cage (a secret, Warden's own data, or [sandbox] deny_read)\n", h)
 	}
+	if r.Escalate != "" {
+		b.WriteString(r.Escalate + "\n")
+	}
 	if r.Stdout != "" {
 		b.WriteString("stdout:\n" + r.Stdout)
 		if !strings.HasSuffix(r.Stdout, "\n") {
@@ -293,3 +306,46 @@ func (r *shellRun) result() Result {
 	res.Structured, _ = json.Marshal(r)
 	return res
 }
+
+// refusals are what a process prints when the cage refuses it a write:
+// EROFS outside the writable roots, EACCES on a held or covered entry.
+var refusals = []string{"Read-only file system", "read-only file system", "Permission denied", "permission denied"}
+
+// escalateHint tells the model, when a command failed in a cage shaped by
+// the engine's claim and the failure is the cage's refusal of a write,
+// that the engine judged the command narrower than it is, and how to ask
+// a human to run it with the sandbox's whole reach ("escalate").
+func escalateHint(env Env, r *shellRun) string {
+	c := env.Cage
+	if !c.Escalates(env.Sandbox) || len(r.Hidden) > 0 {
+		return ""
+	}
+	out := r.Stdout + r.Stderr
+	what := ""
+	for _, s := range refusals {
+		if strings.Contains(out, s) {
+			what = "a write was refused (read-only file system or permission denied)"
+			break
+		}
+	}
+	if what == "" && !c.Network {
+		for _, s := range offline {
+			if strings.Contains(out, s) {
+				what = "the network was unreachable (the cage has none)"
+				break
+			}
+		}
+	}
+	if what == "" {
+		return ""
+	}
+	return fmt.Sprintf("sandbox: %s: the command ran in a %s "+
+		"because the engine judged it narrower than it is (%s). If it must do that, call shell.exec again with the same "+
+		"command and \"escalate\": true: a human is asked to run it with the %s sandbox's full reach "+
+		"(under approval \"never\" no human is asked, and escalate is refused).", what, c.Shape.Words(), c.Why, env.Sandbox.Kind)
+}
+
+// offline is what a process prints when a cage without network refuses
+// it a connection or a name.
+var offline = []string{"Network is unreachable", "network is unreachable", "Could not resolve host", "Temporary failure in name resolution",
+	"Name or service not known", "getaddrinfo"}

@@ -32,6 +32,11 @@ type Env struct {
 	// Egress decides the connections of the call's caged commands; the
 	// gate sets it (gate_net.go).
 	Egress *sandbox.Egress
+	// Cage is the OS cage the call's commands run in, as decided (the
+	// gate sets it from the decision: the claim's cage, or the sandbox's
+	// whole reach when a human answered this call). Nil outside the gate:
+	// the command then gets the sandbox axis's cage.
+	Cage *policy.Cage
 	// Log appends a typed event to the session's log for what a tool
 	// starts that outlives its call (a monitor's start and end). It may be
 	// nil; it is safe to call after the call returned.

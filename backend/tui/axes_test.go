@@ -69,6 +69,10 @@ func TestSandboxCycleKey(t *testing.T) {
 		if kind() != policy.DangerFullAccess || !strings.Contains(r.screen(), "Sandbox: Full access") {
 			t.Fatalf("y did not switch to Full access:\n%s", r.screen())
 		}
+		if !strings.Contains(r.screen(), "Cage: unasked commands (Full access)") {
+			t.Errorf("%dx%d: under Full access the status line does not say the unasked commands are caged:\n%s", size[0], size[1], r.screen())
+		}
+		golden("fullaccess")
 		r.key("B")
 		if kind() != policy.ReadOnly {
 			t.Fatalf("B from Full access: %v", kind())

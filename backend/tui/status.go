@@ -21,12 +21,14 @@ func (m *Model) statusLines(w int) []string {
 	if m.sess.Planning {
 		planning = "Planning: ON (actions paused)"
 	}
+	// Under Full access the cage still holds every command no human
+	// answered (the claim is enforced): only a human's yes runs unconfined.
 	cage := "Cage: on"
 	switch {
-	case m.sess.Sandbox.Kind == policy.DangerFullAccess:
-		cage = "Cage: none (Full access)"
 	case !m.info.Caged:
 		cage = "Cage: off (" + orDefault(m.info.CageReason, "unavailable") + ")"
+	case m.sess.Sandbox.Kind == policy.DangerFullAccess:
+		cage = "Cage: unasked commands (Full access)"
 	}
 	modelName := "Model: " + shortModel(orDefault(m.info.Model, "none"))
 	if m.info.Demo {

@@ -226,6 +226,17 @@ func TestPolicyCheckMatchesTheGate(t *testing.T) {
 			if got.Decision.Signature != sig {
 				t.Errorf("signature: gate %q, policy check %q", got.Decision.Signature, sig)
 			}
+			// The cage policy check names is the one the gate hands the
+			// tool when the engine allows (a refused ask runs nothing).
+			var cage *policy.Cage
+			if raw, ok := want["cage"]; ok {
+				if err := json.Unmarshal(raw, &cage); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if verdict == "allow" && !reflect.DeepEqual(got.Decision.Cage, cage) {
+				t.Errorf("cage: gate %s, policy check %s", got.Decision.Cage, cage)
+			}
 		})
 	}
 }

@@ -139,7 +139,12 @@ type checkResult struct {
 	Remedy    string           `json:"remedy,omitempty"`
 	Effects   []policy.Effect  `json:"effects"`
 	Shell     []shellClassJSON `json:"shell,omitempty"`
-	Trace     []policy.Step    `json:"trace"`
+	// Cage is the cage a command runs in as decided, HumanCage the one a
+	// human's yes to the ask gives (policy.Decision): what the gate hands
+	// the tool.
+	Cage      *policy.Cage  `json:"cage,omitempty"`
+	HumanCage *policy.Cage  `json:"human_cage,omitempty"`
+	Trace     []policy.Step `json:"trace"`
 }
 
 type shellClassJSON struct {
@@ -234,7 +239,7 @@ func checkOne(line string, g *assemble.Graph, s policy.Session, f checkFlags) (c
 	}
 	d := g.Gate.Decide(p)
 	res := checkResult{Decision: d.Verdict, Reasons: d.Reasons, Signature: d.Signature, Source: d.Source,
-		Detail: d.Detail, Remedy: d.Remedy, Effects: effects, Trace: d.Trace}
+		Detail: d.Detail, Remedy: d.Remedy, Effects: effects, Trace: d.Trace, Cage: d.Cage, HumanCage: d.HumanCage}
 	if d.Verdict == policy.VerdictDeny {
 		res.Reasons = []policy.Reason{d.Reason}
 	}
@@ -264,6 +269,12 @@ func writeText(w io.Writer, c callLine, r checkResult) {
 		fmt.Fprintf(w, "  %s: %s: %s\n  remedy: %s\n", verdict, joinReasons(r.Reasons), r.Detail, r.Remedy)
 	}
 	fmt.Fprintf(w, "  signature: %s\n", r.Signature)
+	if r.Cage != nil {
+		fmt.Fprintf(w, "  cage: %s\n", r.Cage)
+	}
+	if r.HumanCage != nil {
+		fmt.Fprintf(w, "  cage if a human approves: %s\n", r.HumanCage)
+	}
 	for _, sc := range r.Shell {
 		fmt.Fprintf(w, "  shell: %s, %d segment(s)", sc.Class, sc.Segments)
 		for _, why := range append(append([]string{}, sc.Destructive...), sc.Unknown...) {

@@ -211,12 +211,15 @@ func attackOnce(t *testing.T, c *Cage, tc gitAttack, ws, out, mark string, caged
 		}
 	}
 	pol := policy.SandboxPolicy{Kind: policy.WorkspaceWrite}
+	var shape *policy.Cage
 	if !caged {
-		pol.Kind = policy.DangerFullAccess
+		// Truly unconfined: a human's answer under full access still
+		// holds the protected set (the host shape).
+		pol.Kind, shape = policy.DangerFullAccess, &policy.Cage{Shape: policy.CageNone}
 	}
 	p, err := c.Prepare(context.Background(), Spec{Workspace: ws, Policy: pol, Env: map[string]string{"MARK": mark, "OUT": out,
 		"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"},
-		Args: []string{"bash", "-c", attackPrelude + tc.attack}})
+		Args: []string{"bash", "-c", attackPrelude + tc.attack}, Shape: shape})
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/warden-dev/warden/backend/policy"
 )
 
 // Hidden paths: secrets a caged command has no business reading, and
@@ -18,41 +20,18 @@ import (
 // it (a planted SQLite -wal next to Warden's database) is undone.
 
 // DefaultDenyRead are the secrets hidden by default, relative to the home
-// folder: keys, cloud and cluster credentials, registry and forge tokens,
-// password stores and keyrings, and browser profiles (cookies, saved
-// passwords, history holding `warden serve` URLs).
-var DefaultDenyRead = []string{
-	".ssh", ".gnupg", ".aws", ".config/gcloud", ".azure", ".kube",
-	".docker/config.json", ".netrc", ".git-credentials", ".config/git/credentials",
-	".config/gh", ".pypirc", ".cargo/credentials", ".cargo/credentials.toml",
-	".password-store", ".local/share/keyrings", ".local/share/kwalletd", ".pki",
-	".config/chromium", ".config/google-chrome", ".config/google-chrome-beta",
-	".config/google-chrome-unstable", ".config/BraveSoftware", ".config/microsoft-edge",
-	".config/vivaldi", ".mozilla", ".librewolf",
-	"snap/chromium", "snap/firefox", ".var/app/org.chromium.Chromium",
-	".var/app/com.google.Chrome", ".var/app/org.mozilla.firefox",
-}
+// folder: the policy's list (policy.DefaultSecrets), which the engine asks
+// about when a file tool reads one.
+var DefaultDenyRead = policy.DefaultSecrets
 
-// hiddenPaths is the full list for a call: the defaults under home, the
-// configured deny_read entries (absolute, or "~/..."), and Warden's own
-// folders. Clean, absolute, sorted, without duplicates.
+// hiddenPaths is the full list for a call: policy.SecretPaths (the
+// defaults under home, the configured deny_read entries, Warden's own
+// folders), each resolved through symlinks. Clean, absolute, sorted,
+// without duplicates.
 func hiddenPaths(home string, denyRead, warden []string) []string {
 	seen := map[string]bool{}
 	var out []string
-	add := func(p string) {
-		if p == "" {
-			return
-		}
-		if rest, ok := strings.CutPrefix(p, "~/"); ok {
-			if home == "" {
-				return
-			}
-			p = filepath.Join(home, rest)
-		}
-		if !filepath.IsAbs(p) {
-			return
-		}
-		p = filepath.Clean(p)
+	for _, p := range policy.SecretPaths(home, denyRead, warden) {
 		if r, err := filepath.EvalSymlinks(p); err == nil {
 			p = r
 		}
@@ -60,17 +39,6 @@ func hiddenPaths(home string, denyRead, warden []string) []string {
 			seen[p] = true
 			out = append(out, p)
 		}
-	}
-	if home != "" {
-		for _, d := range DefaultDenyRead {
-			add(filepath.Join(home, d))
-		}
-	}
-	for _, d := range denyRead {
-		add(d)
-	}
-	for _, d := range warden {
-		add(d)
 	}
 	sort.Strings(out)
 	return out

@@ -151,7 +151,7 @@ func (p *Prepared) Exposed() []Exposed {
 // connection and hands one end over this control socket (SCM_RIGHTS).
 // Everything lives until ctx ends (the command's context).
 func (c *Cage) startEgress(ctx context.Context, spec Spec, p *Prepared) (err error) {
-	proxied := networkAdmitted(spec.Policy)
+	proxied := shapeOf(spec).Network
 	if !proxied && len(spec.Expose) == 0 && !spec.DetectPorts {
 		return nil
 	}
@@ -167,8 +167,10 @@ func (c *Cage) startEgress(ctx context.Context, spec Spec, p *Prepared) (err err
 	}
 	if c.cfg.Forwarder != "" {
 		// A forwarder found by path (the CLI beside the desktop app) is
-		// never one a caged command could have replaced.
-		if err := readers.CheckLoad("the cage's network forwarder", self, writableRoots(spec)); err != nil {
+		// never one a caged command could have replaced: not in the
+		// workspace or a writable root, whatever this call's shape (another
+		// call may write them).
+		if err := readers.CheckLoad("the cage's network forwarder", self, writableFor(spec, policy.Cage{Shape: policy.CageWorkspaceWrite})); err != nil {
 			return fmt.Errorf("sandbox: %w", err)
 		}
 	}

@@ -26,6 +26,12 @@ type rules struct {
 	hidden []string // hidden paths (secrets, Warden's folders)
 	held   heldSet  // what git reads or runs here (gitset.go)
 	git    *readers.Git
+	// approved are protected paths a human approved writing in this call
+	// (policy.Cage.Approved): not held.
+	approved []string
+	// judge, when set, replaces the policy's rule below the roots (the
+	// home guard of a full-access cage, shape.go).
+	judge func(p string) bool
 }
 
 // protected says whether p, below one of the roots, must not be created or
@@ -40,6 +46,16 @@ func (r *rules) protected(p string, isDir bool) bool {
 	}
 	if _, ok := hiddenUnder(r.hidden, p); ok {
 		return true
+	}
+	for _, a := range r.approved {
+		// The approved path itself, and the folders on the way to it
+		// (their other entries are judged one by one).
+		if Within(p, a) {
+			return false
+		}
+	}
+	if r.judge != nil {
+		return r.judge(p)
 	}
 	return policy.CageHeld(p, root, isDir) || r.held.holds(p)
 }

@@ -162,11 +162,11 @@ func TestProtectedTableBothSides(t *testing.T) {
 			changed := strings.Contains(string(b), cagedKey)
 			made, err := os.ReadFile(target(ex.create))
 			created := err == nil && strings.Contains(string(made), cagedKey)
-			if ex.entry.Cage == policy.CageReadOnly && (changed || created) {
+			if ex.entry.Cage == policy.HeldReadOnly && (changed || created) {
 				t.Fatalf("the cage let a call no human approved change %s (%v) or create %s (%v)\nviolations: %v\noutput: %s",
 					ex.existing, changed, ex.create, created, v, out)
 			}
-			if ex.entry.Cage == policy.CageWritable && (!changed || !created) {
+			if ex.entry.Cage == policy.HeldWritable && (!changed || !created) {
 				t.Fatalf("the table leaves %q writable in the cage (%s), but the write failed: changed %v, created %v\noutput: %s",
 					ex.entry.Name, ex.entry.Why, changed, created, out)
 			}

@@ -71,9 +71,15 @@
 // bound (/proc/net/unix) is covered instead, while the listed ones are
 // bound in.
 //
-// DangerFullAccess runs unconfined, and so does everything when the cage is
-// unavailable: the policy is told caged=false and asks before unknown commands.
-// Mode "container" trusts an outer container as the boundary; never the default.
+// What a call may reach is the engine's decision (policy.Cage, shape.go):
+// a command no human answered runs in the cage its claim shapes — read-only,
+// workspace-write or full-access — in every sandbox mode, danger-full-access
+// included; a human-approved call under danger-full-access runs on the host
+// with only the cage-protected set held (the host shape). Caged commands
+// keep their toolchain caches in folders of their own (caches.go). When the
+// cage is unavailable everything runs unconfined: the policy is told
+// caged=false and asks before unknown commands. Mode "container" trusts an
+// outer container as the boundary; never the default.
 package sandbox
 
 import (
@@ -131,6 +137,9 @@ type Config struct {
 	// forwarder (network.go); empty means the running binary. Set by
 	// bench/cmd/netbench to measure the warden binary's forwarder.
 	Forwarder string
+	// CacheDir is where caged commands keep their toolchain caches
+	// (caches.go); empty means warden/cage in the user's cache folder.
+	CacheDir string
 }
 
 // Status says whether the cage works on this machine, and why not. It is
@@ -156,7 +165,8 @@ type Cage struct {
 	limits  Limits
 	cgroups *cgroupPool // per-call pids cgroups when Warden runs as root, or nil
 
-	git *readers.Git // what git runs, per repository (gitset.go)
+	git    *readers.Git // what git runs, per repository (gitset.go)
+	caches caches       // the toolchain caches (caches.go)
 
 	mu        sync.Mutex
 	status    *Status
@@ -288,10 +298,12 @@ func (c *Cage) Status() Status {
 	return *c.status
 }
 
-// Caged reports whether a process under this sandbox policy would run
-// confined: what the policy engine's Session.Caged means.
+// Caged reports whether a command no human answered runs confined under
+// this sandbox policy: what the policy engine's Session.Caged means. Under
+// every sandbox mode, danger-full-access included, it is whether the cage
+// works here: the engine's claim then shapes the cage (shape.go).
 func (c *Cage) Caged(p policy.SandboxPolicy) bool {
-	return p.Kind != policy.DangerFullAccess && c.Status().Available
+	return c.Status().Available
 }
 
 // Spec is one process to run.
@@ -312,6 +324,9 @@ type Spec struct {
 	// OnExpose from another goroutine as it is found.
 	DetectPorts bool
 	OnExpose    func(Exposed)
+	// Shape is the cage the engine decided for the call (shape.go); nil
+	// gives the whole reach of Policy.
+	Shape *policy.Cage
 }
 
 // Prepared is a command ready to start and the clean-up to run after it ends.
@@ -319,12 +334,15 @@ type Prepared struct {
 	Cmd *exec.Cmd
 	// Confined says whether the process runs inside the OS cage.
 	Confined bool
+	// Shape is the cage the process runs in (CageNone when unconfined).
+	Shape policy.Cage
 	// Argv is the full command line, for diagnostics.
 	Argv []string
 	// Hidden are the paths hidden from this process.
 	Hidden []string
 
 	watch  *watcher
+	home   *watcher   // a full-access cage's home guard (shape.go)
 	links  []watched  // protected symlinks, restored when changed
 	lim    *limiter   // applies the limits to the started cage
 	files  []*os.File // handed to bwrap, closed by Finish
@@ -351,27 +369,39 @@ func (c *Cage) Prepare(ctx context.Context, spec Spec) (*Prepared, error) {
 	p := &Prepared{}
 	argv := spec.Args
 	var extra []*os.File
-	if c.Caged(spec.Policy) && c.cfg.Mode == ModeBwrap {
-		if err := c.startEgress(ctx, spec, p); err != nil {
-			p.Finish()
-			return nil, err
-		}
-		bw, files, err := c.bwrapArgs(spec, dir, p)
+	sh := shapeOf(spec)
+	p.Shape = sh
+	var cacheEnv map[string]string
+	switch {
+	case !c.Status().Available || c.cfg.Mode != ModeBwrap || !usesBwrap(sh.Shape):
+		p.Shape.Shape = policy.CageNone
+	case sh.Shape == policy.CageHost:
+		bw, files, err := c.hostArgs(spec, dir, sh, p)
 		if err != nil {
 			p.Finish()
 			return nil, err
 		}
-		c.mu.Lock()
-		path := c.bwrapPath
-		c.mu.Unlock()
-		argv = append(append(append([]string{path}, bw...), p.egress.prefix(3+len(files))...), spec.Args...)
+		argv = append(append([]string{c.bwrap()}, bw...), spec.Args...)
+		extra = files
+	default:
+		if err := c.startEgress(ctx, spec, p); err != nil {
+			p.Finish()
+			return nil, err
+		}
+		bw, files, env, err := c.bwrapArgs(spec, dir, sh, p)
+		if err != nil {
+			p.Finish()
+			return nil, err
+		}
+		cacheEnv = env
+		argv = append(append(append([]string{c.bwrap()}, bw...), p.egress.prefix(3+len(files))...), spec.Args...)
 		p.Confined = true
 		p.Hidden = c.Hidden()
 		extra = append(files, p.egress.files...) // network.go's after bwrap's
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.Env = environ(spec.Env, p.egress.env)
+	cmd.Env = environ(cacheEnv, spec.Env, p.egress.env)
 	cmd.ExtraFiles = extra
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// Kill the whole group: bwrap's PID namespace dies with it, and an
@@ -402,6 +432,9 @@ func (p *Prepared) Finish() []Violation {
 		}
 		if p.watch != nil {
 			out = append(out, p.watch.stop()...)
+		}
+		if p.home != nil {
+			out = append(out, p.home.stop()...)
 		}
 		for _, w := range p.links {
 			if v, ok := w.restore(); ok {
@@ -453,66 +486,96 @@ func baseArgs() []string {
 	}
 }
 
-// bwrapArgs builds the command line in layers, each appending its own
-// arguments: namespaces, the filesystem, the protected paths, the hidden
-// paths, the sockets, and the seccomp and limit descriptors. Files handed to
-// bwrap are returned in ExtraFiles order (descriptor 3 onwards).
-func (c *Cage) bwrapArgs(spec Spec, dir string, p *Prepared) ([]string, []*os.File, error) {
+// bwrapArgs builds the command line of a confining shape in layers, each
+// appending its own arguments: namespaces, the filesystem, the protected
+// paths, what a full-access cage holds, the caches, the hidden paths, the
+// sockets, and the seccomp and limit descriptors. Files handed to bwrap
+// are returned in ExtraFiles order (descriptor 3 onwards), with the
+// variables the caches need.
+func (c *Cage) bwrapArgs(spec Spec, dir string, sh policy.Cage, p *Prepared) ([]string, []*os.File, map[string]string, error) {
 	b := &argBuilder{}
 	defer func() { p.files = b.files }() // Finish closes them, on error too
+	c.toolCaches()                       // made before the home guard starts watching
 	b.add(baseArgs()...)
+	full := sh.Shape == policy.CageFullAccess
 	// /run is private too: it holds the sockets that command the host
 	// (docker, D-Bus, the user's runtime folder with its agents).
-	b.add("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
-	if c.limits.TmpBytes > 0 {
-		b.add("--size", strconv.FormatInt(c.limits.TmpBytes, 10))
+	if full {
+		// Everything writable, the host's /tmp included (a later call
+		// reads what this one left there, as outside).
+		b.add("--bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/run")
+	} else {
+		b.add("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
+		if c.limits.TmpBytes > 0 {
+			b.add("--size", strconv.FormatInt(c.limits.TmpBytes, 10))
+		}
+		b.add("--tmpfs", "/tmp", "--tmpfs", "/run")
 	}
-	b.add("--tmpfs", "/tmp", "--tmpfs", "/run")
 	if hasControllingTTY() {
 		if err := b.emptyFile("/dev/tty"); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	b.add(p.egress.args...) // the forwarder binary (network.go)
-	writable := writableRoots(spec)
+	writable := writableFor(spec, sh)
 	if len(writable) == 0 {
 		// Re-expose the workspace read-only in case it lives under /tmp.
 		b.add("--ro-bind", spec.Workspace, spec.Workspace)
 	}
-	for _, w := range writable {
-		b.add("--bind", w, w)
+	if !full {
+		for _, w := range writable {
+			b.add("--bind", w, w)
+		}
 	}
 	if len(writable) > 0 {
-		if err := c.protect(b, writable, p); err != nil {
-			return nil, nil, err
+		if err := c.protect(b, writable, sh.Approved, p); err != nil {
+			return nil, nil, nil, err
 		}
 	}
 	visible := writable
 	if len(visible) == 0 {
 		visible = []string{spec.Workspace}
 	}
+	if full {
+		c.fullAccessHold(b)
+		if err := c.guardHome(p); err != nil {
+			return nil, nil, nil, err
+		}
+		visible = append(append([]string(nil), visible...), "/tmp")
+		c.holdUserCaches(b, []string{"/"})
+	} else {
+		c.holdUserCaches(b, writable)
+	}
+	env := c.bindCaches(b)
 	if err := c.hide(b, visible); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	c.sockets(b)
 	prog, err := seccompProgram(len(c.cfg.AllowUnixSockets) > 0)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := b.data("--seccomp", prog); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if c.limits.Processes > 0 || c.limits.FileBytes > 0 {
 		lim, err := newLimiter(c.limits, c.cgroupPool())
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		p.lim = lim
 		b.fd("--info-fd", lim.infoW)
 		b.fd("--block-fd", lim.blockR)
 	}
 	b.add("--chdir", dir, "--")
-	return b.args, b.files, nil
+	return b.args, b.files, env, nil
+}
+
+// bwrap is the bubblewrap binary Detect found.
+func (c *Cage) bwrap() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.bwrapPath
 }
 
 func (c *Cage) cgroupPool() *cgroupPool {
@@ -529,31 +592,14 @@ func (c *Cage) cgroupParent() string {
 	return ""
 }
 
-// writableRoots are the workspace and the existing writable roots under
-// WorkspaceWrite, parents first, so a nested root is bound on top.
-func writableRoots(spec Spec) []string {
-	if spec.Policy.Kind != policy.WorkspaceWrite {
-		return nil
-	}
-	writable := []string{spec.Workspace}
-	for _, r := range spec.Policy.WritableRoots {
-		if filepath.IsAbs(r) {
-			if _, err := os.Stat(r); err == nil {
-				writable = append(writable, filepath.Clean(r))
-			}
-		}
-	}
-	return sortedRoots(writable)
-}
-
 // protect binds the existing protected entries read-only and starts the
 // watch that catches new ones. The folders above them are not pinned (one
 // mount each, the largest part of a start's cost in a repository): a call
 // may rename them, carrying the read-only entries along, and whatever it
 // then makes at the old paths is new to the watch, which knows the old
 // entries by identity (watch.go).
-func (c *Cage) protect(b *argBuilder, writable []string, p *Prepared) error {
-	r := &rules{roots: writable, hidden: c.hidden, git: c.git}
+func (c *Cage) protect(b *argBuilder, writable, approved []string, p *Prepared) error {
+	r := &rules{roots: writable, hidden: c.hidden, approved: approved, git: c.git}
 	w, err := newWatcher(r)
 	if err != nil {
 		return err
@@ -708,9 +754,9 @@ func underAny(p string, roots []string) bool {
 // (no tokens, no API keys, no LD_PRELOAD).
 var envAllow = []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TERM", "TZ", "SHELL", "COLORTERM", "NO_COLOR"}
 
-// environ is the allowlist plus the caller's variables, then the cage's own,
-// which win.
-func environ(extra, cage map[string]string) []string {
+// environ is the allowlist plus the cage's defaults (its toolchain
+// caches), then the caller's variables, then the cage's own, which win.
+func environ(defaults, extra, cage map[string]string) []string {
 	var env []string
 	for _, k := range envAllow {
 		if v, ok := os.LookupEnv(k); ok {
@@ -723,6 +769,11 @@ func environ(extra, cage map[string]string) []string {
 		}
 	}
 	env = append(env, "TMPDIR=/tmp")
+	for _, k := range sortedKeys(defaults) {
+		if _, set := extra[k]; !set {
+			env = append(env, k+"="+defaults[k])
+		}
+	}
 	keys := make([]string, 0, len(extra))
 	for k := range extra {
 		keys = append(keys, k)
@@ -740,4 +791,13 @@ func environ(extra, cage map[string]string) []string {
 		env = append(env, k+"="+cage[k])
 	}
 	return env
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -54,6 +54,7 @@ func targets(rep *Report) []Target {
 	} else {
 		add("process start, `true`", "Warden gate+cage ≤ 1.25 × minimal raw bwrap", "not measured", false, false, "n/a")
 	}
+	fullAccessTarget(rep, add)
 	if w != nil {
 		add("Warden confines", "/etc write and loopback connect blocked", fmt.Sprintf("/etc: %s, loopback: %s", w.EtcWrite, w.LoopbackTCP),
 			w.Confines, w.Error == "", "")

@@ -310,6 +310,11 @@ func benchStart(ctx context.Context, e startEnv, rounds int) ([]StartResult, err
 	}
 	defer done()
 	add(wv, nil)
+	if fv, err := fullAccessVariant(e); err != nil {
+		add(&variant{name: fullAccessName}, err)
+	} else {
+		add(fv, nil)
+	}
 	add(cageOnlyVariant(e), nil)
 	if rb, err := rawBwrapVariant(e); err != nil {
 		add(&variant{name: "raw bwrap (minimal)"}, err)

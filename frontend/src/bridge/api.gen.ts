@@ -120,6 +120,7 @@ export interface Effect {
   hosts?: string[]
   command?: string
   cwd?: string
+  escalate?: boolean
   links?: Record<string, string>
   action?: string
   origin?: string
@@ -347,7 +348,7 @@ export interface ProviderInfo {
   default_base_url: string
 }
 
-export type Reason = 'answerer-denied' | 'desktop-control' | 'destructive-effect' | 'hook-denied' | 'host-denied' | 'network-request' | 'no-approver' | 'outside-workspace' | 'planning-freeze' | 'policy-always' | 'private-address' | 'protected-path' | 'sandbox-rejected' | 'unknown-command' | 'untrusted-mcp-server' | 'user-denied'
+export type Reason = 'answerer-denied' | 'desktop-control' | 'destructive-effect' | 'escalation' | 'hook-denied' | 'host-denied' | 'network-request' | 'no-approver' | 'outside-workspace' | 'planning-freeze' | 'policy-always' | 'private-address' | 'protected-path' | 'sandbox-rejected' | 'secret-read' | 'unknown-command' | 'untrusted-mcp-server' | 'user-denied'
 
 export interface RenameSessionArgs {
   session_id: string
@@ -603,6 +604,7 @@ export const reasonWords: Record<Reason, string> = {
   'answerer-denied': 'Denied by an answerer: a reviewer you configured refused it',
   'desktop-control': 'Desktop control: moves the mouse or types on your desktop',
   'destructive-effect': 'Destructive: can remove or overwrite work for good',
+  'escalation': 'Escalation: the command failed in the cage its classification gave it and asks to run with the sandbox\'s full reach',
   'hook-denied': 'Denied by a hook: a pre-call hook you configured refused it',
   'host-denied': 'Host denied: the network settings deny this host',
   'network-request': 'Network: reaches the network',
@@ -613,6 +615,7 @@ export const reasonWords: Record<Reason, string> = {
   'private-address': 'Private address: a loopback, private or metadata address nobody allowed',
   'protected-path': 'Protected path: writes where code or config runs later (git hooks, .warden, rc files, lockfiles, .env)',
   'sandbox-rejected': 'Sandbox: the current sandbox does not allow this',
+  'secret-read': 'Secret: reads a key, credential, browser profile or Warden\'s own data that the sandbox hides',
   'unknown-command': 'Unknown command: Warden cannot tell what it does',
   'untrusted-mcp-server': 'Untrusted MCP server: its tools are not trusted yet',
   'user-denied': 'Denied by you',
@@ -625,7 +628,7 @@ export const approvalWords: Record<ApprovalPolicy, Words> = {
 }
 
 export const sandboxWords: Record<SandboxKind, Words> = {
-  'danger-full-access': { label: 'Full access', text: 'No cage: commands run as you, can write anywhere and reach the network.' },
+  'danger-full-access': { label: 'Full access', text: 'Can write anywhere and reach the network: a command runs in the cage its classification gives it, and as you only once you approve it.' },
   'read-only': { label: 'Read only', text: 'Reads anything, writes nothing: commands run in a read-only cage.' },
   'workspace-write': { label: 'Workspace write', text: 'Writes only in the workspace and its writable roots: commands run in the cage, network only when turned on.' },
 }

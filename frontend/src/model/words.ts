@@ -11,6 +11,8 @@ export const reasonWords: Record<string, string> = {
   'protected-path': 'Protected path: writes where code or config runs later (git hooks, .warden, rc files, lockfiles, .env)',
   'desktop-control': 'Desktop control: moves the mouse or types on your desktop',
   'outside-workspace': 'Outside the workspace: writes outside the workspace, its writable roots and /tmp (Full access)',
+  escalation: "Escalation: the command failed in the cage its classification gave it and asks to run with the sandbox's full reach",
+  'secret-read': "Secret: reads a key, credential, browser profile or Warden's own data that the sandbox hides",
   'planning-freeze': 'Planning freeze: actions are paused while a plan is drafted',
   'no-approver': 'No approver: nobody was there to answer',
   'user-denied': 'Denied by you',
@@ -50,7 +52,8 @@ export const approvalDescriptions: Record<ApprovalPolicy, string> = {
 export const sandboxDescriptions: Record<SandboxKind, string> = {
   'read-only': 'Reads anything, writes nothing: commands run in a read-only cage.',
   'workspace-write': 'Writes only in the workspace and its writable roots: commands run in the cage, network only when turned on.',
-  'danger-full-access': 'No cage: commands run as you, can write anywhere and reach the network.',
+  'danger-full-access':
+    'Can write anywhere and reach the network: a command runs in the cage its classification gives it, and as you only once you approve it.',
 }
 
 export const sandboxLabels: Record<SandboxKind, string> = {

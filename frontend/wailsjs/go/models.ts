@@ -499,6 +499,7 @@ export namespace policy {
 	    hosts?: string[];
 	    command?: string;
 	    cwd?: string;
+	    escalate?: boolean;
 	    links?: {[key: string]: string};
 	    action?: string;
 	    origin?: string;
@@ -520,6 +521,7 @@ export namespace policy {
 	        this.hosts = source["hosts"];
 	        this.command = source["command"];
 	        this.cwd = source["cwd"];
+	        this.escalate = source["escalate"];
 	        this.links = source["links"];
 	        this.action = source["action"];
 	        this.origin = source["origin"];

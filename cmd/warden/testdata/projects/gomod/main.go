@@ -1,0 +1,9 @@
+package main
+
+import (
+	"fmt"
+
+	"example.com/calc/calc"
+)
+
+func main() { fmt.Println("sum", calc.Sum(2, 3)) }
