@@ -5,8 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-for tool in go node npm bwrap rg socat git; do
-	command -v "$tool" >/dev/null || { echo "bench: $tool is required (apt: bubblewrap ripgrep socat nodejs npm git)" >&2; exit 1; }
+for tool in go node npm bwrap rg socat git strace; do
+	command -v "$tool" >/dev/null || { echo "bench: $tool is required (apt: bubblewrap ripgrep socat nodejs npm git strace)" >&2; exit 1; }
 done
 
 # Peers live in bench/peers only, never in the product. npm ci runs when
@@ -56,6 +56,26 @@ go build -o "$work/wardenbench" ./bench/cmd/wardenbench
 	echo
 	echo '```'
 	grep -E '^(Benchmark|load )' "$work/checkpoint-bench.txt"
+	echo '```'
+} >>docs/benchmarks.md
+# A whole one-shot process (issue #37): `warden tool shell.exec true`,
+# caged, against the bwrap command line it runs, started directly, paired
+# in one run; and the sleep syscalls of one warden run (strace). Targets:
+# ≤ 3× bwrap's wall and ≤ 5× its CPU (medians of the pairwise ratios), no
+# sleep. Needs bin/warden (make bench builds it first) and strace.
+bash bench/oneshot.sh bin/warden "${ONESHOT_RUNS:-31}" | tee "$work/oneshot.txt"
+{
+	echo
+	echo "## A whole \`warden tool shell.exec true\` process vs raw bwrap"
+	echo
+	echo "Targets: the whole process (start, database, probe, gate, checkpoint, cage, post-call check, exit) ≤ 3× the"
+	echo "wall time and ≤ 5× the CPU of the same bwrap command line started directly, medians of the pairwise ratios"
+	echo "(A B A B …, empty workspace, warm cache); no sleep syscall in one warden run (strace -f). bench/oneshot.sh;"
+	echo "\`farm-bench -n 21 --vs 'BWRAP LINE' -- bin/warden tool shell.exec …\` gives the same pairing by hand."
+	echo
+	echo '```'
+	echo "load: $(cat /proc/loadavg) ($(nproc) cores)"
+	cat "$work/oneshot.txt"
 	echo '```'
 } >>docs/benchmarks.md
 # Network through the proxy: proxied vs direct fetches and caged curl, side

@@ -63,7 +63,11 @@ type Options struct {
 	Approval *policy.ApprovalPolicy
 	Sandbox  *policy.SandboxPolicy
 	// Headless: no human is attached (see runtime.Config).
-	Headless        bool
+	Headless bool
+	// OneShot: the process makes one call and exits (`warden tool`): it
+	// starts no watcher (MCP config files, the checkpoint's workspace),
+	// whose set-up costs more than the one call it would serve.
+	OneShot         bool
 	ApprovalTimeout *time.Duration
 	// MCPListTimeout bounds starting MCP servers to learn their tools.
 	MCPListTimeout time.Duration
@@ -172,7 +176,7 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	// The cage first: the engine asks before a file tool reads what the
 	// cage hides, from the cage's own list (one list, resolved once).
 	protected := protectedData(g.DBPath, explicit, userPath)
-	g.Cage = newCage(g.Config, protected, o.Forwarder)
+	g.Cage = newCage(g.Config, protected, o.Forwarder, o.Version)
 	g.Engine = policy.New(policy.Config{ProtectedPaths: protected, Secrets: g.Cage.Hidden()})
 	g.CageStatus = g.Cage.Detect(ctx)
 	status := g.CageStatus
@@ -196,7 +200,7 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	// Checkpoints: the gate's stage around every invoke, so each
 	// state-changing call's change set is recorded and can be undone.
 	dbp := g.DBPath
-	if g.Checkpoints, err = checkpoint.New(checkpoint.Config{Store: g.Store, Caged: g.Cage.Caged,
+	if g.Checkpoints, err = checkpoint.New(checkpoint.Config{Store: g.Store, Caged: g.Cage.Caged, OneShot: o.OneShot,
 		Root: func(ws string) string { return checkpoint.RootFor(dbp, ws) }}); err != nil {
 		return nil, err
 	}

@@ -49,7 +49,7 @@ func OpenCage(ctx context.Context, o Options) (*sandbox.Cage, error) {
 		return nil, err
 	}
 	engine := policy.New(policy.Config{ProtectedPaths: protectedData(dbPath, explicit, userPath)})
-	c := newCage(cfg, engine.ExtraProtected(), o.Forwarder)
+	c := newCage(cfg, engine.ExtraProtected(), o.Forwarder, o.Version)
 	c.Detect(ctx)
 	return c, nil
 }

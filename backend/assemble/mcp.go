@@ -38,7 +38,7 @@ func (g *Graph) openMCP(ctx context.Context, o Options, userPath string) error {
 		}
 	}
 	if g.MCPPool, err = mcp.NewPool(mcp.PoolOptions{UserConfigPath: userPath, Persistent: persistent,
-		Manager: tmpl, Watch: true, OnReload: voided}); err != nil {
+		Manager: tmpl, Watch: !o.OneShot, OnReload: voided}); err != nil {
 		return fmt.Errorf("assemble: MCP: %w", err)
 	}
 	mc := mcp.LoadConfig(userPath, o.Workspace)

@@ -135,9 +135,15 @@ func realDir(dir string) string {
 // newCage is the one place the OS cage is built, from CageConfig (the
 // mode, Warden's own folders, the [sandbox] settings) and the front end's
 // network forwarder ("" for the running binary).
-func newCage(cfg config.Config, protected []string, forwarder string) *sandbox.Cage {
+func newCage(cfg config.Config, protected []string, forwarder, version string) *sandbox.Cage {
 	c := CageConfig(cfg, protected)
 	c.Forwarder = forwarder
+	c.Version = version
+	// The probe is kept in the user's cache: a one-shot `warden tool` would
+	// otherwise start bwrap twice before its call (sandbox/probecache.go).
+	if dir, err := os.UserCacheDir(); err == nil {
+		c.ProbeCacheDir = filepath.Join(dir, "warden")
+	}
 	return sandbox.New(c)
 }
 
@@ -156,7 +162,7 @@ func ProbeCage(ctx context.Context, o Options) sandbox.Status {
 			cfg = c
 		}
 	}
-	c := newCage(cfg, nil, "")
+	c := newCage(cfg, nil, "", o.Version)
 	defer c.Close()
 	return c.Detect(ctx)
 }

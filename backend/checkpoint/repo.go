@@ -116,7 +116,7 @@ func (r *Repo) Dir() string { return r.dir }
 // ensure creates the repository, or recreates one git cannot open.
 func (r *Repo) ensure(ctx context.Context) error {
 	if _, err := os.Stat(filepath.Join(r.gitDir, "HEAD")); err == nil {
-		if _, err := r.run(ctx, nil, "rev-parse", "--git-dir"); err == nil {
+		if isGitDir(r.gitDir) {
 			_, err := r.writeInfo()
 			return err
 		}
@@ -285,7 +285,22 @@ func (r *Repo) snapshot(ctx context.Context) (string, error) {
 			r.nestedAt = r.mode.Scans + 1
 		}
 	}
-	return r.fullScan(ctx, why)
+	if r.wantWatch() {
+		return r.fullScan(ctx, why)
+	}
+	// A scan that sets no watcher up (a fresh process's first snapshot, a
+	// one-shot process): an unchanged workspace is answered from the stat
+	// record of the last full scan, with no git process (statcache.go).
+	tree, entries, racy, same := r.unchangedTree()
+	if same {
+		r.mode = Mode{Why: "unchanged since the last full scan (stat data)", Scans: r.mode.Scans + 1, Increments: r.mode.Increments}
+		return tree, nil
+	}
+	tree, err := r.fullScan(ctx, why)
+	if err == nil {
+		r.keepRecord(tree, entries, racy)
+	}
+	return tree, err
 }
 
 // gitScan is `git add -A && git write-tree` against the shadow index.
@@ -370,3 +385,34 @@ func (r *Repo) Lock() func() {
 
 // SnapshotLocked is Snapshot for a caller that holds Lock.
 func (r *Repo) SnapshotLocked(ctx context.Context) (string, error) { return r.snapshot(ctx) }
+
+// isGitDir is git's own test of a repository folder (setup.c's
+// is_git_directory), done here without starting git — the open of every
+// fresh process would otherwise cost a `git rev-parse`: objects/ and refs/
+// are folders, and HEAD is a symbolic ref into refs/ or an object id. What
+// this passes and git still refuses fails the snapshot, which says so in
+// the change set.
+func isGitDir(dir string) bool {
+	for _, sub := range []string{"objects", "refs"} {
+		if fi, err := os.Stat(filepath.Join(dir, sub)); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	head, err := os.ReadFile(filepath.Join(dir, "HEAD"))
+	if err != nil {
+		return false
+	}
+	h := strings.TrimRight(string(head), "\n")
+	if ref, ok := strings.CutPrefix(h, "ref:"); ok {
+		return strings.HasPrefix(strings.TrimLeft(ref, " \t"), "refs/")
+	}
+	if len(h) != 40 && len(h) != 64 {
+		return false
+	}
+	for _, c := range h {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
+			return false
+		}
+	}
+	return true
+}

@@ -47,6 +47,10 @@ type Config struct {
 	// sandbox policy; nil means never.
 	Caged func(policy.SandboxPolicy) bool
 	NewID func() string
+	// OneShot: the process makes one call and exits (`warden tool`). Its
+	// snapshots never set up the workspace watcher, which only pays off
+	// for the calls after the one that sets it up.
+	OneShot bool
 }
 
 // Tracker takes the checkpoints of tool calls, records their change sets,
@@ -84,6 +88,9 @@ func (t *Tracker) Repo(ctx context.Context, workspace string) (*Repo, error) {
 	r, err := Open(ctx, t.cfg.Root(workspace), workspace, t.cfg.Excludes)
 	if err != nil {
 		return nil, err
+	}
+	if t.cfg.OneShot {
+		r.noWatch = "a one-shot process"
 	}
 	t.repos[workspace] = r
 	return r, nil

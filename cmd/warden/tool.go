@@ -96,7 +96,7 @@ func runTool(ctx context.Context, argv []string, io stdio) int {
 		fmt.Fprintf(io.err, "warden tool: %v\n", err)
 		return 2
 	}
-	g, err := assemble.Open(ctx, assemble.Options{DBPath: f.db, Workspace: s.Workspace, Headless: true, NoModel: true, LeaveSessions: true,
+	g, err := assemble.Open(ctx, assemble.Options{DBPath: f.db, Workspace: s.Workspace, Headless: true, NoModel: true, LeaveSessions: true, OneShot: true,
 		Version: version, ApprovalTimeout: &f.approvalTimeout, AllowHosts: f.allowHosts})
 	if err != nil {
 		fmt.Fprintf(io.err, "warden tool: %v\n", err)

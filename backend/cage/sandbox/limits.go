@@ -64,6 +64,9 @@ type limiter struct {
 	pool           *cgroupPool
 	done           chan struct{}
 	err            atomic.Value // error
+	// started: bwrap reported the cage's first process, so the cage was
+	// set up; a bwrap that exits without it never made one (probecache.go).
+	started atomic.Bool
 }
 
 func newLimiter(l Limits, pool *cgroupPool) (*limiter, error) {
@@ -158,6 +161,7 @@ func (lm *limiter) run(l Limits) {
 		return // bwrap never got that far; nothing runs
 	}
 	pid := info.ChildPid
+	lm.started.Store(true)
 	fail := func(err error) {
 		lm.err.Store(err)
 		_ = syscall.Kill(pid, syscall.SIGKILL)

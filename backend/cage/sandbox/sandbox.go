@@ -140,6 +140,11 @@ type Config struct {
 	// CacheDir is where caged commands keep their toolchain caches
 	// (caches.go); empty means warden/cage in the user's cache folder.
 	CacheDir string
+	// ProbeCacheDir keeps the result of a successful probe (probecache.go) so
+	// the next process on the same machine skips it; empty: probe every time.
+	ProbeCacheDir string
+	// Version is Warden's version, part of the cached probe's key.
+	Version string
 }
 
 // Status says whether the cage works on this machine, and why not. It is
@@ -171,6 +176,10 @@ type Cage struct {
 	mu        sync.Mutex
 	status    *Status
 	bwrapPath string // found by Detect
+	// cachedKey is the key of the cached probe Detect answered from; a
+	// cage start that then fails re-probes once (staleStart).
+	cachedKey *probeKey
+	reprobed  bool
 }
 
 // New returns a cage; call Detect once at start to learn whether it works.
@@ -232,6 +241,30 @@ func (c *Cage) detect(ctx context.Context) Status {
 		st.Reason = fmt.Sprintf("%s not found: install the bubblewrap package", c.cfg.Bwrap)
 		return st
 	}
+	key, keyed := c.currentProbeKey(path)
+	if keyed {
+		if cached, ok := c.cachedProbe(key); ok {
+			c.ready(path)
+			c.mu.Lock()
+			c.cachedKey = &key
+			c.mu.Unlock()
+			return cached
+		}
+	}
+	if st = c.probeBwrap(ctx, path); !st.Available {
+		return st
+	}
+	c.ready(path)
+	if keyed {
+		c.storeProbe(key, st)
+	}
+	return st
+}
+
+// probeBwrap asks bwrap at path for its version and starts a trivial cage.
+func (c *Cage) probeBwrap(ctx context.Context, path string) Status {
+	st := Status{Mechanism: "bubblewrap"}
+	var err error
 	if st.Version, err = c.probeRun(ctx, path, "--version"); err != nil {
 		st.Reason = fmt.Sprintf("%s --version failed: %v", path, err)
 		return st
@@ -241,6 +274,12 @@ func (c *Cage) detect(ctx context.Context) Status {
 		st.Reason = fmt.Sprintf("bwrap cannot start a cage (user namespaces?): %v", err)
 		return st
 	}
+	st.Available, st.Reason = true, "bwrap "+path+": a user namespace with a read-only root works"
+	return st
+}
+
+// ready makes the cage use bwrap at path, probed now or before.
+func (c *Cage) ready(path string) {
 	var pool *cgroupPool
 	if cg := pidsCgroupParent(); cg != "" && c.limits.Processes > 0 {
 		removeStaleCgroups(cg)
@@ -252,8 +291,13 @@ func (c *Cage) detect(ctx context.Context) Status {
 	c.mu.Lock()
 	c.bwrapPath, c.cgroups = path, pool
 	c.mu.Unlock()
-	st.Available, st.Reason = true, "bwrap "+path+": a user namespace with a read-only root works"
-	return st
+}
+
+// Reprobe forgets the cached probe and probes again: for a caged start
+// that failed as if the machine had changed since the probe was cached.
+func (c *Cage) Reprobe(ctx context.Context) Status {
+	c.dropProbe()
+	return c.Detect(ctx)
 }
 
 // probeRun runs bin and returns the first line of its stdout. A failure
@@ -341,6 +385,7 @@ type Prepared struct {
 	// Hidden are the paths hidden from this process.
 	Hidden []string
 
+	cage   *Cage
 	watch  *watcher
 	home   *watcher   // a full-access cage's home guard (shape.go)
 	links  []watched  // protected symlinks, restored when changed
@@ -366,7 +411,7 @@ func (c *Cage) Prepare(ctx context.Context, spec Spec) (*Prepared, error) {
 	if dir == "" {
 		dir = spec.Workspace
 	}
-	p := &Prepared{}
+	p := &Prepared{cage: c}
 	argv := spec.Args
 	var extra []*os.File
 	sh := shapeOf(spec)
@@ -422,6 +467,9 @@ func (p *Prepared) Finish() []Violation {
 		if p.lim != nil {
 			if err := p.lim.close(); err != nil {
 				out = append(out, Violation{Path: "(limits)", Detail: err.Error() + "; the call was stopped"})
+			}
+			if !p.lim.started.Load() && exitedWithFailure(p.Cmd) {
+				p.cage.staleStart() // bwrap gave up before the cage existed
 			}
 		}
 		for _, f := range p.files {
