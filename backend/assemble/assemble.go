@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -32,6 +33,7 @@ import (
 	"github.com/warden-dev/warden/backend/mcp"
 	"github.com/warden-dev/warden/backend/orgpolicy"
 	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/postcall"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/runtime/imagecap"
 	"github.com/warden-dev/warden/backend/runtime/model"
@@ -149,6 +151,11 @@ type Graph struct {
 	// from another device.
 	Lineup *lineup.Lineup
 	Remote *remote.Service
+	workspace string // Options.Workspace, resolved (loaders.go)
+	rootsMu   sync.Mutex
+	roots     []string
+	rootsAt   time.Time
+
 	// Telemetry sends the audit to an OpenTelemetry collector; nil when
 	// [telemetry] is off (assemble/telemetry.go).
 	Telemetry *telemetry.Sender
@@ -218,7 +225,10 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 		return nil, err
 	}
 	reg := g.Tools
-	g.Browser = browser.NewManager(browser.Options{})
+	if o.Workspace != "" {
+		g.workspace = realDir(o.Workspace)
+	}
+	g.Browser = browser.NewManager(browser.Options{Roots: func() []string { return g.WritableRoots(context.Background()) }})
 	for _, t := range []tools.Tool{browser.NewActionTool(g.Browser), browser.NewBatchTool(g.Browser), computer.New(computer.Options{})} {
 		if err := reg.Register(t); err != nil {
 			return nil, fmt.Errorf("assemble: %w", err)
@@ -476,6 +486,9 @@ func NewGate(p GateParts) (*gate.Gate, error) {
 		Network: p.Network, Approver: p.Approver, Lineup: p.Lineup}
 	if p.Checkpoints != nil {
 		cfg.Checkpoint = p.Checkpoints
+		// What a call wrote that a program outside the cage would run is
+		// reverted from its checkpoint before the call returns.
+		cfg.PostCall = append(cfg.PostCall, postcall.New(nil))
 	}
 	return gate.New(cfg)
 }

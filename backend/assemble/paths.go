@@ -98,8 +98,8 @@ func openStore(ctx context.Context, path, keyPath string, opts ...store.Option) 
 	return st, created, nil
 }
 
-// protectedData is what no tool may touch: Warden's config folder and its
-// data folder — and, with an explicit database path, that database's files
+// protectedData is what no tool may touch: Warden's config folder, its
+// cache folder and its data folder — and, with an explicit database path, that database's files
 // (not their folder, so a database kept inside a workspace does not freeze
 // it). The default data folder stays protected either way: it holds the
 // user's everyday database even while a run uses another.
@@ -108,6 +108,11 @@ func protectedData(db string, explicit bool, userConfig string) []string {
 	out := []string{filepath.Dir(userConfig), orgpolicy.Dir}
 	if def, err := store.DefaultPath(); err == nil {
 		out = append(out, realDir(filepath.Dir(def)))
+	}
+	// The cache Warden fills: the browser driver it lays out and runs,
+	// and the checkpoint store when the database sits in a workspace.
+	if cache, err := os.UserCacheDir(); err == nil {
+		out = append(out, realDir(filepath.Join(cache, "warden")))
 	}
 	dir := realDir(filepath.Dir(db))
 	if !explicit {

@@ -84,9 +84,13 @@ func (g *Gate) egress(env tools.Env, req Request, callID, tool string, effects [
 }
 
 // Decide implements netproxy.Decider. Concurrent connections to the same new
-// destination share one decision (one ask, not one per connection).
+// destination share one decision (one ask, not one per connection). The
+// proxy asks first about the name alone (d.Addrs empty: nothing resolved
+// yet, so a refused name reaches no resolver) and then, once the name is
+// allowed, about the addresses it resolved to; each step is decided once
+// per destination (and per set of addresses).
 func (nc *netCall) Decide(ctx context.Context, d policy.Destination) netproxy.Verdict {
-	key := d.String()
+	key := decisionKey(d)
 	nc.mu.Lock()
 	if e, ok := nc.decided[key]; ok {
 		nc.mu.Unlock()
@@ -105,7 +109,45 @@ func (nc *netCall) Decide(ctx context.Context, d policy.Destination) netproxy.Ve
 	return e.v
 }
 
+// decisionKey names one step of a destination's decision: its name, or its
+// name with the addresses it resolved to.
+func decisionKey(d policy.Destination) string {
+	if len(d.Addrs) == 0 || literal(d) {
+		return d.String()
+	}
+	addrs := make([]string, len(d.Addrs))
+	for i, a := range d.Addrs {
+		addrs[i] = a.String()
+	}
+	return d.String() + " → " + strings.Join(addrs, ",")
+}
+
+// literal says the destination is an IP address, decided in one step.
+func literal(d policy.Destination) bool {
+	return len(d.Addrs) == 1 && d.Addrs[0].String() == d.Host
+}
+
+// nameVerdict is the decision already made on d's name, if any.
+func (nc *netCall) nameVerdict(d policy.Destination) (netproxy.Verdict, bool) {
+	nc.mu.Lock()
+	e, ok := nc.decided[policy.Destination{Host: d.Host, Port: d.Port}.String()]
+	nc.mu.Unlock()
+	if !ok {
+		return netproxy.Verdict{}, false
+	}
+	<-e.done
+	return e.v, true
+}
+
 func (nc *netCall) decide(ctx context.Context, dest policy.Destination) netproxy.Verdict {
+	named := len(dest.Addrs) == 0
+	if !named && !literal(dest) && allPublic(dest.Addrs) {
+		// An allowed name that resolved to public addresses only: the
+		// name's decision is the connection's.
+		if v, ok := nc.nameVerdict(dest); ok && v.Allow {
+			return v
+		}
+	}
 	g := nc.g
 	s, err := g.session(ctx, Request{Env: nc.env, Session: nc.req.Session})
 	if err != nil {
@@ -113,7 +155,7 @@ func (nc *netCall) decide(ctx context.Context, dest policy.Destination) netproxy
 	}
 	call := policy.NetworkCall(dest)
 	d := nc.network.Rules.Apply(dest, g.cfg.Decider.Decide(call, s))
-	if origin, ok := nc.decidedOrigins[dest.String()]; ok && d.Verdict == policy.VerdictAsk && allPublic(dest.Addrs) {
+	if origin, ok := nc.decidedOrigins[dest.String()]; ok && d.Verdict == policy.VerdictAsk && (named || allPublic(dest.Addrs)) {
 		// The browser call was decided (asked, if need be) on this very
 		// origin; its page load is that decision, not a second question.
 		// A private or metadata address still needs its own answer.
@@ -124,7 +166,12 @@ func (nc *netCall) decide(ctx context.Context, dest policy.Destination) netproxy
 		args, _ := json.Marshal(map[string]any{"host": dest.Host, "port": dest.Port})
 		// Its own call id per destination (the broker keys asks by call), never
 		// one a resumed turn could mistake for a model or "!" call.
-		id := ask.ID{SessionID: nc.env.SessionID, RequestID: g.cfg.NewID(), CallID: call.Tool + "@" + nc.callID, Tool: call.Tool}
+		callID := call.Tool + "@" + nc.callID
+		if !named && !literal(dest) {
+			// The second question about one destination: its addresses.
+			callID += "#addrs"
+		}
+		id := ask.ID{SessionID: nc.env.SessionID, RequestID: g.cfg.NewID(), CallID: callID, Tool: call.Tool}
 		timeout := nc.network.AskTimeout
 		if timeout <= 0 {
 			timeout = DefaultNetworkAskTimeout
@@ -267,11 +314,13 @@ func (t netTool) Preview(json.RawMessage, tools.Env) (string, error) {
 			public = false
 		}
 	}
-	literal := len(t.dest.Addrs) == 1 && t.dest.Addrs[0].String() == t.dest.Host
+	lit := literal(t.dest)
 	where := ""
 	switch {
-	case literal && public, len(parts) == 0:
-	case literal:
+	case len(parts) == 0:
+		where = " (not looked up yet: Warden resolves a name only once it is allowed)"
+	case lit && public:
+	case lit:
 		where = " (" + parts[0] + ")"
 	default:
 		where = " (resolves to " + strings.Join(parts, "; ") + ")"

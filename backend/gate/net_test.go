@@ -60,8 +60,11 @@ func TestGateNetworkDecisions(t *testing.T) {
 	}{
 		{name: "headless ask is refused and never connects", approval: policy.OnRequest, timeout: 50 * time.Millisecond,
 			asked: 1, out: "network: " + dest + " refused (no-approver)", events: "refused:no-approver"},
-		{name: "a human allows once: reached, asked once for both connections", approval: policy.OnRequest, approver: &answer{a: Approval{Approved: true}},
-			reached: 2, asked: 1, out: "reached-the-host-service", events: "allowed:human:once"},
+		// Asked about the name first (nothing resolved yet), then, since it
+		// resolved to a loopback address, about that address: a name's
+		// answer never reaches a private address the human did not see.
+		{name: "a human allows once: reached, asked once per step for both connections", approval: policy.OnRequest, approver: &answer{a: Approval{Approved: true}},
+			reached: 2, asked: 2, out: "reached-the-host-service", events: "allowed:human:once"},
 		{name: "a human denies", approval: policy.OnRequest, approver: &answer{a: Approval{Note: "no"}},
 			asked: 1, out: "refused (user-denied)", events: "refused:user-denied"},
 		{name: "an unanswered ask times out, the command ends", approval: policy.OnRequest, approver: &answer{never: true}, askTimeout: 200 * time.Millisecond,
@@ -122,9 +125,15 @@ func TestGateNetworkDecisions(t *testing.T) {
 			asked := 0
 			if tc.approver != nil {
 				asked = len(tc.approver.asked)
-				for _, r := range tc.approver.asked {
-					if r.Signature != sig || r.Tool != sig || !strings.Contains(r.Preview, "127.0.0.1") {
+				for i, r := range tc.approver.asked {
+					if r.Signature != sig || r.Tool != sig || !strings.Contains(r.Preview, dest) {
 						t.Fatalf("the ask names the destination: %+v", r)
+					}
+					// The first ask is about the name, before any lookup;
+					// the second shows the address it resolved to.
+					if i == 0 && (strings.Contains(r.Preview, "127.0.0.1") || !strings.Contains(r.Preview, "not looked up yet")) ||
+						i == 1 && !strings.Contains(r.Preview, "127.0.0.1") {
+						t.Fatalf("ask %d preview: %s", i, r.Preview)
 					}
 				}
 			} else {

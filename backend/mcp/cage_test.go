@@ -112,7 +112,12 @@ func (w *cageWorld) probeServer(t *testing.T, name, sandboxSetting string) Serve
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(w.ws, "mcp-probe-server")
+	// Beside the workspace, not in it: a server run unconfined from a
+	// workspace is refused (unconfined.go).
+	bin := filepath.Join(filepath.Dir(w.ws), "bin", "mcp-probe-server")
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := os.Stat(bin); err != nil {
 		if err := os.WriteFile(bin, data, 0o700); err != nil {
 			t.Fatal(err)
@@ -305,13 +310,20 @@ func TestCagedServerAskNamesServer(t *testing.T) {
 	if !strings.Contains(got, "status 200: "+reachedMsg) || w.accepted.Load() != 1 {
 		t.Fatalf("approved once, the host was not reached (%d connections):\n%s", w.accepted.Load(), got)
 	}
+	// Asked about the name before it is resolved, then about the loopback
+	// address it resolved to (a private address needs its own answer).
 	reqs := ap.requests()
-	if len(reqs) != 1 {
-		t.Fatalf("asked %d times, want once", len(reqs))
+	if len(reqs) != 2 {
+		t.Fatalf("asked %d times, want twice (the name, then its address)", len(reqs))
 	}
 	sig := fmt.Sprintf("net:registry.test:%d", w.port)
-	if reqs[0].Signature != sig || !strings.Contains(reqs[0].Preview, "registry.test") || !strings.Contains(reqs[0].Preview, "mcp-tool:probe/fetch") {
-		t.Fatalf("the ask does not name the host and the MCP server: %+v", reqs[0])
+	for _, r := range reqs {
+		if r.Signature != sig || !strings.Contains(r.Preview, "registry.test") || !strings.Contains(r.Preview, "mcp-tool:probe/fetch") {
+			t.Fatalf("the ask does not name the host and the MCP server: %+v", r)
+		}
+	}
+	if !strings.Contains(reqs[1].Preview, "127.0.0.1") {
+		t.Fatalf("the second ask does not name the address: %s", reqs[1].Preview)
 	}
 }
 

@@ -114,6 +114,9 @@ func startProcess(cfg ServerConfig, log *os.File, cg *caging) (*process, error) 
 // cage; finish releases what the cage prepared once the process has ended.
 func serverCommand(cfg ServerConfig, cg *caging) (*exec.Cmd, func(), error) {
 	if cg == nil {
+		if err := checkUnconfined(cfg); err != nil {
+			return nil, nil, err
+		}
 		cmd := exec.Command(cfg.Command, cfg.Args...)
 		cmd.Dir = cfg.Dir
 		if cmd.Dir == "" {

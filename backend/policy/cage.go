@@ -307,33 +307,45 @@ func ApprovedByHuman(d Decision) Decision {
 }
 
 // EditSystemFolders are the absolute folders every write into which is
-// edit-protected: a full-access cage holds them read-only.
-func EditSystemFolders() []string { return append([]string(nil), editSystem...) }
+// edit-protected (the one table's MatchSystem entries): a full-access cage
+// holds them read-only.
+func EditSystemFolders() []string {
+	var out []string
+	for _, e := range protectedTable {
+		if e.Match == MatchSystem {
+			out = append(out, e.Name)
+		}
+	}
+	return out
+}
 
-// HomeProtected lists, relative to a home folder, the entries there whose
-// change the engine asks about (ProtectedTier): shell rc files and the
-// agent's own folders, keys and credential configs, git's user config,
-// ~/.config folders whose files run code, ~/.local/bin. A full-access cage
-// holds those that exist read-only. Sorted.
+// HomeProtected lists, relative to a home folder, the entries of the one
+// table (protected_table.go) the cage holds read-only that name a place in
+// a home: shell rc files and the agent's own folders, keys and credential
+// configs, git's user config, ~/.config folders whose files run code,
+// ~/.local/bin, editors' and other version control's files. A full-access
+// cage holds those that exist read-only. Sorted.
 func HomeProtected() []string {
 	seen := map[string]bool{}
 	var out []string
-	add := func(p string) {
+	for _, e := range protectedTable {
+		if e.Cage != HeldReadOnly {
+			continue
+		}
+		var p string
+		switch e.Match {
+		case MatchName:
+			p = e.Name
+		case MatchUnder:
+			p = filepath.Join(e.Parent, e.Name)
+		default:
+			continue
+		}
 		if !seen[p] {
 			seen[p] = true
 			out = append(out, p)
 		}
 	}
-	for n := range cageBase {
-		add(n)
-	}
-	for n := range editBase {
-		add(n)
-	}
-	for n := range editConfig {
-		add(filepath.Join(".config", n))
-	}
-	add(filepath.Join(".local", "bin"))
 	sort.Strings(out)
 	return out
 }

@@ -8,50 +8,78 @@ import (
 // Protected paths come in two tiers (permission-model.md, "Protected paths").
 // Matching is by path component, wherever the component sits: a nested
 // project's .envrc or a sub-package's lockfile is as dangerous as the root
-// one, and a match that is too wide only asks a human once more.
+// one, and a match that is too wide only asks a human once more. Every name
+// comes from protectedTable (protected_table.go); the maps below are its
+// indexes, built once.
 
 // cageNames are the workspace-relative names the OS cage mounts read-only.
-var cageNames = []string{
-	".git/hooks", ".git/config", ".git/config.worktree",
-	".mcp.json", ".warden", ".vscode", ".envrc",
-	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
-	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
-	".kshrc", ".cshrc", ".tcshrc", ".inputrc",
+var cageNames = func() []string {
+	out := []string{".git/hooks", ".git/config", ".git/config.worktree"}
+	for _, e := range protectedTable {
+		if e.Match == MatchName && e.Tier == TierCage {
+			out = append(out, e.Name)
+		}
+	}
+	return out
+}()
+
+// underEntry is a MatchUnder entry keyed by its name.
+type underEntry struct {
+	parent1, parent2 string // the component right above, and the one above that ("" for any)
+	tier             ProtectionTier
+	cage             InCage
 }
 
-// cageBase are the names matched as any path component.
-var cageBase = map[string]bool{
-	".mcp.json": true, ".warden": true, ".vscode": true, ".envrc": true,
-	".bashrc": true, ".bash_profile": true, ".bash_login": true, ".bash_logout": true, ".profile": true,
-	".zshrc": true, ".zshenv": true, ".zprofile": true, ".zlogin": true, ".zlogout": true,
-	".kshrc": true, ".cshrc": true, ".tcshrc": true, ".inputrc": true,
+// protectedIndex is protectedTable by how it is matched.
+type protectedIndex struct {
+	cageBase   map[string]bool   // MatchName, TierCage
+	editBase   map[string]InCage // MatchName, TierEdit
+	under      map[string][]underEntry
+	prefixes   []ProtectedEntry // MatchPrefix
+	system     []ProtectedEntry // MatchSystem
+	gitdirFile map[string]bool  // MatchGitdir files
+	gitdirDir  map[string]bool  // MatchGitdir folders
+	gitData    InCage           // the .git folder itself and a worktree's admin folder
 }
 
-// editBase are names outside the cage's list whose writes still need a
-// human in every sandbox: where a write lets code or credentials reach past
-// the session (ssh keys and config, git's user config, credential stores,
-// per-user service and autostart folders).
-var editBase = map[string]bool{
-	".ssh": true, ".gnupg": true, ".gitconfig": true, ".git-credentials": true, ".netrc": true,
-	".pypirc": true, ".pam_environment": true, "authorized_keys": true,
-	// Tools whose user config names a program they run for credentials.
-	".docker": true, ".kube": true, ".aws": true,
-}
+var protIndex = buildIndex(protectedTable)
 
-// editSystem are absolute folders every write into which is edit-protected.
-var editSystem = []string{"/etc", "/usr", "/boot", "/var/spool/cron", "/Library/LaunchDaemons"}
-
-// editConfig are folders under a user's .config whose files run code.
-var editConfig = map[string]bool{"git": true, "systemd": true, "autostart": true, "environment.d": true, "fish": true, "pip": true}
-
-// lockfiles are the supply-chain files of the edit-protected tier.
-var lockfiles = map[string]bool{
-	"package-lock.json": true, "npm-shrinkwrap.json": true, "yarn.lock": true, "pnpm-lock.yaml": true,
-	"bun.lockb": true, "bun.lock": true, "deno.lock": true, "go.sum": true, "go.work.sum": true,
-	"Cargo.lock": true, "poetry.lock": true, "Pipfile.lock": true, "uv.lock": true, "pdm.lock": true,
-	"composer.lock": true, "Gemfile.lock": true, "mix.lock": true, "pubspec.lock": true,
-	"Podfile.lock": true, "flake.lock": true, "packages.lock.json": true, "gradle.lockfile": true,
-	".npmrc": true, ".yarnrc": true, ".yarnrc.yml": true, ".pnpmfile.cjs": true,
+func buildIndex(table []ProtectedEntry) protectedIndex {
+	ix := protectedIndex{cageBase: map[string]bool{}, editBase: map[string]InCage{}, under: map[string][]underEntry{},
+		gitdirFile: map[string]bool{}, gitdirDir: map[string]bool{}, gitData: HeldWritable}
+	for _, e := range table {
+		switch e.Match {
+		case MatchName:
+			if e.Name == ".git" {
+				ix.gitData = e.Cage
+				continue
+			}
+			if e.Tier == TierCage {
+				ix.cageBase[e.Name] = true
+			} else {
+				ix.editBase[e.Name] = e.Cage
+			}
+		case MatchUnder:
+			u := underEntry{tier: e.Tier, cage: e.Cage}
+			if a, b, ok := strings.Cut(e.Parent, "/"); ok {
+				u.parent2, u.parent1 = a, b
+			} else {
+				u.parent1 = e.Parent
+			}
+			ix.under[e.Name] = append(ix.under[e.Name], u)
+		case MatchPrefix:
+			ix.prefixes = append(ix.prefixes, e)
+		case MatchSystem:
+			ix.system = append(ix.system, e)
+		case MatchGitdir:
+			if e.Dir {
+				ix.gitdirDir[e.Name] = true
+			} else {
+				ix.gitdirFile[e.Name] = true
+			}
+		}
+	}
+	return ix
 }
 
 // CageProtectedNames returns the workspace-relative paths the OS cage must
@@ -75,8 +103,13 @@ type GitMetaName struct {
 // the cage protects them in every gitdir it finds at any depth. ProtectedTier
 // answers the same for a single path.
 func GitMetaNames() []GitMetaName {
-	return []GitMetaName{{"config", false}, {"config.worktree", false}, {"commondir", false},
-		{"gitdir", false}, {"hooks", true}, {"info", true}}
+	var out []GitMetaName
+	for _, e := range protectedTable {
+		if e.Match == MatchGitdir {
+			out = append(out, GitMetaName{e.Name, e.Dir})
+		}
+	}
+	return out
 }
 
 // ProtectedTier says whether path is cage-protected (a write would run code
@@ -87,30 +120,64 @@ func GitMetaNames() []GitMetaName {
 // .vscode or .warden is not protected wholesale. Warden's own folders are
 // added by Engine.ProtectedTier.
 func ProtectedTier(path, workspace string) (cage, edit bool) {
+	match, abs := protectedMatch(path, workspace)
+	if cageProtected(match) {
+		return true, true
+	}
+	_, edit = editTier(match, abs)
+	return false, edit
+}
+
+// protectedMatch is the part of path the names are matched against (below
+// the workspace, when it lies inside it) and the absolute path.
+func protectedMatch(path, workspace string) (match, abs string) {
 	if workspace != "" {
 		workspace = filepath.Clean(workspace)
 	}
 	if !filepath.IsAbs(path) && !strings.HasPrefix(path, "~") && workspace != "" {
 		path = filepath.Join(workspace, path)
 	}
-	match := path
+	match = path
 	if workspace != "" && workspace != "/" && within(path, workspace) {
 		match = path[len(workspace):]
 	}
-	cage = cageProtected(match)
-	if cage {
-		return true, true
-	}
+	return match, path
+}
+
+// editTier says whether the edit tier holds match (abs for the system
+// folders), and what the cage does with it.
+func editTier(match, abs string) (InCage, bool) {
 	base := lastComponent(match)
-	if lockfiles[base] || strings.HasPrefix(base, ".env") || base == ".git" || editProtected(match) || inWorktreeAdmin(match) {
-		return false, true
-	}
-	for _, d := range editSystem {
-		if within(filepath.Clean(path), d) {
-			return false, true
+	for _, e := range protIndex.prefixes {
+		if strings.HasPrefix(base, e.Name) {
+			return e.Cage, true
 		}
 	}
-	return false, false
+	if in, ok := editComponents(match); ok {
+		return in, true
+	}
+	if base == ".git" || inWorktreeAdmin(match) {
+		return protIndex.gitData, true
+	}
+	for _, e := range protIndex.system {
+		if within(filepath.Clean(abs), e.Name) {
+			return e.Cage, true
+		}
+	}
+	return 0, false
+}
+
+// CageHeld says whether a caged call that no human approved must not
+// create or change p, below the writable root root: the cage tier, and the
+// edit tier's entries the table holds read-only in the cage. isDir is the
+// entry's kind (a .git file is held, a .git folder is not).
+func CageHeld(p, root string, isDir bool) bool {
+	if CageProtected(p, root, isDir) {
+		return true
+	}
+	match, abs := protectedMatch(p, root)
+	in, ok := editTier(match, abs)
+	return ok && in == HeldReadOnly
 }
 
 // CageProtected is ProtectedTier's cage tier for a path whose kind the
@@ -140,9 +207,12 @@ func inWorktreeAdmin(p string) bool {
 	return name != "" && rest != name
 }
 
-// editProtected walks the components for the edit-only names.
-func editProtected(p string) bool {
-	prev := ""
+// editComponents walks the components for the edit tier's names (any
+// component, or right under its parent components), without allocating.
+// The strongest treatment wins: read-only over writable.
+func editComponents(p string) (InCage, bool) {
+	found := InCage(0)
+	prev1, prev2 := "", ""
 	for len(p) > 0 {
 		var c string
 		if i := strings.IndexByte(p, '/'); i >= 0 {
@@ -150,15 +220,20 @@ func editProtected(p string) bool {
 		} else {
 			c, p = p, ""
 		}
-		// ~/.local/bin is on PATH: a program put there runs later.
-		if editBase[c] || prev == ".config" && editConfig[c] || prev == ".local" && c == "bin" {
-			return true
+		if c == "" {
+			continue
 		}
-		if c != "" {
-			prev = c
+		if in, ok := protIndex.editBase[c]; ok && (found == 0 || in == HeldReadOnly) {
+			found = in
 		}
+		for _, u := range protIndex.under[c] {
+			if u.tier == TierEdit && prev1 == u.parent1 && (u.parent2 == "" || prev2 == u.parent2) && (found == 0 || u.cage == HeldReadOnly) {
+				found = u.cage
+			}
+		}
+		prev2, prev1 = prev1, c
 	}
-	return false
+	return found, found != 0
 }
 
 // cageProtected walks the components of p once, without allocating. Inside
@@ -192,6 +267,7 @@ func SplitGitdir(p string) (gitdir, rel string, ok bool) {
 // contract name such as .envrc).
 func cageMatch(p string) (at int, git, ok bool) {
 	inGit, inData, nameNext := false, false, false
+	prev1, prev2 := "", ""
 	off := 0
 	for off < len(p) {
 		start := off
@@ -202,10 +278,17 @@ func cageMatch(p string) (at int, git, ok bool) {
 			c, off = p[off:], len(p)
 		}
 		last := off >= len(p)
-		switch {
-		case c == "":
+		if c == "" {
 			continue
-		case cageBase[c]:
+		}
+		for _, u := range protIndex.under[c] {
+			if u.tier == TierCage && prev1 == u.parent1 && (u.parent2 == "" || prev2 == u.parent2) {
+				return start, false, true
+			}
+		}
+		prev2, prev1 = prev1, c
+		switch {
+		case protIndex.cageBase[c]:
 			return start, false, true
 		case c == ".git" || bareName(c):
 			// A nested repository (or a .git file) starts a gitdir anew,
@@ -224,11 +307,11 @@ func cageMatch(p string) (at int, git, ok bool) {
 			nameNext = true
 		case c == "objects" || c == "refs" || c == "logs" || c == "lfs" || c == "rr-cache":
 			inData = true
-		case c == "hooks" || c == "info":
+		case protIndex.gitdirDir[c]:
 			// .git/hooks, .git/info/attributes, and the same in
 			// .git/worktrees/x/ and .git/modules/**/.
 			return start, true, true
-		case last && (c == "config" || c == "config.worktree" || c == "commondir" || c == "gitdir"):
+		case last && protIndex.gitdirFile[c]:
 			// Configuration, and the files that point git at another
 			// gitdir, in the repository, its worktrees, its submodules'
 			// gitdirs and every nested repository.

@@ -43,6 +43,7 @@ var (
 	KindSessionArchived         = registerAudit[SessionArchived]("session_archived")
 	KindSessionRestored         = registerAudit[SessionRestored]("session_restored")
 	KindWorkspaceChanged        = register[WorkspaceChanged]("workspace_changed")
+	KindUnsafeChangeReverted    = registerAudit[UnsafeChangeReverted]("unsafe_change_reverted")
 	KindTelemetryDropped        = register[TelemetryDropped]("telemetry_dropped")
 )
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/warden-dev/warden/backend/termtext"
 )
 
 // The window's rule for showing a command exactly as the shell reads it
@@ -13,42 +15,8 @@ import (
 // a long command keeps its tail and its risky lines in sight.
 
 // InvisibleName says what a badge stands for, or "" for an ordinary
-// character.
-func InvisibleName(r rune) string {
-	switch {
-	case r == 0x09:
-		return "" // a tab is white space (long runs are folded below)
-	case r < 0x20 || r == 0x7f, r >= 0x80 && r <= 0x9f:
-		return "control character"
-	case r >= 0x202a && r <= 0x202e:
-		return "bidi control (reorders the text around it)"
-	case r >= 0x2066 && r <= 0x2069:
-		return "bidi isolate (reorders the text around it)"
-	case r == 0x200e || r == 0x200f || r == 0x061c:
-		return "direction mark"
-	case r == 0x00a0 || r == 0x202f || r == 0x2007:
-		return "non-breaking space"
-	case r >= 0x2000 && r <= 0x200a, r == 0x205f || r == 0x3000 || r == 0x1680:
-		return "unusual space"
-	case r >= 0x200b && r <= 0x200d:
-		return "zero-width character"
-	case r == 0x2060 || r == 0xfeff || r == 0x180e || r == 0x00ad || r == 0x034f:
-		return "invisible character"
-	case r >= 0x2061 && r <= 0x2064:
-		return "invisible operator"
-	case r == 0x2028 || r == 0x2029:
-		return "line or paragraph separator"
-	case r >= 0xfe00 && r <= 0xfe0f:
-		return "variation selector"
-	case r >= 0xe0000 && r <= 0xe007f:
-		return "tag character (invisible)"
-	case r >= 0xfff9 && r <= 0xfffb:
-		return "interlinear annotation"
-	case r == 0xfffd:
-		return "" // the replacement character is visible
-	}
-	return ""
-}
+// character: termtext's table, the one the CLI's text output uses too.
+func InvisibleName(r rune) string { return termtext.InvisibleName(r) }
 
 // CodePointLabel is "U+202E".
 func CodePointLabel(r rune) string { return fmt.Sprintf("U+%04X", r) }

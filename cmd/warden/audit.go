@@ -14,6 +14,7 @@ import (
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/store/auditexport"
 	"github.com/warden-dev/warden/backend/telemetry"
+	"github.com/warden-dev/warden/backend/termtext"
 )
 
 func auditCommand() command {
@@ -332,6 +333,8 @@ type eventWriter struct {
 func newEventWriter(out io.Writer, format string) (*eventWriter, error) {
 	w := &eventWriter{out: out}
 	if format == "text" {
+		// A payload holds tool output and model text: shown, never obeyed.
+		w.out = termtext.NewWriter(out)
 		return w, nil
 	}
 	f, err := auditexport.ParseFormat(format)
@@ -360,6 +363,9 @@ func (w *eventWriter) write(e store.StoredEvent) error {
 func (w *eventWriter) flush() error {
 	if w.enc != nil {
 		return w.enc.Close()
+	}
+	if tw, ok := w.out.(*termtext.Writer); ok {
+		return tw.Flush()
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/warden-dev/warden/backend/cage/sandbox"
 	"github.com/warden-dev/warden/backend/checkpoint"
 	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/termtext"
 )
 
 func changesCommand() command {
@@ -88,7 +89,10 @@ func runChanges(ctx context.Context, args []string, io stdio) int {
 		}
 		return 0
 	}
-	printChanges(io.out, sess, list, *diffs)
+	// File names and diffs are the model's bytes: shown, never obeyed.
+	tw := termtext.NewWriter(io.out)
+	printChanges(tw, sess, list, *diffs)
+	_ = tw.Flush()
 	return 0
 }
 

@@ -70,14 +70,14 @@ func newClaimWorld(t *testing.T, template, home string) claimWorld {
 	if err := os.Symlink(w.out, filepath.Join(w.ws, "outlink")); err != nil {
 		t.Fatal(err)
 	}
-	keep := map[string]bool{".cache": true, ".cache/warden": true, ".cache/warden/cage": true}
+	keep := map[string]bool{".cache": true, ".cache/warden": true, ".cache/warden-cage": true}
 	var clear func(dir, rel string)
 	clear = func(dir, rel string) {
 		ents, _ := os.ReadDir(dir)
 		for _, e := range ents {
 			r := filepath.Join(rel, e.Name())
 			switch {
-			case r == ".cache/warden/cage":
+			case r == ".cache/warden-cage":
 			case keep[r]:
 				clear(filepath.Join(dir, e.Name()), r)
 			default:

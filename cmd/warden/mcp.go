@@ -15,6 +15,7 @@ import (
 	"github.com/warden-dev/warden/backend/mcp"
 	"github.com/warden-dev/warden/backend/mcp/mcpstore"
 	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/termtext"
 )
 
 func mcpCommand() command {
@@ -200,7 +201,10 @@ func mcpList(ctx context.Context, env *mcpEnv, asJSON, noStart bool, io stdio) i
 			return 1
 		}
 	} else {
-		printStatuses(io.out, statuses)
+		// Server names, tool descriptions and logs come from the servers.
+		tw := termtext.NewWriter(io.out)
+		printStatuses(tw, statuses)
+		_ = tw.Flush()
 	}
 	if len(env.manager.ConfigErrors()) > 0 {
 		return 1

@@ -15,6 +15,7 @@ import (
 	"github.com/warden-dev/warden/backend/gate"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/termtext"
 	"github.com/warden-dev/warden/backend/tools"
 )
 
@@ -175,6 +176,11 @@ func checkLines(in io.Reader, out io.Writer, g *assemble.Graph, s policy.Session
 	sc.Buffer(make([]byte, 64*1024), 8<<20)
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
+	if f.format == "text" {
+		tw := termtext.NewWriter(out)
+		defer tw.Flush()
+		out = tw
+	}
 	status := 0
 	n := 0
 	for sc.Scan() {

@@ -15,6 +15,7 @@ import (
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/termtext"
 )
 
 func runCommand() command {
@@ -94,7 +95,15 @@ func runMain(ctx context.Context, args []string, io stdio) int {
 		return 1
 	}
 	pctx, stop := context.WithCancel(ctx)
-	pr := &printer{out: io.out, json: f.json, session: sess.ID}
+	out := io.out
+	if !f.json {
+		// Tool output and model text reach the terminal as text, never as
+		// control sequences (termtext); the store keeps the raw bytes.
+		tw := termtext.NewWriter(io.out)
+		defer tw.Flush()
+		out = tw
+	}
+	pr := &printer{out: out, json: f.json, session: sess.ID}
 	done := pr.start(g.Service.Subscribe(pctx))
 	runErr := g.Service.Run(ctx, sess.ID, prompt)
 	// Print everything the turn stored before leaving.
@@ -104,7 +113,7 @@ func runMain(ctx context.Context, args []string, io stdio) int {
 	stop()
 	<-done
 	if runErr != nil {
-		fmt.Fprintln(io.err, "warden run:", runErr)
+		fmt.Fprintln(io.err, "warden run:", termtext.Visible(runErr.Error()))
 		return 1
 	}
 	return 0
@@ -262,6 +271,14 @@ func describe(e *runtime.Event) string {
 		return fmt.Sprintf("%s▶ run    %s %s", prefix, s("tool"), clip(mustJSON(d["args"]), 200))
 	case store.KindToolInvocationFailed:
 		return fmt.Sprintf("%s  failed: %s", prefix, clip(s("error"), 400))
+	case store.KindUnsafeChangeReverted:
+		var u store.UnsafeChangeReverted
+		_ = json.Unmarshal(e.Data, &u)
+		line := prefix + "⚠ reverted " + strings.Join(u.Reverted, ", ")
+		for _, f := range u.Findings {
+			line += "\n    " + f.Path + " (" + f.Reader + "): " + f.Why
+		}
+		return line
 	case store.KindSubagentStarted:
 		return prefix + "subagent " + s("subagent_id") + " started: " + clip(s("task"), 200)
 	case store.KindSubagentFinished:

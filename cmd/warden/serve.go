@@ -5,9 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 
 	"github.com/warden-dev/warden/backend/assemble"
 	"github.com/warden-dev/warden/backend/server"
@@ -23,7 +20,7 @@ func serveMain(ctx context.Context, args []string, io stdio) int {
 	addr := fset.String("addr", "127.0.0.1:0", "listen address (loopback only unless --insecure-bind)")
 	insecure := fset.Bool("insecure-bind", false, "allow a non-loopback listen address (the sign-in code and session cookie are then the only lock)")
 	db := fset.String("db", "", "the database (default $WARDEN_DB, else $XDG_DATA_HOME/warden/warden.db)")
-	static := fset.String("static", "", "the built frontend folder (default frontend/dist, else the installed copy, ../share/warden/frontend beside this binary)")
+	static := fset.String("static", "", "the built frontend folder (default $WARDEN_STATIC, else the installed copy: ../share/warden/frontend beside this binary, /usr/share/warden/frontend; never the working directory)")
 	modelSpec := fset.String("model", "", "PROVIDER:MODEL, script:FILE or demo (default: the built-in demo)")
 	baseURL := fset.String("base-url", "", "base URL of the model API")
 	remoteAddr := fset.String("remote-addr", "", "also serve the links that answer an ask from another device on this address (host:port; default [remote] address, else this server)")
@@ -70,7 +67,12 @@ func serveMain(ctx context.Context, args []string, io stdio) int {
 		return 1
 	}
 	opts := server.Options{Service: g.Service, Settings: g.Settings, Token: token, Remote: g.Remote.Links.Handler()}
-	if st, hint := staticDir(staticDefault(*static)); st != nil {
+	st, _, hint, err := staticAssets(*static, func() []string { return g.WritableRoots(ctx) })
+	if err != nil {
+		fmt.Fprintln(io.err, "warden serve:", err)
+		return 2
+	}
+	if st != nil {
 		opts.Static = st
 	} else {
 		opts.StaticHint = hint
@@ -106,36 +108,4 @@ func serveMain(ctx context.Context, args []string, io stdio) int {
 		return 1
 	}
 	return 0
-}
-
-// staticDefault is the --static folder: the flag, else a source tree's
-// frontend/dist in the working directory, else the packaged copy beside
-// the installed binary (/usr/bin/warden -> /usr/share/warden/frontend).
-func staticDefault(flagValue string) string {
-	if flagValue != "" {
-		return flagValue
-	}
-	const dev = "frontend/dist"
-	if _, err := os.Stat(filepath.Join(dev, "index.html")); err == nil {
-		return dev
-	}
-	if exe, err := os.Executable(); err == nil {
-		if real, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = real
-		}
-		installed := filepath.Join(filepath.Dir(exe), "..", "share", "warden", "frontend")
-		if _, err := os.Stat(filepath.Join(installed, "index.html")); err == nil {
-			return installed
-		}
-	}
-	return dev
-}
-
-// staticDir opens the built frontend, or says why it cannot.
-func staticDir(dir string) (fs.FS, string) {
-	index := filepath.Join(dir, "index.html")
-	if _, err := os.Stat(index); err != nil {
-		return nil, fmt.Sprintf("no built frontend at %s (run `make` to build frontend/dist, or pass --static DIR); serving the API only", dir)
-	}
-	return os.DirFS(dir), ""
 }

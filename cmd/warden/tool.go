@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/warden-dev/warden/backend/gate"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
+	"github.com/warden-dev/warden/backend/termtext"
 	"github.com/warden-dev/warden/backend/tools"
 )
 
@@ -28,9 +30,9 @@ func toolCommand() command {
 // needs.
 type toolFlags struct {
 	axisFlags
-	args, db        string
-	approvalTimeout time.Duration
-	allowHosts      hostFlag
+	args, db, format string
+	approvalTimeout  time.Duration
+	allowHosts       hostFlag
 }
 
 // toolOutput is what `warden tool` prints.
@@ -57,6 +59,7 @@ func runTool(ctx context.Context, argv []string, io stdio) int {
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&f.args, "args", "{}", "the call's arguments, a JSON object")
+	fs.StringVar(&f.format, "format", "json", "output: json (the whole outcome) or text (the decision, then the result as a terminal shows it safely)")
 	f.register(fs, "run the call as if the session were in the planning freeze")
 	fs.DurationVar(&f.approvalTimeout, "approval-timeout", 0, "how long an Ask waits for a human before it becomes a no-approver deny")
 	fs.StringVar(&f.db, "db", "", dbUsage)
@@ -77,6 +80,10 @@ func runTool(ctx context.Context, argv []string, io stdio) int {
 		return 2
 	}
 	name := pos[0]
+	if f.format != "json" && f.format != "text" {
+		fmt.Fprintf(io.err, "warden tool: unknown format %q (valid: json, text)\n", f.format)
+		return 2
+	}
 	if !json.Valid([]byte(f.args)) {
 		fmt.Fprintf(io.err, "warden tool: --args is not valid JSON: %s\n", f.args)
 		return 2
@@ -105,15 +112,60 @@ func runTool(ctx context.Context, argv []string, io stdio) int {
 		fmt.Fprintf(io.err, "warden tool: %v\n", err)
 		return code
 	}
-	enc := json.NewEncoder(io.out)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(out); err != nil {
-		return 1
+	if f.format == "text" {
+		if err := writeToolText(io.out, name, out); err != nil {
+			return 1
+		}
+	} else {
+		enc := json.NewEncoder(io.out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return 1
+		}
 	}
 	if out.Result.IsError {
 		return 1
 	}
 	return 0
+}
+
+// writeToolText prints the outcome for a human at a terminal: the decision
+// in a line, then the result's text. Everything passes through termtext, so
+// what the tool printed is shown, never obeyed by the terminal; the stored
+// result keeps its bytes.
+func writeToolText(w io.Writer, name string, out toolOutput) error {
+	tw := termtext.NewWriter(w)
+	if d := out.Decision; d != nil {
+		line := fmt.Sprintf("%s %s", d.Verdict, name)
+		switch {
+		case d.Source != "":
+			line += " (" + d.Source + ")"
+		case d.Reason != "":
+			line += " [" + string(d.Reason) + "]"
+		}
+		if d.Detail != "" && d.Verdict != policy.VerdictAllow {
+			line += ": " + d.Detail
+		}
+		fmt.Fprintln(tw, line)
+	}
+	for _, c := range out.Result.Content {
+		if c.Type != "text" {
+			fmt.Fprintf(tw, "[%s content]\n", c.Type)
+			continue
+		}
+		text := c.Text
+		if text != "" && !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		if _, err := io.WriteString(tw, text); err != nil {
+			return err
+		}
+	}
+	if out.Result.IsError {
+		fmt.Fprintln(tw, "(the call failed)")
+	}
+	fmt.Fprintf(tw, "session %s, call %s\n", out.SessionID, out.CallID)
+	return tw.Flush()
 }
 
 // callTool runs one call of the graph's tool through the graph's gate, in a

@@ -118,7 +118,7 @@ func TestToolchainsRunInTheDefaultCage(t *testing.T) {
 		t.Fatalf("the user's own caches changed:\n%s", diff)
 	}
 	// The builds used the cage's caches instead.
-	root := filepath.Join(xdg, "warden", "cage")
+	root := filepath.Join(xdg, "warden-cage")
 	for _, d := range []string{"go-build", "npm"} {
 		ents, err := os.ReadDir(filepath.Join(root, d))
 		if err != nil || len(ents) == 0 {

@@ -3,13 +3,20 @@
 //
 // It speaks HTTP (CONNECT tunnels and plain absolute-URI requests) and
 // SOCKS5 (CONNECT, no authentication) on the same listener, told apart by
-// the first byte. Every destination host:port is resolved here, never in the
-// cage, and handed with its addresses to a Decider; only the addresses the
-// decision was made on are dialled (no second lookup a rebinding DNS server
-// could answer differently). A refusal is a clean 403 (SOCKS: "not allowed
-// by ruleset") whose text names the host and how to allow it. Each
-// connection ends in one Conn event: host, port, bytes both ways, and what
-// allowed or refused it.
+// the first byte. A destination is decided before anything resolves it:
+// the Decider first sees the host name as the client gave it (no
+// addresses), and a name it refuses, or that is never answered, reaches no
+// resolver at all — a lookup is itself a message to whoever runs the name's
+// DNS servers, so resolving first would let a denied name carry data out.
+// Only an allowed name is resolved (here, never in the cage), and the
+// Decider then sees the addresses and checks them (loopback, private and
+// metadata addresses need an explicit listing). Only the addresses that
+// check was made on are dialled (no second lookup a rebinding DNS server
+// could answer differently). An IP literal is decided once, with itself as
+// its address. A refusal is a clean 403 (SOCKS: "not allowed by ruleset")
+// whose text names the host and how to allow it. Each connection ends in
+// one Conn event: host, port, bytes both ways, and what allowed or refused
+// it.
 package netproxy
 
 import (
@@ -38,7 +45,11 @@ type Verdict struct {
 }
 
 // Decider decides destinations. It may block (a human is asked); it must
-// return when ctx ends.
+// return when ctx ends. For a host name it is called twice: first with
+// d.Addrs empty, to decide on the name alone (nothing has been resolved),
+// and, only when that allowed it, again with the addresses the name
+// resolved to, to check them. An IP literal is decided in one call, with
+// the literal as its only address.
 type Decider interface {
 	Decide(ctx context.Context, d policy.Destination) Verdict
 }
@@ -171,8 +182,9 @@ func (p *Proxy) handle(ctx context.Context, c net.Conn) {
 	p.http(ctx, c, br)
 }
 
-// admit resolves and decides a destination. On refusal the event is
-// already observed and the returned error is the text for the client.
+// admit decides a destination, resolving a name only once the name is
+// allowed. On refusal the event is already observed and the returned error
+// is the text for the client.
 func (p *Proxy) admit(ctx context.Context, ev *Conn) (policy.Destination, *refusal) {
 	d := policy.Destination{Host: policy.CanonicalHost(ev.Host), Port: ev.Port}
 	ev.Host = d.Host
@@ -181,25 +193,41 @@ func (p *Proxy) admit(ctx context.Context, ev *Conn) (policy.Destination, *refus
 	}
 	if a, err := netip.ParseAddr(d.Host); err == nil {
 		d.Addrs = []netip.Addr{a.Unmap()}
-	} else {
-		addrs, err := p.cfg.Resolve(ctx, d.Host)
-		if err != nil || len(addrs) == 0 {
-			if err == nil {
-				err = errors.New("no addresses")
-			}
-			ev.Error = "resolve: " + err.Error()
-			return d, &refusal{status: 502, text: fmt.Sprintf("warden proxy: cannot resolve %s: %v", d.Host, err)}
-		}
-		for _, a := range addrs {
-			d.Addrs = append(d.Addrs, a.Unmap())
-		}
+		return d, p.decided(ctx, ev, d)
 	}
+	// The name as given, before any lookup.
+	if ref := p.decided(ctx, ev, d); ref != nil {
+		return d, ref
+	}
+	addrs, err := p.cfg.Resolve(ctx, d.Host)
+	if err != nil || len(addrs) == 0 {
+		if err == nil {
+			err = errors.New("no addresses")
+		}
+		ev.Error = "resolve: " + err.Error()
+		return d, &refusal{status: 502, text: fmt.Sprintf("warden proxy: cannot resolve %s: %v", d.Host, err)}
+	}
+	for _, a := range addrs {
+		d.Addrs = append(d.Addrs, a.Unmap())
+	}
+	// The addresses the allowed name resolved to.
+	return d, p.decided(ctx, ev, d)
+}
+
+// decided asks the Decider about d and records its verdict on ev.
+func (p *Proxy) decided(ctx context.Context, ev *Conn, d policy.Destination) *refusal {
 	v := p.cfg.Decider.Decide(ctx, d)
 	if !v.Allow {
-		return d, p.refuse(ev, v.Reason, v.Detail, v.Remedy)
+		ev.Allowed, ev.By = false, ""
+		return p.refuse(ev, v.Reason, v.Detail, v.Remedy)
 	}
-	ev.Allowed, ev.By = true, v.By
-	return d, nil
+	// What allowed the name allowed the connection; the address check
+	// only confirms it (or was a second answer about the same host).
+	if !ev.Allowed || ev.By == "" {
+		ev.By = v.By
+	}
+	ev.Allowed = true
+	return nil
 }
 
 // refusal is what the client is told.

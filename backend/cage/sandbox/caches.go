@@ -17,7 +17,7 @@ import (
 // own would poison the user's next unconfined build (an object the cage
 // planted in GOCACHE is linked into it). So every confining cage gets
 // caches of its own: folders under Warden's cache folder
-// ($XDG_CACHE_HOME/warden/cage, else ~/.cache/warden/cage), per user,
+// ($XDG_CACHE_HOME/warden-cage, else ~/.cache/warden-cage), per user,
 // bound writable and named by each tool's own variable, persistent
 // across calls so a second build is quick. The host's module caches stay
 // readable, read-only: GOMODCACHE, ~/.cargo/registry (bound into the
@@ -81,19 +81,21 @@ type caches struct {
 }
 
 // cacheRoot is where the cage's caches live: Config.CacheDir, else
-// warden/cage under the user's cache folder.
+// warden-cage in the user's cache folder. It is beside Warden's own cache
+// folder, never inside it: that one (the browser driver Warden runs, the
+// probe) is hidden from every cage, these are the cage's to write.
 func (c *Cage) cacheRoot() string {
 	if c.cfg.CacheDir != "" {
 		return filepath.Clean(c.cfg.CacheDir)
 	}
 	if w := c.wardenCache(); w != "" {
-		return filepath.Join(w, "cage")
+		return filepath.Join(filepath.Dir(w), "warden-cage")
 	}
 	return ""
 }
 
 // wardenCache is Warden's folder in the user's cache folder: the browser
-// driver, the checkpoints and the cage's caches live there.
+// driver and the probe live there (the cage's caches beside it).
 func (c *Cage) wardenCache() string {
 	if x := os.Getenv("XDG_CACHE_HOME"); filepath.IsAbs(x) {
 		return filepath.Join(x, "warden")

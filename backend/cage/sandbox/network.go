@@ -35,6 +35,7 @@ import (
 
 	"github.com/warden-dev/warden/backend/cage/netfwd"
 	"github.com/warden-dev/warden/backend/cage/netproxy"
+	"github.com/warden-dev/warden/backend/cage/readers"
 	"github.com/warden-dev/warden/backend/policy"
 )
 
@@ -163,6 +164,15 @@ func (c *Cage) startEgress(ctx context.Context, spec Spec, p *Prepared) (err err
 	}
 	if err != nil {
 		return fmt.Errorf("sandbox: the running binary serves as the cage's network forwarder, and it cannot be found: %w", err)
+	}
+	if c.cfg.Forwarder != "" {
+		// A forwarder found by path (the CLI beside the desktop app) is
+		// never one a caged command could have replaced: not in the
+		// workspace or a writable root, whatever this call's shape (another
+		// call may write them).
+		if err := readers.CheckLoad("the cage's network forwarder", self, writableFor(spec, policy.Cage{Shape: policy.CageWorkspaceWrite})); err != nil {
+			return fmt.Errorf("sandbox: %w", err)
+		}
 	}
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/warden-dev/warden/backend/cage/readers"
 	"github.com/warden-dev/warden/backend/policy"
 )
 
@@ -23,6 +24,8 @@ type Protected struct {
 type rules struct {
 	roots  []string // writable roots, parents first
 	hidden []string // hidden paths (secrets, Warden's folders)
+	held   heldSet  // what git reads or runs here (gitset.go)
+	git    *readers.Git
 	// approved are protected paths a human approved writing in this call
 	// (policy.Cage.Approved): not held.
 	approved []string
@@ -32,7 +35,10 @@ type rules struct {
 }
 
 // protected says whether p, below one of the roots, must not be created or
-// changed by a caged process.
+// changed by a caged process: the one list's entries the cage holds
+// (policy.CageHeld: the cage tier, and the edit tier's read-only entries,
+// whatever the root is — the user's home included), the hidden paths, and
+// what the repositories' real config makes git read or run.
 func (r *rules) protected(p string, isDir bool) bool {
 	root := rootOf(r.roots, p)
 	if root == "" {
@@ -51,13 +57,14 @@ func (r *rules) protected(p string, isDir bool) bool {
 	if r.judge != nil {
 		return r.judge(p)
 	}
-	return policy.CageProtected(p, root, isDir)
+	return policy.CageHeld(p, root, isDir) || r.held.holds(p)
 }
 
 // scan is what the walk of the writable roots found before a call.
 type scan struct {
-	protected []Protected // existing protected and hidden entries, bound over
-	dirs      []string    // every other real folder, watched
+	protected []Protected    // existing protected and hidden entries, bound over
+	dirs      []string       // every other real folder, watched
+	repos     []readers.Repo // the repositories git would use in the roots
 }
 
 // walk lists the protected entries inside the roots at any depth, without
@@ -84,9 +91,20 @@ func (r *rules) walk(visit func(dir string) error) (scan, error) {
 		if err != nil {
 			return nil // unreadable or gone: nothing to protect below it
 		}
+		if readers.LooksLikeGitDir(ents) && readers.IsGitDir(dir) {
+			// A gitdir by git's discovery rules, whatever its name.
+			s.repos = append(s.repos, readers.Repo{Gitdir: dir})
+		}
 		for _, e := range ents {
 			p := filepath.Join(dir, e.Name())
 			isDir := e.IsDir()
+			if e.Name() == ".git" {
+				if isDir {
+					s.repos = append(s.repos, readers.Repo{Gitdir: p, Worktree: dir})
+				} else if t, ok := readers.GitFileTarget(p); ok {
+					s.repos = append(s.repos, readers.Repo{Gitdir: t, Worktree: dir, Via: p})
+				}
+			}
 			if r.protected(p, isDir) {
 				s.protected = append(s.protected, Protected{Path: p, Dir: isDir})
 				continue

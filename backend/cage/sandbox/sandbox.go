@@ -9,10 +9,31 @@
 // allowlist. ReadOnly binds nothing writable. The cage stays in Warden's
 // session (seccomp.go says why and what covers the terminal).
 //
-// Protected paths (the policy's rule, at any depth: git configuration and
-// hooks of every repository, .envrc, .vscode/, .mcp.json, .warden/, shell rc
-// files, Warden's own folders) are held two ways, because bwrap 0.8 has no
-// overlay and a mount needs an existing mount point:
+// What the cage writes never runs outside it. Every program that runs
+// outside the cage and reads workspace bytes is listed, with its mechanism
+// and tests, in backend/cage/readers (Inventory). The cage's part:
+//
+//   - The one protected list (policy/protected_table.go): a call no human
+//     approved cannot change or create, in the workspace or any writable
+//     root, at any depth, the cage tier (git's configuration and hooks in
+//     every gitdir, .envrc, .vscode/, .mcp.json, .warden/, shell rc files,
+//     .hg/hgrc, .jj's config, editor exrc files) nor the edit tier's
+//     entries the table holds read-only (git's user config, ~/.local/bin,
+//     autostart, systemd user units, .env*, package managers' settings…),
+//     whatever the root is — the user's home as a workspace included
+//     (policy.CageHeld). Lockfiles stay writable.
+//   - What git executes, as git resolves it (gitset.go): the repositories in
+//     and above the roots, found by git's discovery rules, and what their
+//     real config makes git read or run (includes, hooks paths, hooks after
+//     their links, files commands name, sequencer state), held like the
+//     protected list.
+//   - New repositories (gitnew.go): a folder the call made a gitdir that
+//     git would run something from, and sequencer state with an exec line,
+//     are removed when the call ends.
+//
+// Protected paths (all of the above, and Warden's own folders) are held two
+// ways, because bwrap 0.8 has no overlay and a mount needs an existing
+// mount point:
 //
 //   - One that exists is bound read-only (it is its own mount point, so no
 //     file is made for it, and it cannot be removed, renamed or hard-linked
@@ -76,6 +97,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/warden-dev/warden/backend/cage/readers"
 	"github.com/warden-dev/warden/backend/policy"
 )
 
@@ -116,7 +138,7 @@ type Config struct {
 	// bench/cmd/netbench to measure the warden binary's forwarder.
 	Forwarder string
 	// CacheDir is where caged commands keep their toolchain caches
-	// (caches.go); empty means warden/cage in the user's cache folder.
+	// (caches.go); empty means warden-cage in the user's cache folder.
 	CacheDir string
 	// ProbeCacheDir keeps the result of a successful probe (probecache.go) so
 	// the next process on the same machine skips it; empty: probe every time.
@@ -148,7 +170,8 @@ type Cage struct {
 	limits  Limits
 	cgroups *cgroupPool // per-call pids cgroups when Warden runs as root, or nil
 
-	caches caches // the toolchain caches (caches.go)
+	git    *readers.Git // what git runs, per repository (gitset.go)
+	caches caches       // the toolchain caches (caches.go)
 
 	mu        sync.Mutex
 	status    *Status
@@ -180,7 +203,7 @@ func New(cfg Config) *Cage {
 		}
 	}
 	cfg.AllowUnixSockets = socks
-	c := &Cage{cfg: cfg, limits: cfg.Limits.withDefaults()}
+	c := &Cage{cfg: cfg, limits: cfg.Limits.withDefaults(), git: &readers.Git{Home: cfg.Home}}
 	c.hidden = hiddenPaths(cfg.Home, cfg.DenyRead, cfg.Protected)
 	return c
 }
@@ -634,7 +657,7 @@ func (c *Cage) cgroupParent() string {
 // then makes at the old paths is new to the watch, which knows the old
 // entries by identity (watch.go).
 func (c *Cage) protect(b *argBuilder, writable, approved []string, p *Prepared) error {
-	r := &rules{roots: writable, hidden: c.hidden, approved: approved}
+	r := &rules{roots: writable, hidden: c.hidden, approved: approved, git: c.git}
 	w, err := newWatcher(r)
 	if err != nil {
 		return err
@@ -644,6 +667,11 @@ func (c *Cage) protect(b *argBuilder, writable, approved []string, p *Prepared) 
 	if err != nil {
 		return err
 	}
+	// What the repositories' real config makes git read or run (gitset.go):
+	// set before the watch starts reading, read-only after.
+	held := c.gitHeld(s.repos, writable)
+	r.held = newHeldSet(held)
+	s.protected = mergeHeld(s.protected, held)
 	w.start(s)
 	var binds []string
 	for _, pr := range s.protected {

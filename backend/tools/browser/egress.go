@@ -16,6 +16,11 @@ package browser
 // The navigate target was decided with the call (its origin is the call's
 // effect), so the gate's egress does not ask for it a second time; see
 // tools.Gate's egress.
+//
+// Names are decided before they are resolved (netproxy): a host the page
+// names that is denied, or whose ask is never answered, reaches no
+// resolver; Chromium resolves nothing itself but loopback names
+// (chromiumArgs).
 
 import (
 	"context"

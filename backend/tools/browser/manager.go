@@ -21,8 +21,12 @@ type Options struct {
 	Headed         bool   // show the browser window (needs DISPLAY)
 	ChromiumPath   string // default $WARDEN_CHROMIUM, then chromium on PATH
 	NodePath       string // default $PLAYWRIGHT_NODEJS_PATH, then the Node pinned beside playwright-core, then node >= 20 on PATH
-	CorePackageDir string // playwright-core 1.64.1; default $WARDEN_PLAYWRIGHT_CORE, then the repo's driver folder
+	CorePackageDir string // playwright-core 1.64.1; default $WARDEN_PLAYWRIGHT_CORE, then the installed copy, then the source tree's (driver.go)
 	DriverDir      string // where the patched driver is laid out; default user cache dir
+	// Roots lists every session's workspace and writable roots: no driver,
+	// Node, Chromium or driver folder inside one is ever run (driver.go).
+	// nil refuses nothing beyond the lookup rules.
+	Roots func() []string
 
 	NavigationTimeout time.Duration // default 15s
 	ActionTimeout     time.Duration // default 5s: a missing selector fails fast
@@ -33,10 +37,17 @@ type Options struct {
 // chromiumArgs keep a tool browser quiet: no background calls home, no
 // updates, no first-run UI. --no-sandbox because Chromium's own sandbox
 // needs privileges a root or containerised run does not have.
+// --host-resolver-rules: Chromium itself resolves no name but the loopback
+// ones (every other request goes to the session's proxy by name, which
+// decides before it resolves; egress.go), so neither a prefetch nor a page
+// can make it send a lookup of its own. The rules match IP literals too,
+// so loopback addresses (the bypassed pages, the proxy itself) are
+// excluded.
 var chromiumArgs = []string{
 	"--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 	"--disable-background-networking", "--disable-component-update", "--disable-sync",
 	"--disable-default-apps", "--mute-audio",
+	"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE *.localhost, EXCLUDE 127.*, EXCLUDE ::1, EXCLUDE [::1]",
 }
 
 // Manager owns one Chromium process and one browser context per session.

@@ -98,7 +98,7 @@ func TestFindNode(t *testing.T) {
 				paths["env"] = fakeNode(t, filepath.Join(dir, "env", "node"), v)
 				t.Setenv("PLAYWRIGHT_NODEJS_PATH", paths["env"])
 			}
-			got, err := findNode(explicit, core)
+			got, err := findNode(explicit, core, nil)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("findNode = %q, %v; want an error containing %q", got, err, tc.wantErr)
