@@ -149,8 +149,8 @@ type Graph struct {
 	// Lineup is each session's answerers and hooks beside the human
 	// (answerers.go); Remote makes and serves the links that answer an ask
 	// from another device.
-	Lineup *lineup.Lineup
-	Remote *remote.Service
+	Lineup    *lineup.Lineup
+	Remote    *remote.Service
 	workspace string // Options.Workspace, resolved (loaders.go)
 	rootsMu   sync.Mutex
 	roots     []string
