@@ -45,7 +45,8 @@ export function auditRow(e: WardenEvent): AuditRow {
       summary = s(d.signature)
       break
     case 'permission_denied':
-      source = s(d.by)
+      // An answerer's or a hook's refusal names it, as its allow does.
+      source = d.layer === 'answerer' && d.layer_detail ? `answerer:${s(d.layer_detail)}` : s(d.by)
       codes = s(d.reason)
       summary = `${d.signature ? s(d.signature) + ' — ' : ''}${reasonLabel(s(d.reason))}${d.detail ? ': ' + s(d.detail) : ''}`
       break

@@ -78,6 +78,10 @@ describe('audit words', () => {
     ['network-allow:*.npmjs.org', '[network] allow *.npmjs.org'],
     ['browser-call:https://site.example:443', 'the browser call on https://site.example:443'],
     ['private-address', 'Private address'],
+    ['answerer:model:claude-haiku-4-5', 'reviewer model (claude-haiku-4-5)'],
+    ['answerer:command:corp-check', 'command `corp-check`'],
+    ['answerer:hook:corp-guard', 'hook `corp-guard`'],
+    ['answerer:model', 'reviewer model'],
     ['', ''],
   ]
   for (const [src, want] of sources) it(`source ${src || '(none)'}`, () => expect(sourceText(src)).toBe(want))

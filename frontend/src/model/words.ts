@@ -57,12 +57,32 @@ export function grantSourceText(source: string): string {
   if (source.startsWith('workspace-rule:')) return `allowed by workspace rule ${source.slice(15)}`
   if (source.startsWith('trusted-mcp:')) return `allowed: trusted server ${source.slice(12)}`
   if (source === 'policy-never') return 'allowed by approval policy "Never ask"'
+  if (source.startsWith('answerer:')) return `allowed by ${answererText(source.slice(9))}`
   if (source.startsWith('rule:')) {
     const rest = source.slice(5)
     const colon = rest.indexOf(':')
     return colon < 0 ? `allowed by rule ${rest}` : `allowed by ${rest.slice(0, colon)} rule ${rest.slice(colon + 1)}`
   }
   return `allowed (${source})`
+}
+
+// answererText names an answerer from its layer detail ("model:claude-haiku-4-5",
+// "command:corp-check", "hook:corp-guard"), as the gate's trace does.
+export function answererText(detail: string): string {
+  const colon = detail.indexOf(':')
+  const kind = colon < 0 ? detail : detail.slice(0, colon)
+  const name = colon < 0 ? '' : detail.slice(colon + 1)
+  if (kind === 'model') return name ? `reviewer model (${name})` : 'reviewer model'
+  return name ? `${kind} \`${name}\`` : kind
+}
+
+// deniedText says who refused a call: an answerer or a hook by name, else
+// from the event's `by`.
+export function deniedText(d: { by?: unknown; layer?: unknown; layer_detail?: unknown }): string {
+  const detail = typeof d.layer_detail === 'string' ? d.layer_detail : ''
+  if (d.layer === 'answerer' && detail) return `denied by ${answererText(detail)}`
+  const by = typeof d.by === 'string' ? d.by : ''
+  return deniedByText[by] ?? `denied (${by})`
 }
 
 export const deniedByText: Record<string, string> = {
@@ -229,6 +249,7 @@ export function sourceText(source: string): string {
   if (source.startsWith('session-grant:')) return `session grant ${source.slice(14)}`
   if (source.startsWith('workspace-rule:')) return `workspace rule ${source.slice(15)}`
   if (source.startsWith('trusted-mcp:')) return `trusted server ${source.slice(12)}`
+  if (source.startsWith('answerer:')) return answererText(source.slice(9))
   if (source.startsWith('network-allow:')) return `[network] allow ${source.slice(14)}`
   if (source.startsWith('browser-call:')) return `the browser call on ${source.slice(13)}`
   // A refused connection's source is the reason it was refused.

@@ -27,6 +27,31 @@ describe('ChatPermissionItem', () => {
     { name: 'denied by user', event: ev('permission_denied', { by: 'user', reason: 'user-denied' }), text: 'denied by you' },
     { name: 'denied by freeze', event: ev('permission_denied', { by: 'freeze', reason: 'planning-freeze' }), text: 'denied by the planning freeze' },
     { name: 'no approver', event: ev('permission_denied', { by: 'no-approver', reason: 'no-approver' }), text: 'denied: no approver' },
+    {
+      name: 'allowed by a reviewer model, with its reason',
+      event: ev('permission_granted', { source: 'answerer:model:claude-haiku-4-5', layer: 'answerer', layer_detail: 'model:claude-haiku-4-5', detail: 'reads only the workspace' }),
+      text: 'allowed by reviewer model (claude-haiku-4-5)',
+    },
+    {
+      name: "a reviewer's reason is shown",
+      event: ev('permission_granted', { source: 'answerer:model:claude-haiku-4-5', layer: 'answerer', layer_detail: 'model:claude-haiku-4-5', detail: 'reads only the workspace' }),
+      text: 'Reads only the workspace.',
+    },
+    {
+      name: 'allowed by a command answerer',
+      event: ev('permission_granted', { source: 'answerer:command:corp-check', layer: 'answerer', layer_detail: 'command:corp-check', detail: 'on the list' }),
+      text: 'allowed by command `corp-check`',
+    },
+    {
+      name: 'denied by a hook, with its reason',
+      event: ev('permission_denied', { by: 'no-approver', reason: 'hook-denied', layer: 'answerer', layer_detail: 'hook:corp-guard', detail: 'pushes go through CI' }),
+      text: 'denied by hook `corp-guard`',
+    },
+    {
+      name: 'denied by a reviewer model',
+      event: ev('permission_denied', { by: 'no-approver', reason: 'answerer-denied', layer: 'answerer', layer_detail: 'model:reviewer', detail: 'deletes the build' }),
+      text: 'denied by reviewer model (reviewer)',
+    },
   ]
   for (const c of cases) {
     it(c.name, () => {
