@@ -90,6 +90,7 @@ export function fakeBridge(opts: { transport?: Transport; handlers?: Handlers; d
     GetSettings: () => testSettings(),
     McpServers: () => [],
     McpPending: () => [],
+    Answerers: (a) => ({ session_id: a.session_id, entries: [], last: [], human_last: 'you' }),
   }
   const handlers = { ...defaults, ...opts.handlers } as Record<string, (a: unknown) => unknown>
   const call = vi.fn(async (method: Method, args?: unknown) => {

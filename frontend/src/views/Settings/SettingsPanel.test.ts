@@ -23,7 +23,7 @@ describe('SettingsPanel', () => {
   it('shows every section, the config path and the cage line', async () => {
     const { w } = setup()
     await flushPromises()
-    expect(w.findAll('h3').map((h) => h.text())).toEqual(['Model', 'Default axes', 'Network', 'Sandbox and app', 'MCP servers', 'Audit export (OpenTelemetry)'])
+    expect(w.findAll('h3').map((h) => h.text())).toEqual(['Model', 'Default axes', 'Network', 'Sandbox and app', 'MCP servers', 'Answerers and hooks', 'Audit export (OpenTelemetry)'])
     expect(w.get('[data-testid="config-path"]').text()).toBe('/home/u/.config/warden/config.toml')
     expect(w.get('.path').text()).toBe('Settings file: /home/u/.config/warden/config.toml')
     expect(w.text()).not.toContain('Saved to')
