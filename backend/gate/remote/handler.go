@@ -38,7 +38,11 @@ func (l *Links) Handler() http.Handler {
 		h := w.Header()
 		h.Set("Content-Security-Policy", ContentSecurityPolicy)
 		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Referrer-Policy", "no-referrer")
+		// same-origin, not no-referrer: under no-referrer a browser sends
+		// "Origin: null" with the page's own form POST, which the Origin
+		// checks (here and in backend/server) refuse. Nothing is fetched
+		// from another origin (the CSP), so the token never leaves.
+		h.Set("Referrer-Policy", "same-origin")
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Cache-Control", "no-store")
 		mux.ServeHTTP(w, r)
