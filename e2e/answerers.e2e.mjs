@@ -4,11 +4,14 @@
 // answerer and a pre-call hook, which stay untrusted until the Trust button
 // (with its confirmation) is clicked. The trust is checked in the backend's
 // answer (the state the page shows after a reload). Screenshots go to
-// artifacts/e2e/answerers-*.png.
+// artifacts/e2e/answerers-*.png. Then an ask (the demo's `!rm -rf build`)
+// is answered from another device: the prompt's "Answer from another
+// device…" makes a link, a second browser opens it and allows once, and the
+// command runs (the folder is gone).
 //
 // Needs bin/warden and frontend/dist: `make cli frontend && node e2e/answerers.e2e.mjs`.
 import assert from 'node:assert/strict'
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -28,6 +31,8 @@ const workspace = join(tmp, 'shop')
 const configHome = join(tmp, 'config')
 mkdirSync(join(workspace, '.warden'), { recursive: true })
 mkdirSync(join(workspace, 'scripts'), { recursive: true })
+mkdirSync(join(workspace, 'build'), { recursive: true })
+writeFileSync(join(workspace, 'build', 'out.o'), 'x')
 mkdirSync(join(configHome, 'warden'), { recursive: true })
 const corp = join(tmp, 'corp-check.sh')
 function program(path, text) {
@@ -123,6 +128,39 @@ try {
   assert.equal(await state('no-push'), 'Not trusted yet — does not run')
   assert.match(await panel.getByTestId('answerers-order').innerText(), /corp-check → .*lint-guard → you$/)
   console.log('ok  Trust asks first, and the trust holds after a reload')
+
+  await page.getByRole('tab', { name: 'Chat' }).click()
+  const composer = page.getByRole('textbox', { name: 'Message' })
+  await composer.fill('!rm -rf build')
+  await composer.press('Enter')
+  const prompt = page.getByRole('dialog', { name: 'Permission request' })
+  await prompt.waitFor({ timeout: 60000 })
+  await prompt.getByRole('button', { name: 'Answer from another device…' }).click()
+  const pop = prompt.getByRole('group', { name: 'Answer from another device' })
+  const url = (await pop.getByTestId('remote-url').innerText()).trim()
+  assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\//)
+  await pop.getByTestId('remote-qr').waitFor()
+  assert.match(await pop.getByTestId('remote-loopback').innerText(), /only this computer can open/)
+  await page.screenshot({ path: join(out, 'answerers-remote-popover.png') })
+  // The other device: its own browser profile, no cookie of the window's.
+  const other = await launch(chromium, { width: 420, height: 900 })
+  try {
+    const phone = other.ctx.pages()[0] ?? (await other.ctx.newPage())
+    await phone.goto(url)
+    await phone.getByTestId('allow-once').click()
+    await phone.getByTestId('remote-done').waitFor({ timeout: 15000 }).catch(async (e) => {
+      await phone.screenshot({ path: join(out, 'answerers-remote-page-failed.png') })
+      throw new Error(`the other device's page after Allow once: ${await phone.locator('body').innerText()}`, { cause: e })
+    })
+    await phone.screenshot({ path: join(out, 'answerers-remote-page.png') })
+  } finally {
+    await other.ctx.close()
+    rmSync(other.userData, { recursive: true, force: true })
+  }
+  await prompt.waitFor({ state: 'hidden', timeout: 30000 })
+  for (let i = 0; i < 100 && existsSync(join(workspace, 'build')); i++) await page.waitForTimeout(100)
+  assert.ok(!existsSync(join(workspace, 'build')), 'the command allowed from the other device ran')
+  console.log('ok  a link from the prompt answers the ask from a second browser')
   assert.deepEqual(errors, [])
 } finally {
   await ctx.close()
