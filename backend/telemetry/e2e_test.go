@@ -408,18 +408,31 @@ func openLocal(t *testing.T, r *rig) *store.Store {
 	return st
 }
 
+// readCopies reads the collector's file. The collector may be appending
+// a document right then: a read that ends inside one is tried again (a
+// file that stays unreadable for 10 s fails the test).
 func readCopies(t *testing.T, path string) []telemetry.Copy {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
+	read := func() ([]telemetry.Copy, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		cs, _, err := telemetry.ReadCopies(f)
+		return cs, err
 	}
-	defer f.Close()
-	cs, _, err := telemetry.ReadCopies(f)
-	if err != nil {
-		t.Fatal(err)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		cs, err := read()
+		if err == nil {
+			return cs
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	return cs
 }
 
 // waitCopies waits until the collector's file holds want decision records.
@@ -536,6 +549,18 @@ func TestCollectorDownThenUp(t *testing.T) {
 		}
 	}
 	t.Logf("decision records at the collector by layer: %v", byLayer)
+	// What the records say happened, on disk: the answerer's allows ran
+	// (d1…d5 are gone, d6…d9 untouched), the workspace rule's denials
+	// wrote nothing.
+	for i := 0; i < 10; i++ {
+		_, err := os.Stat(filepath.Join(r.ws, fmt.Sprintf("d%d", i)))
+		if want, removed := i <= 5, os.IsNotExist(err); removed != want {
+			t.Errorf("d%d: removed %v, want %v (%v)", i, removed, want, err)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(r.ws, "secrets", "prod.key")); !os.IsNotExist(err) {
+		t.Errorf("a write denied by the workspace's rule happened: %v", err)
+	}
 	rep, err := telemetry.Against(ctx, st, cs)
 	if err != nil {
 		t.Fatal(err)
