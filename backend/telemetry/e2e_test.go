@@ -549,6 +549,16 @@ func TestCollectorDownThenUp(t *testing.T) {
 		}
 	}
 	t.Logf("decision records at the collector by layer: %v", byLayer)
+	// The answerer's allows name it as their source too, as docs/telemetry.md
+	// says (the file exporter writes OTLP JSON as it is).
+	raw, err := os.ReadFile(r.col.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := `{"key":"warden.decision.source","value":{"stringValue":"answerer:command:` + answererName + `"}}`
+	if n := strings.Count(string(raw), src); n != 5 {
+		t.Errorf("%d records with %s, want 5", n, src)
+	}
 	// What the records say happened, on disk: the answerer's allows ran
 	// (d1…d5 are gone, d6…d9 untouched), the workspace rule's denials
 	// wrote nothing.
