@@ -348,41 +348,56 @@ func (rs *RuleSet) readMayMatch(call *Call, ws string) bool {
 	for j := range call.Effects {
 		for _, p := range call.Effects[j].Paths {
 			start := 0
-			// Only an absolute glob can see the folders the workspace
-			// lies in: a relative one matches the path below it, every
-			// segment of which is a segment of what follows ws+"/" in p
-			// (cleaning only drops and pops segments). A path written
-			// any other way is looked at whole.
-			if !x.sieve.absolute && ws != "" && len(p) > len(ws) && p[len(ws)] == '/' && p[:len(ws)] == ws {
+			switch {
+			case ws == "" || p == "":
+			case p[0] != '/' && p[0] != '~':
+				// The chain reads it as ws/p: an absolute glob sees
+				// the workspace's folders too.
+				if x.sieve.absolute && x.segsMayHold(ws, 0) {
+					return true
+				}
+			case !x.sieve.absolute && len(p) > len(ws) && p[len(ws)] == '/' && p[:len(ws)] == ws:
+				// Only an absolute glob can see the folders the
+				// workspace lies in: a relative one matches the path
+				// below it, every segment of which is a segment of
+				// what follows ws+"/" in p (cleaning only drops and
+				// pops segments). A path written any other way is
+				// looked at whole.
 				start = len(ws) + 1
 			}
-			// The slashes are found eight bytes at a time and each
-			// segment is put to the sieve written out in place: an
-			// IndexByte or a call per segment costs more than the sieve.
-			i := start
-			for ; i+8 <= len(p); i += 8 {
-				for m := slashes(p[i : i+8]); m != 0; m &= m - 1 {
-					end := i + bits.TrailingZeros64(m)>>3
-					if s := p[start:end]; s != "" && x.sieve.mayHold(s) && x.segMayMatch(s) {
-						return true
-					}
-					start = end + 1
-				}
-			}
-			for ; i < len(p); i++ {
-				if p[i] == '/' {
-					if s := p[start:i]; s != "" && x.sieve.mayHold(s) && x.segMayMatch(s) {
-						return true
-					}
-					start = i + 1
-				}
-			}
-			if s := p[start:]; s != "" && x.sieve.mayHold(s) && x.segMayMatch(s) {
+			if x.segsMayHold(p, start) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// segsMayHold reports whether a segment of p[start:] may be a path rule's
+// clue. The slashes are found eight bytes at a time and each segment is
+// put to the sieve written out in place: an IndexByte or a call per
+// segment costs more than the sieve.
+func (x *ruleIdx) segsMayHold(p string, start int) bool {
+	i := start
+	for ; i+8 <= len(p); i += 8 {
+		for m := slashes(p[i : i+8]); m != 0; m &= m - 1 {
+			end := i + bits.TrailingZeros64(m)>>3
+			if s := p[start:end]; s != "" && x.sieve.mayHold(s) && x.segMayMatch(s) {
+				return true
+			}
+			start = end + 1
+		}
+	}
+	for ; i < len(p); i++ {
+		if p[i] == '/' {
+			if s := p[start:i]; s != "" && x.sieve.mayHold(s) && x.segMayMatch(s) {
+				return true
+			}
+			start = i + 1
+		}
+	}
+	s := p[start:]
+	return s != "" && x.sieve.mayHold(s) && x.segMayMatch(s)
 }
 
 // slashes has the high bit set in byte k for each q[k] == '/', k < 8
