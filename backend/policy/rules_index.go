@@ -349,8 +349,8 @@ func (rs *RuleSet) readMayMatch(call *Call, ws string) bool {
 		for _, p := range call.Effects[j].Paths {
 			start := 0
 			switch {
-			case ws == "" || p == "":
-			case p[0] != '/' && p[0] != '~':
+			case ws == "":
+			case p == "" || p[0] != '/' && p[0] != '~':
 				// The chain reads it as ws/p: an absolute glob sees
 				// the workspace's folders too.
 				if x.sieve.absolute && x.segsMayHold(ws, 0) {
