@@ -66,6 +66,7 @@ type sieve struct {
 	// absolute: some glob anchored at the root or home has a clue, so
 	// the segments of a path above the workspace may hold one.
 	absolute  bool
+	host      bits1024 // segHash of the exact hosts and ".domain"s
 	toolExact bits1024 // segHash of exact tool names
 	toolFirst bits256  // first bytes of the tool patterns' literal prefixes
 }
@@ -148,8 +149,12 @@ func (x *ruleIdx) index(r *Rule, i int) {
 				x.hostAny = appendOnce(x.hostAny, i)
 			case strings.HasPrefix(h.Host, "*."):
 				x.add(&x.host, h.Host[1:], i)
+				x.sieve.host.set(segHash(h.Host[1:]))
 			default:
 				x.add(&x.host, h.Host, i)
+				if h.Host != "" {
+					x.sieve.host.set(segHash(h.Host))
+				}
 			}
 		}
 	default:
@@ -240,11 +245,11 @@ func (rs *RuleSet) each(d int, it *item, loose bool, fn func(i int) bool) bool {
 	case itemHost:
 		host := it.host
 		if x.host != nil {
-			if eachOf(x.host[host], fn) {
+			if host != "" && x.sieve.host.has(segHash(host)) && eachOf(x.host[host], fn) {
 				return true
 			}
 			for i := 0; i < len(host); i++ {
-				if host[i] == '.' && eachOf(x.host[host[i:]], fn) {
+				if host[i] == '.' && x.sieve.host.has(segHash(host[i:])) && eachOf(x.host[host[i:]], fn) {
 					return true
 				}
 			}
@@ -273,10 +278,10 @@ func (rs *RuleSet) eachTool(d int, names []string, fn func(i int) bool) bool {
 		return false
 	}
 	for _, n := range names {
-		if try(x.toolExact[n]) {
+		if (n == "" || x.sieve.toolExact.has(segHash(n))) && try(x.toolExact[n]) {
 			return true
 		}
-		if n != "" && x.toolFirst != nil && try(x.toolFirst[n[0]]) {
+		if n != "" && x.sieve.toolFirst.has(n[0]) && try(x.toolFirst[n[0]]) {
 			return true
 		}
 	}
