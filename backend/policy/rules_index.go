@@ -69,6 +69,7 @@ type sieve struct {
 	host      bits1024 // segHash of the exact hosts and ".domain"s
 	toolExact bits1024 // segHash of exact tool names
 	toolFirst bits256  // first bytes of the tool patterns' literal prefixes
+	toolAny   bits256  // first bytes of both: the read path's one look
 }
 
 const tailBit = 32
@@ -164,6 +165,7 @@ func (x *ruleIdx) index(r *Rule, i int) {
 			x.add(&x.toolExact, t.parts[0], i)
 			if t.parts[0] != "" {
 				x.sieve.toolExact.set(segHash(t.parts[0]))
+				x.sieve.toolAny.set(t.parts[0][0])
 			}
 		case t.parts[0] == "":
 			x.toolStar = append(x.toolStar, i)
@@ -173,6 +175,7 @@ func (x *ruleIdx) index(r *Rule, i int) {
 			}
 			x.toolFirst[t.parts[0][0]] = append(x.toolFirst[t.parts[0][0]], i)
 			x.sieve.toolFirst.set(t.parts[0][0])
+			x.sieve.toolAny.set(t.parts[0][0])
 		}
 	}
 }
@@ -339,7 +342,7 @@ func (rs *RuleSet) mayMatchRead(call *Call, ws string) bool {
 func (rs *RuleSet) readMayMatch(call *Call, ws string) bool {
 	x := &rs.all
 	// The tool rules, behind their sieve.
-	if t := call.Tool; len(x.toolStar) > 0 || t == "" || x.sieve.toolExact.has(segHash(t)) || x.sieve.toolFirst.has(t[0]) {
+	if t := call.Tool; len(x.toolStar) > 0 || t == "" || x.sieve.toolAny.has(t[0]) {
 		if x.toolMayMatch(rs.rules, t) {
 			return true
 		}
