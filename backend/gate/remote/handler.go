@@ -38,7 +38,12 @@ func (l *Links) Handler() http.Handler {
 		h := w.Header()
 		h.Set("Content-Security-Policy", ContentSecurityPolicy)
 		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Referrer-Policy", "no-referrer")
+		// same-origin, not no-referrer: under no-referrer a browser sends
+		// `Origin: null` with the page's own form POST, which the origin
+		// check (here and in warden serve) must refuse — the answer could
+		// never be given from a real browser. Cross-origin requests still
+		// get no referrer, so the token in the path never leaves.
+		h.Set("Referrer-Policy", "same-origin")
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Cache-Control", "no-store")
 		mux.ServeHTTP(w, r)
