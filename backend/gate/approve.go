@@ -163,6 +163,17 @@ func (g *Gate) ask(ctx context.Context, c askCall, d policy.Decision, id ask.ID,
 			req.Preview = "no preview: " + err.Error()
 		}
 	}
+	// What the human must read with the ask is known now: it is listed
+	// with it from the moment it is recorded.
+	req.Notes = append(req.Notes, c.lineup.Notes...)
+	if len(g.answererList(c)) > 0 && !direct {
+		if why := g.humanOnlyWhy(c, &req); why != "" {
+			req.Notes = append(req.Notes, "Only you answer this ask ("+why+"): no answerer was asked.")
+		}
+	}
+	if g.seat != nil && len(req.Notes) > 0 {
+		g.seat.expect(id.RequestID, req.Notes)
+	}
 	if _, err := g.asks.Step(ctx, id, ask.Request, store.PermissionRequested{Args: c.args, Risk: req.Risk, Reasons: d.Reasons,
 		Signature: d.Signature, Effects: c.effects, Trace: d.Trace, Preview: req.Preview, AlwaysRefused: d.AlwaysRefused,
 		Direct: direct}); err != nil {
@@ -297,24 +308,9 @@ func (g *Gate) await(ctx context.Context, c askCall, req *ApprovalRequest, id as
 // question and the asks only a human may answer pass straight to the
 // human. The error is for the gate itself (the log).
 func (g *Gate) answerers(ctx context.Context, c askCall, req *ApprovalRequest, id ask.ID) (Approval, bool, error) {
-	req.Notes = append(req.Notes, c.lineup.Notes...)
-	list := g.cfg.Answerers
-	if len(c.lineup.Answerers) > 0 {
-		list = append(append([]Answerer(nil), g.cfg.Answerers...), c.lineup.Answerers...)
-	}
-	if len(list) == 0 || req.Direct {
-		return Approval{}, false, nil
-	}
-	sess := c.sess
-	if sess.Workspace == "" {
-		sess.Sandbox = c.env.Sandbox
-	}
-	why := c.humanOnly
-	if why == "" {
-		why = humanOnly(req.Reasons, req.Effects, sess)
-	}
-	if why != "" {
-		req.Notes = append(req.Notes, "Only you answer this ask ("+why+"): no answerer was asked.")
+	list := g.answererList(c)
+	if len(list) == 0 || req.Direct || g.humanOnlyWhy(c, req) != "" {
+		// (ask has told the human why, in the ask's notes)
 		return Approval{}, false, nil
 	}
 	q := Question{SessionID: req.SessionID, CallID: req.CallID, RequestID: req.RequestID, Tool: req.Tool, Args: req.Args,
@@ -374,6 +370,27 @@ func (g *Gate) answerers(ctx context.Context, c askCall, req *ApprovalRequest, i
 		return ans, true, nil
 	}
 	return Approval{}, false, nil
+}
+
+// answererList is the gate's answerers, then the session's.
+func (g *Gate) answererList(c askCall) []Answerer {
+	if len(c.lineup.Answerers) == 0 {
+		return g.cfg.Answerers
+	}
+	return append(append([]Answerer(nil), g.cfg.Answerers...), c.lineup.Answerers...)
+}
+
+// humanOnlyWhy says why only a human may answer this ask ("" when the
+// answerers may).
+func (g *Gate) humanOnlyWhy(c askCall, req *ApprovalRequest) string {
+	if c.humanOnly != "" {
+		return c.humanOnly
+	}
+	sess := c.sess
+	if sess.Workspace == "" {
+		sess.Sandbox = c.env.Sandbox
+	}
+	return humanOnly(req.Reasons, req.Effects, sess)
 }
 
 // answererName is how a trace names an answerer: "command `corp-check`",

@@ -80,9 +80,21 @@ type seat struct {
 
 	mu   sync.Mutex
 	live map[string]*waiter // request id → waiter, registered by the recorder
+	// notes are what the human must read with an ask, known before it is
+	// recorded (expect), so the ask is never listed without them.
+	notes map[string][]string
 }
 
-func newSeat(g *Gate) *seat { return &seat{g: g, live: map[string]*waiter{}} }
+func newSeat(g *Gate) *seat {
+	return &seat{g: g, live: map[string]*waiter{}, notes: map[string][]string{}}
+}
+
+// expect keeps the notes an ask about to be recorded is listed with.
+func (b *seat) expect(requestID string, notes []string) {
+	b.mu.Lock()
+	b.notes[requestID] = append([]string(nil), notes...)
+	b.mu.Unlock()
+}
 
 // register makes an ask live before its PermissionRequested is stored, so
 // an answer that reads the store and arrives before the gate starts
@@ -93,6 +105,10 @@ func (b *seat) register(sessionID string, ev store.PermissionRequested) {
 		Signature: ev.Signature, AlwaysRefused: ev.AlwaysRefused, Effects: ev.Effects, Trace: ev.Trace, Preview: ev.Preview,
 		CreatedAt: b.g.cfg.Now().UnixMilli(), Live: true}}
 	b.mu.Lock()
+	if n, ok := b.notes[ev.RequestID]; ok {
+		a.view.Notes = n
+		delete(b.notes, ev.RequestID)
+	}
 	b.live[ev.RequestID] = a
 	b.mu.Unlock()
 }
@@ -112,6 +128,7 @@ func (b *seat) annotate(requestID string, answers []AnswerNote, notes []string) 
 func (b *seat) unregister(ev store.PermissionRequested) {
 	b.mu.Lock()
 	delete(b.live, ev.RequestID)
+	delete(b.notes, ev.RequestID)
 	b.mu.Unlock()
 }
 
@@ -216,6 +233,7 @@ func (b *seat) decideLive(ctx context.Context, requestID string, ans Approval) (
 func (b *seat) drop(requestID string) {
 	b.mu.Lock()
 	delete(b.live, requestID)
+	delete(b.notes, requestID)
 	b.mu.Unlock()
 }
 

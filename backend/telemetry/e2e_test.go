@@ -29,10 +29,10 @@ import (
 // The end-to-end test of issue 34: a real collector (built from its Go
 // modules), a real Warden graph (assemble.Open: store, engine, cage,
 // runtime) in a child process that can be SIGKILLed, 100 mixed calls from
-// a scripted model, asks answered through the window's Answer method.
-//
-// Left out until they exist on main: a rule deny (org rules) and an
-// answerer's yes (answerers); see the issue note.
+// a scripted model, asks answered through the window's Answer method, a
+// user's and a workspace's rules.toml and a command answerer configured in
+// the user's config file (rules.toml as docs/organisation.md shows it,
+// [[answerers]] as backend/config/answerers.go reads it).
 
 // phase is one batch of scripted calls and the layer each must record.
 type phase struct {
@@ -44,9 +44,62 @@ type scripted struct {
 	tool  string
 	args  map[string]any
 	layer policy.Layer
+	// detail, when set, is the exact warden.decision.layer_detail the
+	// collector must hold: the rule's file:line, the answerer's kind:name.
+	detail string
 }
 
-func phases(port int) []phase {
+// The rules and the answerer of the run. The user's rule that denies
+// pushes is the second [[rule]] of its file (line 9), the workspace's
+// path rule the first of its own (line 2): the records must name them.
+const (
+	userRules = `# the user's rules
+[[rule]]
+command = "docker run"
+decision = "ask"
+why = "containers are reviewed"
+examples = ["docker run alpine"]
+not_examples = ["docker ps"]
+
+[[rule]]
+command = "git push"
+decision = "deny"
+why = "pushes go through the release pipeline"
+examples = ["git push", "git -C sub push --force origin x", "bash -c 'git push'"]
+not_examples = ["git status", "echo git push"]
+`
+	userRuleLine = 9
+	wsRules      = `# the repository's rules
+[[rule]]
+paths = ["secrets/**"]
+decision = "deny"
+why = "key material stays out of the agent's reach"
+examples = ["secrets/prod.key"]
+not_examples = ["src/main.go"]
+`
+	wsRuleLine = 2
+	// answererName is the command answerer of the user's config. It allows
+	// removing the scratch folders d1…d9 and passes everything else on
+	// (d0 is the human's: answered "always", it becomes a session grant).
+	answererName = "e2e-scratch"
+	answererWhy  = "scratch folders may go"
+	answererProg = `#!/bin/sh
+q=$(cat)
+case "$q" in
+*'"signature":"shell=rm -rf d0"'*) echo '{"answer":"pass","reason":"d0 is for the human"}' ;;
+*'"signature":"shell=rm -rf d'[1-9]'"'*) echo '{"answer":"allow","reason":"` + answererWhy + `"}' ;;
+*) echo '{"answer":"pass","reason":"not a scratch folder"}' ;;
+esac
+`
+)
+
+// callsEnv is what the calls' arguments and expected details name.
+type callsEnv struct {
+	hostPort           int    // the host service the caged curl reaches
+	userRules, wsRules string // the rules files
+}
+
+func phases(env callsEnv) []phase {
 	rep := func(n int, c scripted) []scripted {
 		out := make([]scripted, n)
 		for i := range out {
@@ -54,18 +107,34 @@ func phases(port int) []phase {
 		}
 		return out
 	}
-	read := scripted{"fs.read", map[string]any{"path": "f.txt"}, policy.LayerPolicy}
-	list := scripted{"fs.list", map[string]any{"path": "."}, policy.LayerPolicy}
-	outside := scripted{"fs.write", map[string]any{"path": "/etc/warden-e2e-outside", "content": "x"}, policy.LayerSandbox}
-	protected := scripted{"fs.write", map[string]any{"path": ".env", "content": "A=1\n"}, policy.LayerHuman}
+	read := scripted{tool: "fs.read", args: map[string]any{"path": "f.txt"}, layer: policy.LayerPolicy}
+	outside := scripted{tool: "fs.write", args: map[string]any{"path": "/etc/warden-e2e-outside", "content": "x"}, layer: policy.LayerSandbox}
+	protected := scripted{tool: "fs.write", args: map[string]any{"path": ".env", "content": "A=1\n"}, layer: policy.LayerHuman}
 	// "rm -rf d0" asks (destructive) with the exact signature
-	// shell=rm -rf d0; the human answers "always", and every later
-	// "rm -rf d0" is allowed by that session grant.
+	// shell=rm -rf d0; the answerer passes it on, the human answers
+	// "always", and every later "rm -rf d0" is allowed by that session
+	// grant.
 	rm := func(layer policy.Layer) scripted {
-		return scripted{"shell.exec", map[string]any{"command": "rm -rf d0"}, layer}
+		return scripted{tool: "shell.exec", args: map[string]any{"command": "rm -rf d0"}, layer: layer}
 	}
-	curl := scripted{"shell.exec", map[string]any{"command": fmt.Sprintf("curl -sS -o /dev/null http://127.0.0.1:%d/", port)}, policy.LayerPolicy}
-	frozen := scripted{"fs.write", map[string]any{"path": "plan.txt", "content": "x"}, policy.LayerPlanning}
+	curl := scripted{tool: "shell.exec", args: map[string]any{"command": fmt.Sprintf("curl -sS -o /dev/null http://127.0.0.1:%d/", env.hostPort)}, layer: policy.LayerPolicy}
+	frozen := scripted{tool: "fs.write", args: map[string]any{"path": "plan.txt", "content": "x"}, layer: policy.LayerPlanning}
+	// The user's deny rule, in three spellings of one push.
+	pushDetail := fmt.Sprintf("user rule %s:%d", env.userRules, userRuleLine)
+	var pushes []scripted
+	for _, cmd := range []string{"git push origin main", "git -C . push --force origin x", "bash -c 'git push'"} {
+		pushes = append(pushes, scripted{tool: "shell.exec", args: map[string]any{"command": cmd}, layer: policy.LayerRule, detail: pushDetail})
+	}
+	// The workspace's deny rule on a path.
+	secret := scripted{tool: "fs.write", args: map[string]any{"path": "secrets/prod.key", "content": "k"}, layer: policy.LayerRule,
+		detail: fmt.Sprintf("workspace rule %s:%d", env.wsRules, wsRuleLine)}
+	// Each scratch folder's removal asks (destructive) with its own
+	// signature: the command answerer allows each, one call at a time.
+	var scratch []scripted
+	for i := 1; i <= 5; i++ {
+		scratch = append(scratch, scripted{tool: "shell.exec", args: map[string]any{"command": fmt.Sprintf("rm -rf d%d", i)},
+			layer: policy.LayerAnswerer, detail: "command:" + answererName})
+	}
 
 	a := rep(20, read)
 	a = append(a, rep(5, outside)...)
@@ -75,8 +144,10 @@ func phases(port int) []phase {
 	}
 	a = append(a, rep(5, protected)...)
 	a = append(a, rep(10, curl)...)
-	a = append(a, rep(5, list)...)
-	b := rep(20, read)
+	a = append(a, pushes...)
+	a = append(a, rep(2, secret)...)
+	b := rep(15, read)
+	b = append(b, scratch...)
 	b = append(b, rep(5, outside)...)
 	for range 5 {
 		b = append(b, rm(policy.LayerGrant))
@@ -151,7 +222,22 @@ func newRig(t *testing.T) *rig {
 	t.Cleanup(srv.Close)
 	var hp int
 	fmt.Sscanf(srv.URL, "http://127.0.0.1:%d", &hp)
-	r.ps = phases(hp)
+	// The user's rules beside config.toml, the workspace's in .warden/,
+	// the answerer's program beside the user's config (outside /tmp: the
+	// cage's /tmp is its own).
+	env := callsEnv{hostPort: hp, userRules: filepath.Join(filepath.Dir(r.cfg), "rules.toml"),
+		wsRules: filepath.Join(r.ws, ".warden", "rules.toml")}
+	prog := filepath.Join(filepath.Dir(r.cfg), answererName)
+	os.MkdirAll(filepath.Dir(env.wsRules), 0o755)
+	for _, f := range []struct {
+		path, text string
+		mode       os.FileMode
+	}{{env.userRules, userRules, 0o644}, {env.wsRules, wsRules, 0o644}, {prog, answererProg, 0o755}} {
+		if err := os.WriteFile(f.path, []byte(f.text), f.mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.ps = phases(env)
 	script(t, r.scriptPath, r.ps)
 	r.port = otelcoltest.FreePort(t)
 	r.col = otelcoltest.New(t, dir, r.port)
@@ -166,10 +252,16 @@ network = true
 [network]
 allow = ["127.0.0.1:%d"]
 
+[[answerers]]
+kind = "command"
+name = %q
+command = [%q]
+timeout = "60s"
+
 [telemetry]
 endpoint = "%s"
 metrics_interval = "1s"
-`, r.scriptPath, hp, r.col.Endpoint)
+`, r.scriptPath, hp, answererName, prog, r.col.Endpoint)
 	if err := os.WriteFile(r.cfg, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -250,8 +342,15 @@ func TestE2EChild(t *testing.T) {
 			}
 			for _, a := range asks {
 				ans := runtime.AnswerArgs{RequestID: a.RequestID, Answer: "once"}
-				if strings.HasPrefix(a.Signature, "shell=rm ") {
+				switch {
+				case a.Signature == "shell=rm -rf d0" && len(a.Answers) == 0:
+					// The answerer has not passed it on yet: the human
+					// answers once it reaches them.
+					continue
+				case a.Signature == "shell=rm -rf d0":
 					ans.Answer, ans.Scope = "always", policy.ScopeSession
+				case strings.HasPrefix(a.Signature, "shell=rm "):
+					continue // the answerer's to answer, not the human's
 				}
 				if err := svc.Answer(ctx, ans); err != nil {
 					t.Logf("answer %s: %v", a.RequestID, err)
@@ -266,7 +365,8 @@ func TestE2EChild(t *testing.T) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
-		t.Fatalf("turn %q did not end", text)
+		asks, _ := svc.PendingApprovals(ctx, sess.ID)
+		t.Fatalf("turn %q did not end; pending asks: %+v", text, asks)
 	}
 	turn("phase a")
 	os.WriteFile(filepath.Join(dir, "a.done"), nil, 0o644)
@@ -308,18 +408,31 @@ func openLocal(t *testing.T, r *rig) *store.Store {
 	return st
 }
 
+// readCopies reads the collector's file. The collector may be appending
+// a document right then: a read that ends inside one is tried again (a
+// file that stays unreadable for 10 s fails the test).
 func readCopies(t *testing.T, path string) []telemetry.Copy {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
+	read := func() ([]telemetry.Copy, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		cs, _, err := telemetry.ReadCopies(f)
+		return cs, err
 	}
-	defer f.Close()
-	cs, _, err := telemetry.ReadCopies(f)
-	if err != nil {
-		t.Fatal(err)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		cs, err := read()
+		if err == nil {
+			return cs
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	return cs
 }
 
 // waitCopies waits until the collector's file holds want decision records.
@@ -396,11 +509,11 @@ func TestCollectorDownThenUp(t *testing.T) {
 
 	// Exactly once, and the right layer for each call.
 	seen := map[string]int{}
-	layers := map[string]string{}
+	recs := map[string]telemetry.Copy{}
 	for _, c := range cs {
 		seen[fmt.Sprintf("%s/%d", c.SessionID, c.Seq)]++
 		if c.Class == telemetry.ClassDecision {
-			layers[c.CallID] = c.Layer
+			recs[c.CallID] = c
 		}
 	}
 	for k, n := range seen {
@@ -412,14 +525,51 @@ func TestCollectorDownThenUp(t *testing.T) {
 		t.Errorf("%d decision records, want 100", decisions(cs))
 	}
 	n := 0
+	byLayer := map[string]int{}
 	for _, p := range r.ps {
 		for _, c := range p.calls {
 			n++
 			id := fmt.Sprintf("c%03d", n)
-			if layers[id] != string(c.layer) {
-				t.Errorf("call %s (%s %v): layer %q, want %q", id, c.tool, c.args, layers[id], c.layer)
+			got := recs[id]
+			byLayer[got.Layer]++
+			if got.Layer != string(c.layer) {
+				t.Errorf("call %s (%s %v): layer %q, want %q", id, c.tool, c.args, got.Layer, c.layer)
+			}
+			if c.detail != "" && got.LayerDetail != c.detail {
+				t.Errorf("call %s (%s %v): layer detail %q, want %q", id, c.tool, c.args, got.LayerDetail, c.detail)
+			}
+			want := string(policy.VerdictAllow)
+			switch c.layer {
+			case policy.LayerRule, policy.LayerSandbox, policy.LayerPlanning:
+				want = string(policy.VerdictDeny)
+			}
+			if got.Decision != want {
+				t.Errorf("call %s (%s %v): decision %q, want %q", id, c.tool, c.args, got.Decision, want)
 			}
 		}
+	}
+	t.Logf("decision records at the collector by layer: %v", byLayer)
+	// The answerer's allows name it as their source too, as docs/telemetry.md
+	// says (the file exporter writes OTLP JSON as it is).
+	raw, err := os.ReadFile(r.col.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := `{"key":"warden.decision.source","value":{"stringValue":"answerer:command:` + answererName + `"}}`
+	if n := strings.Count(string(raw), src); n != 5 {
+		t.Errorf("%d records with %s, want 5", n, src)
+	}
+	// What the records say happened, on disk: the answerer's allows ran
+	// (d1…d5 are gone, d6…d9 untouched), the workspace rule's denials
+	// wrote nothing.
+	for i := 0; i < 10; i++ {
+		_, err := os.Stat(filepath.Join(r.ws, fmt.Sprintf("d%d", i)))
+		if want, removed := i <= 5, os.IsNotExist(err); removed != want {
+			t.Errorf("d%d: removed %v, want %v (%v)", i, removed, want, err)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(r.ws, "secrets", "prod.key")); !os.IsNotExist(err) {
+		t.Errorf("a write denied by the workspace's rule happened: %v", err)
 	}
 	rep, err := telemetry.Against(ctx, st, cs)
 	if err != nil {

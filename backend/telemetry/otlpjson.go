@@ -20,6 +20,7 @@ type Copy struct {
 	Kind         string `json:"kind"`
 	Class        string `json:"class"`
 	Layer        string `json:"layer,omitempty"`
+	LayerDetail  string `json:"layer_detail,omitempty"` // warden.decision.layer_detail: which rule, grant, answerer
 	Decision     string `json:"decision,omitempty"`
 	CallID       string `json:"call_id,omitempty"`
 	Line         int    `json:"line"` // of the file, 1-based
@@ -139,6 +140,8 @@ func copyOf(kvs []otlpKV) (Copy, bool, error) {
 			c.Kind = kv.Value.str()
 		case AttrLayer:
 			c.Layer = kv.Value.str()
+		case AttrLayerDetail:
+			c.LayerDetail = kv.Value.str()
 		case "warden.decision":
 			c.Decision = kv.Value.str()
 		case "warden.call.id":

@@ -13,14 +13,16 @@ func TestReadCopies(t *testing.T) {
 		copies  int
 		others  int
 		wantErr string
+		detail  string // the first copy's layer detail, when set
 	}{
-		{"the file exporter's lines: two records, a foreign one, the two again", "testdata/collector.jsonl", 4, 1, ""},
-		{"empty", "", 0, 0, ""},
-		{"not JSON", "hello\n", 0, 0, "line 1: not OTLP JSON"},
-		{"a warden record without its chain fields", `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"attributes":[{"key":"warden.record","value":{"stringValue":"decision"}}]}]}]}]}`, 0, 0, "without warden.session.id"},
-		{"a bad integer", `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"attributes":[{"key":"warden.record","value":{"stringValue":"decision"}},{"key":"warden.chain.seq","value":{"intValue":"x"}}]}]}]}]}`, 0, 0, "attribute warden.chain.seq"},
-		{"an integer as a number", `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"attributes":[{"key":"warden.record","value":{"stringValue":"decision"}},{"key":"warden.session.id","value":{"stringValue":"s"}},{"key":"warden.chain.hash","value":{"stringValue":"ab"}},{"key":"warden.chain.seq","value":{"intValue":7}}]}]}]}]}`, 1, 0, ""},
-		{"the second line is broken", "{}\n{\"resourceLogs\": 5}\n", 0, 0, "line 2"},
+		{"the file exporter's lines: two records, a foreign one, the two again", "testdata/collector.jsonl", 4, 1, "", ""},
+		{"empty", "", 0, 0, "", ""},
+		{"not JSON", "hello\n", 0, 0, "line 1: not OTLP JSON", ""},
+		{"a warden record without its chain fields", `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"attributes":[{"key":"warden.record","value":{"stringValue":"decision"}}]}]}]}]}`, 0, 0, "without warden.session.id", ""},
+		{"a bad integer", `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"attributes":[{"key":"warden.record","value":{"stringValue":"decision"}},{"key":"warden.chain.seq","value":{"intValue":"x"}}]}]}]}]}`, 0, 0, "attribute warden.chain.seq", ""},
+		{"an integer as a number", `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"attributes":[{"key":"warden.record","value":{"stringValue":"decision"}},{"key":"warden.session.id","value":{"stringValue":"s"}},{"key":"warden.chain.hash","value":{"stringValue":"ab"}},{"key":"warden.chain.seq","value":{"intValue":7}}]}]}]}]}`, 1, 0, "", ""},
+		{"the layer and its detail", `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"attributes":[{"key":"warden.record","value":{"stringValue":"decision"}},{"key":"warden.session.id","value":{"stringValue":"s"}},{"key":"warden.chain.hash","value":{"stringValue":"ab"}},{"key":"warden.chain.seq","value":{"intValue":"3"}},{"key":"warden.decision.layer","value":{"stringValue":"rule"}},{"key":"warden.decision.layer_detail","value":{"stringValue":"user rule /home/me/.config/warden/rules.toml:9"}}]}]}]}]}`, 1, 0, "", "user rule /home/me/.config/warden/rules.toml:9"},
+		{"the second line is broken", "{}\n{\"resourceLogs\": 5}\n", 0, 0, "line 2", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -43,6 +45,9 @@ func TestReadCopies(t *testing.T) {
 			}
 			if err != nil || len(cs) != c.copies || others != c.others {
 				t.Fatalf("%d copies, %d others, %v", len(cs), others, err)
+			}
+			if c.detail != "" && (cs[0].Layer != "rule" || cs[0].LayerDetail != c.detail) {
+				t.Fatalf("layer %q detail %q, want rule %q", cs[0].Layer, cs[0].LayerDetail, c.detail)
 			}
 		})
 	}

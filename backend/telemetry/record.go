@@ -40,6 +40,7 @@ const (
 	AttrEventSeq     = "warden.event.seq"
 	AttrEventKind    = "warden.event.kind"
 	AttrLayer        = "warden.decision.layer"
+	AttrLayerDetail  = "warden.decision.layer_detail"
 )
 
 // classOf is the record class of an exported event, "" for the rest.
@@ -166,7 +167,7 @@ func Build(ctx context.Context, lk Lookup, it store.OutboxItem, o BuildOptions) 
 		b.str("warden.decision", string(policy.VerdictAllow))
 		b.str("warden.decision.source", safeSource(e.Source, o.LogArguments))
 		b.str(AttrLayer, string(layer))
-		b.str("warden.decision.layer_detail", safeSource(detail, o.LogArguments))
+		b.str(AttrLayerDetail, safeSource(detail, o.LogArguments))
 		b.str("warden.decision.via", e.Via)
 		b.kv(attribute.StringSlice("warden.decision.reasons", []string{}))
 		b.askWait(ctx, lk, it, e.RequestID)
@@ -183,7 +184,7 @@ func Build(ctx context.Context, lk Lookup, it store.OutboxItem, o BuildOptions) 
 		b.kv(attribute.StringSlice("warden.decision.reasons", []string{string(e.Reason)}))
 		b.str("warden.decision.denied_by", string(e.By))
 		b.str(AttrLayer, string(layer))
-		b.str("warden.decision.layer_detail", safeSource(detail, o.LogArguments))
+		b.str(AttrLayerDetail, safeSource(detail, o.LogArguments))
 		b.str("warden.decision.via", e.Via)
 		b.str("warden.decision.remedy", e.Remedy)
 		if o.LogArguments {
@@ -269,7 +270,7 @@ func Build(ctx context.Context, lk Lookup, it store.OutboxItem, o BuildOptions) 
 		b.str("warden.decision", string(verdict))
 		b.str("warden.decision.source", src)
 		b.str(AttrLayer, string(layer))
-		b.str("warden.decision.layer_detail", detail)
+		b.str(AttrLayerDetail, detail)
 		b.int("warden.net.bytes_up", e.BytesUp)
 		b.int("warden.net.bytes_down", e.BytesDown)
 		b.int("warden.net.duration_ms", e.DurationMs)
