@@ -99,7 +99,7 @@ func (e *Engine) Decide(call Call, s Session) Decision {
 	// A session above an organisation ceiling (a front end that did not
 	// check, an old session) is decided at the ceiling.
 	clamped := ""
-	if e.org.Active() {
+	if o := e.org; o.Active() && (len(o.Approvals) > 0 || o.Sandbox != nil || o.NoNetwork) {
 		if a, changed := e.org.ClampApproval(s.Approval); changed {
 			clamped = "approval " + s.Approval.String() + " → " + a.String()
 			s.Approval = a
@@ -112,7 +112,7 @@ func (e *Engine) Decide(call Call, s Session) Decision {
 			s.Sandbox = sb
 		}
 	}
-	if clamped == "" && e.onlyReads(&call, &s) && !e.rules.mayMatchRead(&call) && !s.Rules.mayMatchRead(&call) {
+	if clamped == "" && e.onlyReads(&call, &s) && !e.rules.mayMatchRead(&call, s.Workspace) && !s.Rules.mayMatchRead(&call, s.Workspace) {
 		pl := 0
 		if s.Planning {
 			pl = 1

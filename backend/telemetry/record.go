@@ -28,6 +28,9 @@ const (
 	ClassUndo       = "undo"
 	ClassSession    = "session"
 	ClassTelemetry  = "telemetry"
+	// ClassAnswer is one answerer's or hook's answer to an ask, pass
+	// included: the decision record names only the one that decided.
+	ClassAnswer = "answer"
 )
 
 // Attribute keys shared by the sender and verify --against.
@@ -68,6 +71,8 @@ func classOf(e store.Event) string {
 		return ClassSession
 	case store.TelemetryDropped:
 		return ClassTelemetry
+	case store.AnswererAnswered:
+		return ClassAnswer
 	}
 	return ""
 }
@@ -340,6 +345,26 @@ func Build(ctx context.Context, lk Lookup, it store.OutboxItem, o BuildOptions) 
 	case store.SessionRestored:
 		b.str("warden.by", e.By)
 		w = words{kind: "session restored", source: e.By}
+	case store.AnswererAnswered:
+		b.call(e.CallID, e.RequestID, e.Tool)
+		b.str("warden.answerer.kind", e.Kind)
+		b.str("warden.answerer.name", e.Name)
+		b.str("warden.answerer.answer", e.Answer)
+		b.int("warden.answerer.latency_ms", e.LatencyMs)
+		b.str(AttrLayer, string(policy.LayerAnswerer))
+		// The why may quote the command: only with log_arguments.
+		if o.LogArguments {
+			b.str("warden.answerer.reason", e.Reason)
+		}
+		who := e.Kind
+		if e.Name != "" {
+			who += " " + e.Name
+		}
+		sum := fmt.Sprintf("%s in %d ms", e.Answer, e.LatencyMs)
+		if o.LogArguments && e.Reason != "" {
+			sum += ": " + e.Reason
+		}
+		w = words{kind: "answer", tool: e.Tool, source: who, summary: sum}
 	case store.TelemetryDropped:
 		r.Severity = log.SeverityWarn
 		b.int("warden.telemetry.dropped", e.Count)
