@@ -301,19 +301,21 @@ hash = "any"
 // The cage never writes the organisation's folder, even when a writable
 // root covers it: a write the engine cannot see (its target computed at
 // run time, allowed under Never) fails inside the cage — the folder is
-// hidden from it — while the same write elsewhere under the writable root
-// succeeds.
+// hidden from it — while the same call's write in its workspace succeeds.
 func TestOrgFolderIsUnwritableInTheCage(t *testing.T) {
 	orgtest.Mount(t, func(dir string) { orgtest.Signed(t, dir, "[sandbox]\nwidest = \"workspace-write\"\n") }, func(t *testing.T, dir string) {
 		ws, db := cliEnv(t)
-		cmd := `d=/etc/warden; touch $d/injected; e=/etc; touch $e/warden-org-test-control; ls $d`
+		// The control is a write the same call makes in its workspace: the
+		// rest of /etc is edit-protected too (held read-only for a call no
+		// human approved, new entries removed), so it cannot be the control.
+		cmd := `d=/etc/warden; touch $d/injected; e=.; touch $e/org-test-control; ls $d`
 		r := orgCLI(t, "", "tool", "--db", db, "--workspace", ws, "--approval", "never", "--writable-root", "/etc",
 			"--args", `{"command":"`+cmd+`"}`, "shell.exec")
 		if _, err := os.Stat(filepath.Join(dir, "injected")); err == nil {
 			t.Fatalf("the cage wrote the organisation's folder: %s %s", r.out, r.err)
 		}
-		if _, err := os.Stat("/etc/warden-org-test-control"); err != nil {
-			t.Fatalf("the control write under the writable root did not happen (the test proves nothing): %s %s", r.out, r.err)
+		if _, err := os.Stat(filepath.Join(ws, "org-test-control")); err != nil {
+			t.Fatalf("the control write in the workspace did not happen (the test proves nothing): %s %s", r.out, r.err)
 		}
 		if !strings.Contains(r.out, "cannot touch '/etc/warden/injected'") || !strings.Contains(r.out, "/etc/warden is hidden from the cage") {
 			t.Fatalf("the refused write is not reported (the cage's error and the hidden folder): %s", r.out)

@@ -683,8 +683,15 @@ func (c *Cage) protect(b *argBuilder, writable, approved []string, p *Prepared) 
 			continue
 		}
 		if fi.Mode()&os.ModeSymlink != 0 {
+			// The link itself is restored when changed (p.links). Its
+			// target needs the bind only where the cage could write it:
+			// a target outside every writable root is read-only already,
+			// and a bind onto a link whose target the cage's view lacks
+			// makes bwrap fail the whole call (/etc/localtime under a
+			// writable /etc).
 			p.links = append(p.links, stateOf(pr))
-			if _, err := os.Stat(pr.Path); err != nil {
+			target, err := filepath.EvalSymlinks(pr.Path)
+			if err != nil || !underAny(target, writable) {
 				continue
 			}
 		}
