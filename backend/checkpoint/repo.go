@@ -202,6 +202,11 @@ func (r *Repo) env() []string {
 		"GIT_TERMINAL_PROMPT=0",
 		"GIT_LITERAL_PATHSPECS=1",
 		"GIT_NO_REPLACE_OBJECTS=1",
+		// `add -A` runs `git status` inside a nested repository to see if
+		// it is dirty; without this that status refreshes and rewrites
+		// the user's nested .git/index on every scan (a write into their
+		// repository, and a change that spoils the stat record).
+		"GIT_OPTIONAL_LOCKS=0",
 		"GIT_AUTHOR_NAME=warden", "GIT_AUTHOR_EMAIL=warden@localhost",
 		"GIT_COMMITTER_NAME=warden", "GIT_COMMITTER_EMAIL=warden@localhost",
 		"LC_ALL=C",
