@@ -148,7 +148,8 @@ func TestDesktopNativeDialogs(t *testing.T) {
 	}
 	shoot(t, artifacts, "desktop-writable-root.png")
 
-	// New session puts the cursor in the workspace field; Tab is Browse….
+	// New session puts the cursor in the workspace field; Tab is the title,
+	// Tab again Browse….
 	ws := filepath.Join(t.TempDir(), "picked workspace")
 	if err := os.Mkdir(ws, 0o755); err != nil {
 		t.Fatal(err)
@@ -158,7 +159,7 @@ func TestDesktopNativeDialogs(t *testing.T) {
 		x.run("windowfocus", "--sync", win)
 		x.click(win, newSession)
 		time.Sleep(500 * time.Millisecond)
-		x.run("key", "--delay", "80", "Tab", "Return")
+		x.run("key", "--delay", "80", "Tab", "Tab", "Return")
 		picker = x.findWindow("^Workspace folder$", 15*time.Second)
 		if picker == "" && time.Now().After(deadline) {
 			shoot(t, artifacts, "desktop-workspace-picker-missing.png")
