@@ -114,7 +114,7 @@ try {
   await step('MCP: the empty state names the config file', async () => {
     const empty = page.getByTestId('mcp-empty')
     await empty.waitFor()
-    assert.match(await empty.innerText(), /No MCP servers configured/)
+    assert.match(await empty.innerText(), /No MCP servers yet/)
     assert.ok((await empty.innerText()).includes(configPath), 'the empty state names the config file')
     await page.getByRole('button', { name: 'Refresh MCP servers' }).click()
     await empty.waitFor()
