@@ -100,6 +100,9 @@ type server struct {
 	// tools/list_changed re-lists in flight (see settle).
 	lastCall time.Time
 	relists  int
+	// relisted is closed (and dropped) when a re-list ends: settle waits
+	// on it instead of polling relists.
+	relisted chan struct{}
 
 	life    context.Context // ends with close
 	endLife context.CancelFunc
@@ -334,6 +337,10 @@ func (s *server) onListChanged(gen int) {
 	defer func() {
 		s.mu.Lock()
 		s.relists--
+		if s.relisted != nil {
+			close(s.relisted)
+			s.relisted = nil
+		}
 		s.mu.Unlock()
 	}()
 	s.mu.Lock()
@@ -420,17 +427,50 @@ const settleWindow = 60 * time.Millisecond
 const maxSettle = 2 * time.Second
 
 // settle waits until the last call is settleWindow old and no re-list is in
-// flight, so the tool list is what the server's last change made it.
+// flight, so the tool list is what the server's last change made it. It
+// blocks on the events themselves — the end of a re-list (relisted), the
+// end of the window (a timer) — never polls, and gives up after maxSettle.
 func (s *server) settle(ctx context.Context) {
-	deadline := time.Now().Add(maxSettle)
-	for time.Now().Before(deadline) && ctx.Err() == nil {
+	limit := time.NewTimer(maxSettle)
+	defer limit.Stop()
+	for {
 		s.mu.Lock()
-		busy := s.relists > 0 || (!s.lastCall.IsZero() && s.opts.Now().Sub(s.lastCall) < settleWindow)
+		var left time.Duration
+		if !s.lastCall.IsZero() {
+			left = settleWindow - s.opts.Now().Sub(s.lastCall)
+		}
+		var relisted chan struct{}
+		if s.relists > 0 {
+			if s.relisted == nil {
+				s.relisted = make(chan struct{})
+			}
+			relisted = s.relisted
+		}
 		s.mu.Unlock()
-		if !busy {
+		if relisted == nil && left <= 0 {
 			return
 		}
-		time.Sleep(5 * time.Millisecond)
+		var window <-chan time.Time
+		var t *time.Timer
+		if left > 0 {
+			t = time.NewTimer(left)
+			window = t.C
+		}
+		over := false
+		select {
+		case <-relisted:
+		case <-window:
+		case <-limit.C:
+			over = true
+		case <-ctx.Done():
+			over = true
+		}
+		if t != nil {
+			t.Stop()
+		}
+		if over {
+			return
+		}
 	}
 }
 

@@ -183,12 +183,14 @@ func (p *printer) start(ch <-chan runtime.Push) <-chan struct{} {
 // waitFor waits until the event seq was printed, or d passed.
 func (p *printer) waitFor(seq int64, d time.Duration) {
 	deadline := time.Now().Add(d)
-	go func() {
-		time.Sleep(d)
+	// A timer wakes the wait at the deadline (no goroutine left sleeping
+	// when the event came first).
+	t := time.AfterFunc(d, func() {
 		p.mu.Lock()
 		p.cond.Broadcast()
 		p.mu.Unlock()
-	}()
+	})
+	defer t.Stop()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for p.seq < seq && time.Now().Before(deadline) {

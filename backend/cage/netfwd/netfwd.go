@@ -6,7 +6,6 @@ package netfwd
 
 import (
 	"bufio"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/warden-dev/warden/backend/cage/netfwd/early"
 )
@@ -232,12 +230,15 @@ func offer(ctl *net.UnixConn, p int) {
 		br := bufio.NewReader(h)
 		line, err := br.ReadString('\n')
 		if err != nil || strings.TrimSpace(line) != "go" {
+			// The host let the connection go without a client: the port
+			// is not (or no longer) exposed, enough connections wait for
+			// it, or the cage is ending. None of these changes while this
+			// goroutine waits, and a client takes a connection another
+			// goroutine of the port then replaces, so stop (the old code
+			// offered again every 50 ms, a poll that never ended for a
+			// refused port).
 			h.Close()
-			if err != nil && !errors.Is(err, io.EOF) {
-				return
-			}
-			time.Sleep(50 * time.Millisecond) // the host let it go (closing); do not spin
-			continue
+			return
 		}
 		go func() {
 			c, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
