@@ -302,8 +302,13 @@ func (g *Gate) recordAnswer(ctx context.Context, id ask.ID, a store.AnswererAnsw
 
 // invoke runs an allowed call between its checkpoints, then the post-call
 // checks and the after-call hooks, each step recorded.
-func (g *Gate) invoke(ctx context.Context, call tools.Prepared, c CallInfo, env tools.Env, id ask.ID, session []Hook) (tools.Result, error) {
-	if _, err := g.asks.Step(ctx, id, ask.Start, store.ToolInvocationStarted{Args: argsOf(call)}); err != nil {
+func (g *Gate) invoke(ctx context.Context, call tools.Prepared, c CallInfo, env tools.Env, id ask.ID, session []Hook, grant store.Event) (tools.Result, error) {
+	started := ask.Move{On: ask.Start, Event: store.ToolInvocationStarted{Args: argsOf(call)}}
+	moves := []ask.Move{started}
+	if grant != nil { // allowed unasked: the grant is recorded with the start (Run)
+		moves = []ask.Move{{On: ask.Allow, Event: grant}, started}
+	}
+	if _, err := g.asks.Steps(ctx, id, moves...); err != nil {
 		return tools.Result{}, err
 	}
 	var cp Checkpoint

@@ -160,8 +160,25 @@ func (m *Machine) ByCall(sessionID, callID string) []Ask {
 // leaves the ask where it was. For a new ask, id names it; afterwards its
 // recorded CallID and Tool stand.
 func (m *Machine) Step(ctx context.Context, id ID, on Transition, ev store.Event) (Ask, error) {
+	return m.Steps(ctx, id, Move{On: on, Event: ev})
+}
+
+// Move is one transition of Steps with the event it records.
+type Move struct {
+	On    Transition
+	Event store.Event
+}
+
+// Steps is Step for moves made back to back (a call's grant and its start):
+// every pair is checked first, their events are appended in one
+// transaction (one fsync), and only then does the ask move through them.
+// Nothing is recorded if any pair is refused.
+func (m *Machine) Steps(ctx context.Context, id ID, moves ...Move) (Ask, error) {
 	if id.SessionID == "" || id.RequestID == "" {
 		return Ask{}, errors.New("ask: step needs a session and a request id")
+	}
+	if len(moves) == 0 {
+		return Ask{}, errors.New("ask: no step")
 	}
 	k := key{id.SessionID, id.RequestID}
 	m.mu.Lock()
@@ -188,19 +205,26 @@ func (m *Machine) Step(ctx context.Context, id ID, on Transition, ev store.Event
 			}
 		}()
 	}
-	r, ok := m.table.Next(e.a.State, on)
-	if !ok {
-		return e.a.clone(), &IllegalError{ID: id, State: e.a.State, On: on}
+	rules := make([]Rule, len(moves))
+	evs := make([]store.Event, len(moves))
+	state := e.a.State
+	for n, mv := range moves {
+		r, ok := m.table.Next(state, mv.On)
+		if !ok {
+			return e.a.clone(), &IllegalError{ID: id, State: state, On: mv.On}
+		}
+		if got := store.KindOf(mv.Event); got != r.Records {
+			return e.a.clone(), fmt.Errorf("ask %s: %s records %s, not %q", id.RequestID, mv.On, r.Records, got)
+		}
+		rules[n], evs[n], state = r, stamp(mv.Event, id, mv.On), r.To
 	}
-	if got := store.KindOf(ev); got != r.Records {
-		return e.a.clone(), fmt.Errorf("ask %s: %s records %s, not %q", id.RequestID, on, r.Records, got)
-	}
-	ev = stamp(ev, id, on)
-	if _, err := m.log.Append(ctx, id.SessionID, store.AnyVersion, ev); err != nil {
-		return e.a.clone(), fmt.Errorf("ask %s: record %s: %w", id.RequestID, on, err)
+	if _, err := m.log.Append(ctx, id.SessionID, store.AnyVersion, evs...); err != nil {
+		return e.a.clone(), fmt.Errorf("ask %s: record %s: %w", id.RequestID, moves[len(moves)-1].On, err)
 	}
 	e.a.ID = id
-	e.a.move(r, ev)
+	for n := range moves {
+		e.a.move(rules[n], evs[n])
+	}
 	out := e.a.clone()
 	if m.table.Final(e.a.State) {
 		// A finished ask is kept only to refuse what comes late; its
@@ -210,7 +234,6 @@ func (m *Machine) Step(ctx context.Context, id ID, on Transition, ev store.Event
 	return out, nil
 }
 
-// move applies a recorded rule to the ask.
 func (a *Ask) move(r Rule, ev store.Event) {
 	a.State = r.To
 	a.Path = append(a.Path, r.On)
