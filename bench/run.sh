@@ -99,7 +99,7 @@ bash bench/oneshot.sh bin/warden "${ONESHOT_RUNS:-31}" | tee "$work/oneshot.txt"
 	echo
 	echo "Targets (issue #37): per call ≤ raw bwrap + 10 ms on an empty workspace and ≤ raw bwrap + 30 ms on 10,000 files"
 	echo "(checkpoints and post-call check included); a read-only command under Full access ≤ raw bwrap + 5 ms more than"
-	echo "unconfined. One call and one bwrap per round, 100 rounds, one session; ms-over-bwrap is the median of the per-round"
+	echo "unconfined. One call and one bwrap per round (-benchtime rounds, 100 by default), one session; ms-over-bwrap is the median of the per-round"
 	echo "differences (for the claim: (claim − unconfined) − (bwrap − bash)); cpu-ms is this process and its waited-for children."
 	echo
 	echo '```'
