@@ -30,10 +30,10 @@ import (
 // hotPath are the folders (with their subfolders) of the call path: the
 // gate and engine's caller, the cage and its network forwarder, the
 // checkpoints, the runtime's agent loop and the store it writes, the
-// tools, MCP, the composition root and the CLI.
+// tools, MCP, the composition root, the web server and the CLI.
 var hotPath = []string{
 	"backend/gate", "backend/cage", "backend/checkpoint", "backend/runtime", "backend/store",
-	"backend/tools", "backend/mcp", "backend/assemble", "cmd/warden",
+	"backend/tools", "backend/mcp", "backend/assemble", "backend/server", "cmd/warden",
 }
 
 // notHotPath are subfolders of hotPath a call does not pass through: the
