@@ -40,7 +40,7 @@ func FuzzMarkdown(f *testing.F) {
 // ParseComposer never panics and round-trips prompts and !commands as
 // typed (trimmed).
 func FuzzParseComposer(f *testing.F) {
-	for _, s := range []string{"hello", "!ls -la", "/plan", "/sessions", "/mode never read-only network on", "/mode sometimes", "/grants", "/audit rm", "/", "!", "  "} {
+	for _, s := range []string{"hello", "!ls -la", "/plan", "/sessions", "/mode never read-only network on", "/mode sometimes", "/grants", "/answerers", "/hooks", "/audit rm", "/", "!", "  "} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -83,6 +83,8 @@ func (m *Model) Render() string {
 		body = m.box(w, bodyH, "Sessions in this workspace", m.sessionLines(w-4))
 	case m.panel == panelGrants:
 		body = m.box(w, bodyH, "Grants, rules and MCP trust", m.grantLines(w-4))
+	case m.panel == panelAnswerers:
+		body = m.box(w, bodyH, "Answerers and hooks", m.answererLines(w-4, bodyH-2))
 	default:
 		body = m.bodyTranscript(w, bodyH)
 	}
@@ -179,6 +181,7 @@ func helpLines() []string {
 		"  /grants          grants, rules, MCP trust     /mode read-only|workspace-write|full-access",
 		"  /audit [text]    trace panel                  /mode network on|off",
 		"  /sessions        session list                 /undo (as u)   /quit",
+		"  /answerers       who answers an ask before you: answerers, hooks, their last answers",
 		"  Esc              leave the composer for single keys (i or Enter: back)",
 		"Everywhere",
 		"  Shift+Tab        cycle approval: On request → Always ask → Never ask",
