@@ -29,17 +29,7 @@ func TestTerminalAnswerers(t *testing.T) {
 			if err := os.WriteFile(cfg, []byte("[[answerers]]\nkind = \"command\"\nname = \"corp-check\"\ncommand = [\""+prog+"\"]\ntimeout = \"30s\"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			out := filepath.Join(f.root, "artifacts", "tui-screens", itoa(size[0])+"x"+itoa(size[1]))
-			if err := os.MkdirAll(out, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			save := func(name, s string) {
-				t.Helper()
-				if err := os.WriteFile(filepath.Join(out, name+".txt"), []byte(s), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				t.Logf("%s:\n%s", name, s)
-			}
+			save := screenSaver(t, f.root, size)
 			tm := startTerm(t, size[0], size[1], f.env, f.argv()...)
 			tm.waitFor("the status bar", "Approval: On request")
 			tm.keys("/answerers", "Enter")
