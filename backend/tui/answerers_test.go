@@ -10,6 +10,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/warden-dev/warden/backend/gate/lineup"
+	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/store"
 )
 
@@ -267,6 +269,104 @@ func TestParseAnswerersCommand(t *testing.T) {
 		t.Run(c.in, func(t *testing.T) {
 			if got := ParseComposer(c.in).Kind; got != c.want {
 				t.Errorf("%q parsed as %v, want %v", c.in, got, c.want)
+			}
+		})
+	}
+}
+
+// The panel's words for every kind of entry, state and answer, drawn from
+// a roster as the backend sends it (the window's AnswerersPanel table, in
+// the terminal): what each line says, what keys the chosen entry offers.
+func TestAnswererContentCases(t *testing.T) {
+	cfg, wsFile := "/home/u/.config/warden/config.toml", "/work/proj/.warden/config.toml"
+	user := lineup.AnswererEntry{Role: "answerer", Kind: "command", Name: "corp-check", Tier: "user", File: cfg,
+		Command: []string{"/opt/corp/check", "--strict"}, Timeout: "10s", State: lineup.StateActive}
+	ws := lineup.AnswererEntry{Role: "answerer", Kind: "command", Name: "lint-guard", Tier: "workspace", File: wsFile,
+		Command: []string{"./scripts/guard.sh", "two words"}, State: lineup.StateUntrusted, Note: "trust it first",
+		ConfigHash: "sha256:c0ffee", ProgramHash: "sha256:beef",
+		Program: []lineup.AnswererProgram{{Path: "/work/proj/scripts/guard.sh", Text: "#!/bin/sh\necho '{\"answer\":\"pass\"}'\n"}}}
+	with := func(e lineup.AnswererEntry, f func(*lineup.AnswererEntry)) lineup.AnswererEntry { f(&e); return e }
+	cases := []struct {
+		name   string
+		roster lineup.AnswererRoster
+		org    *runtime.OrgInfo
+		sel    int
+		want   []string
+		absent []string
+	}{
+		{name: "an active user answerer, the order ending at you",
+			roster: lineup.AnswererRoster{Entries: []lineup.AnswererEntry{user}, HumanLast: "you"},
+			want:   []string{"corp-check · command answerer · Active", "Configured in: your config (" + cfg + ")", "Runs: /opt/corp/check --strict", "Timeout: 10s", "Asked in this order: corp-check → you"},
+			absent: []string{"t trusts", "x stops trusting", "Hooks", "Last answers"}},
+		{name: "a reviewer with its budget and breaker",
+			roster: lineup.AnswererRoster{Entries: []lineup.AnswererEntry{with(user, func(e *lineup.AnswererEntry) {
+				e.Kind, e.Name, e.Command, e.Model, e.Budget, e.Status = "model", "reviewer", nil, "anthropic:claude-haiku-4-5", 200, "breaker tripped: 3 denials in a row; asks go to you"
+			})}},
+			want: []string{"reviewer · reviewer model · Active", "Model: anthropic:claude-haiku-4-5 · reviews up to 200 asks a session", "This session: breaker tripped: 3 denials in a row; asks go to you"}},
+		{name: "an untrusted workspace answerer, chosen: its program, t, not in the order",
+			roster: lineup.AnswererRoster{Entries: []lineup.AnswererEntry{user, ws}, HumanLast: "you"}, sel: 1,
+			want: []string{"t trusts lint-guard", "› lint-guard · command answerer · Not trusted yet — does not run", "Configured in: this workspace's config (" + wsFile + ")",
+				"Runs: ./scripts/guard.sh 'two words'", "Program /work/proj/scripts/guard.sh:", `echo '{"answer":"pass"}'`, "Asked in this order: corp-check → you"}},
+		{name: "an untrusted entry, not chosen, shows no program",
+			roster: lineup.AnswererRoster{Entries: []lineup.AnswererEntry{user, ws}}, sel: 0,
+			want: []string{"• lint-guard"}, absent: []string{"Program /work/proj", "t trusts"}},
+		{name: "a changed workspace hook is offered trust again",
+			roster: lineup.AnswererRoster{Entries: []lineup.AnswererEntry{with(ws, func(e *lineup.AnswererEntry) {
+				e.Role, e.Kind, e.Name, e.State, e.Tools = "hook", "before", "corp-guard", lineup.StateChanged, []string{"shell.exec"}
+			})}},
+			want: []string{"corp-guard · pre-call hook · Changed since you trusted it — does not run", "Tools: shell.exec", "Hooks", "t trusts corp-guard"}, absent: []string{"Asked in this order"}},
+		{name: "a trusted workspace hook can be untrusted",
+			roster: lineup.AnswererRoster{Entries: []lineup.AnswererEntry{with(user, func(e *lineup.AnswererEntry) {
+				e.Role, e.Kind, e.Name, e.Tier, e.File = "hook", "after", "log", "workspace", wsFile
+			})}},
+			want: []string{"log · after-call hook · Active", "x stops trusting log"}},
+		{name: "no hashes, no trust",
+			roster: lineup.AnswererRoster{Entries: []lineup.AnswererEntry{with(ws, func(e *lineup.AnswererEntry) { e.ConfigHash, e.Note = "", "its program /work/proj/x is missing" })}},
+			want:   []string{"Why: its program /work/proj/x is missing"}, absent: []string{"t trusts"}},
+		{name: "not allowed by the organisation, with its allowance",
+			roster: lineup.AnswererRoster{Entries: []lineup.AnswererEntry{with(user, func(e *lineup.AnswererEntry) {
+				e.State, e.Note = lineup.StateNotAllowed, "your organisation does not allow command answerers"
+			})}, HumanLast: "you"},
+			org:  &runtime.OrgInfo{File: "/etc/warden/policy.toml", Answerers: []string{"human", "model"}},
+			want: []string{"Your organisation allows these answerers: human, model (set in /etc/warden/policy.toml)", "Not allowed by your organisation", "Asked in this order: you"}},
+		{name: "broken and left out say why",
+			roster: lineup.AnswererRoster{Entries: []lineup.AnswererEntry{
+				with(user, func(e *lineup.AnswererEntry) {
+					e.State, e.Note = lineup.StateBroken, "program /opt/corp/check not found"
+				}),
+				with(user, func(e *lineup.AnswererEntry) {
+					e.Kind, e.Name, e.Tier, e.Command, e.Model, e.State, e.Note = "model", "ws-reviewer", "workspace", nil, "anthropic:x", lineup.StateLeftOut, "a workspace may not name a reviewer model"
+				})}},
+			want: []string{"corp-check · command answerer · Cannot start", "Why: program /opt/corp/check not found", "ws-reviewer · reviewer model · Ignored", "a workspace may not name a reviewer model"}},
+		{name: "headless: the order ends in a denial; answers of every kind",
+			roster: lineup.AnswererRoster{Entries: []lineup.AnswererEntry{user}, HumanLast: "nobody: with no human attached, an ask the answerers pass is denied",
+				Last: []lineup.AnswererRecord{
+					{Tool: "shell.exec", Kind: "command", Name: "corp-check", Answer: "deny", Reason: "curl is not allowed here", LatencyMs: 1500},
+					{Tool: "fs.write", Kind: "hook", Name: "corp-guard", Answer: "ask", LatencyMs: 12},
+					{Tool: "fs.read", Kind: "model", Answer: "allow", Reason: "a read", LatencyMs: 900},
+				}},
+			want: []string{"corp-check → nobody: with no human attached", "command `corp-check` denied shell.exec · 1.5 s: curl is not allowed here",
+				"hook `corp-guard` asked you fs.write · 12 ms", "model allowed fs.read · 900 ms: a read"}},
+		{name: "a name with a bidi control is revealed",
+			roster: lineup.AnswererRoster{Entries: []lineup.AnswererEntry{with(user, func(e *lineup.AnswererEntry) { e.Name = "corp\u202echeck" })}},
+			want:   []string{"corp⟨U+202E⟩check · command answerer"}, absent: []string{"\u202e"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := &Model{th: newTheme(), answerers: &c.roster, sel: c.sel}
+			if c.org != nil {
+				m.info.Org = c.org
+			}
+			s := flat(ansi.Strip(strings.Join(m.answererLines(100, 200), "\n")))
+			for _, w := range c.want {
+				if !strings.Contains(s, w) {
+					t.Errorf("lacks %q:\n%s", w, s)
+				}
+			}
+			for _, a := range c.absent {
+				if strings.Contains(s, a) {
+					t.Errorf("has %q:\n%s", a, s)
+				}
 			}
 		})
 	}
