@@ -83,6 +83,7 @@ e2e: frontend cli ## the chat, settings and MCP end to end: Chromium against war
 	node e2e/journey.e2e.mjs
 	node e2e/remote.e2e.mjs
 	node e2e/answerers.e2e.mjs
+	node e2e/answerers-refresh.e2e.mjs
 	./e2e/org.sh
 	CGO_ENABLED=0 go build -o bin/mcp-testserver ./backend/mcp/cmd/mcp-testserver
 	node e2e/mcp.e2e.mjs
