@@ -22,8 +22,9 @@ import (
 // whole to the full binary with exec: same arguments, same environment,
 // same process id, before anything was opened.
 
-// fullName is the full binary's file name, beside this one (bin/) or in
-// the package's private folder (/usr/bin/warden → /usr/lib/warden/).
+// fullName is the full binary's file name, beside this one (bin/, and
+// /usr/bin in the package: the full binary finds its driver, Node and
+// frontend relative to its own folder, as this one does).
 const fullName = "warden-full"
 
 // commandList is what the slim build runs itself.
@@ -60,8 +61,7 @@ func execFull(w io.Writer, args []string) int {
 	return 1
 }
 
-// fullBinary finds the full binary beside the running one, or in
-// ../lib/warden/ from its folder (the installed layout).
+// fullBinary finds the full binary beside the running one.
 func fullBinary() (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -70,12 +70,9 @@ func fullBinary() (string, error) {
 	if exe, err = filepath.EvalSymlinks(exe); err != nil {
 		return "", fmt.Errorf("find %s: %w", fullName, err)
 	}
-	dir := filepath.Dir(exe)
-	tried := []string{filepath.Join(dir, fullName), filepath.Join(dir, "..", "lib", "warden", fullName)}
-	for _, p := range tried {
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
+	p := filepath.Join(filepath.Dir(exe), fullName)
+	if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
+		return "", fmt.Errorf("this command needs %s, which is not an executable file at %s (reinstall Warden, or run make cli)", fullName, p)
 	}
-	return "", fmt.Errorf("this command needs %s, which is neither at %s nor at %s (reinstall Warden, or run make cli)", fullName, tried[0], filepath.Clean(tried[1]))
+	return p, nil
 }

@@ -154,8 +154,10 @@ func build(ctx context.Context, o options) (string, error) {
 		file(o.desktop, "/usr/bin/warden-desktop", 0o755),
 		file(o.cli, "/usr/bin/warden", 0o755),
 		// The slim /usr/bin/warden execs this for every command but `tool`
-		// (cmd/warden/slim.go finds it at ../lib/warden/warden-full).
-		file(o.full, "/usr/lib/warden/warden-full", 0o755),
+		// (cmd/warden/slim.go finds it beside itself). It sits in /usr/bin
+		// too: what it finds relative to its own folder (../lib/warden's
+		// driver and Node, ../share/warden/frontend) is where the CLI's is.
+		file(o.full, "/usr/bin/warden-full", 0o755),
 		file(filepath.Join(pkgDir, "warden.desktop"), "/usr/share/applications/warden.desktop", 0o644),
 		file(filepath.Join(root, "build", "appicon.png"), "/usr/share/icons/hicolor/256x256/apps/warden.png", 0o644),
 		file(filepath.Join(root, "build", "appicon.svg"), "/usr/share/icons/hicolor/scalable/apps/warden.svg", 0o644),
