@@ -98,7 +98,7 @@ e2e-audit: frontend cli ## the audit trail at 20,000 rows in Chromium (AUDIT_ROW
 e2e-tui: deps cli ## warden tui in a real terminal: tmux, a script model, the permission modal, signals
 	go test -tags e2e_tui -count=1 -v ./tests/tui/
 
-test: deps check-bindings tidy vet gotest typecheck vitest cli smoke e2e e2e-audit e2e-tui package-check fresh-clone ## every check (what CI runs; readme-check is not in it yet: its `make run` lines fail, see the closing note)
+test: deps check-bindings tidy vet gotest typecheck vitest cli smoke e2e e2e-audit e2e-tui package-check fresh-clone readme-check ## every check (what CI runs)
 	@echo "make test: all checks passed"
 
 package: desktop cli ## build dist/warden_<version>_amd64.deb (nfpm, its own module in scripts/package)

@@ -108,7 +108,7 @@ func (g *Gate) Answer(ctx context.Context, a AnswerArgs, before Before) (Answere
 	if a.ExpiresInSec < 0 {
 		return Answered{}, errors.New("expires_in_sec is negative")
 	}
-	if err := g.answeredAlready(a); err != nil || g.decided(a.RequestID) {
+	if settled, err := g.answeredAlready(a); settled {
 		return Answered{}, err
 	}
 	var view Pending
@@ -156,7 +156,7 @@ func (g *Gate) Answer(ctx context.Context, a AnswerArgs, before Before) (Answere
 		}
 		// It stopped waiting in between: a racing answer (the same one
 		// is a no-op), or its own end (cancel, timeout) was recorded.
-		if err := g.answeredAlready(a); err != nil || g.decided(a.RequestID) {
+		if settled, err := g.answeredAlready(a); settled {
 			return Answered{}, err
 		}
 		return Answered{}, &RequestError{RequestID: a.RequestID, Why: "the ask ended before the answer arrived"}
@@ -170,23 +170,20 @@ func (g *Gate) Answer(ctx context.Context, a AnswerArgs, before Before) (Answere
 // answerOf is the ask transition a human's answer is.
 var answerOf = map[string]ask.Transition{AnswerOnce: ask.AnswerOnce, AnswerAlways: ask.AnswerAlways, AnswerDeny: ask.AnswerDeny}
 
-// answeredAlready asks the machine whether the request is decided: the
-// same answer again is a no-op (nil), anything else is refused.
-func (g *Gate) answeredAlready(a AnswerArgs) error {
+// answeredAlready asks the machine whether the request is decided
+// (settled) and what that means for a: the same answer again is a no-op
+// (nil), anything else is refused. One read of the machine: asking "decided?"
+// and "which answer?" separately let a decision recorded in between turn a
+// refused answer into a silent success.
+func (g *Gate) answeredAlready(a AnswerArgs) (settled bool, err error) {
 	got, ok := g.asks.Find(a.RequestID)
 	if !ok || got.Answer() == "" {
-		return nil
+		return false, nil
 	}
 	if got.Answer() == answerOf[a.Answer] {
-		return nil
+		return true, nil
 	}
-	return &RequestError{RequestID: a.RequestID, Why: "already " + describe(got.Answer())}
-}
-
-// decided says whether the machine knows the request as decided.
-func (g *Gate) decided(requestID string) bool {
-	got, ok := g.asks.Find(requestID)
-	return ok && got.Answer() != ""
+	return true, &RequestError{RequestID: a.RequestID, Why: "already " + describe(got.Answer())}
 }
 
 // describe says how an ask left requested, for a refused answer.
@@ -235,7 +232,7 @@ func (g *Gate) answerRestored(ctx context.Context, v Pending, a AnswerArgs) erro
 		if errors.Is(err, ask.ErrIllegal) {
 			// A racing answer was recorded first: the same one is a
 			// no-op, a different one is refused.
-			if err := g.answeredAlready(a); err != nil || g.decided(a.RequestID) {
+			if settled, err := g.answeredAlready(a); settled {
 				return err
 			}
 			return &RequestError{RequestID: v.RequestID, Why: "already answered"}

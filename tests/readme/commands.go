@@ -59,7 +59,9 @@ func Commands(readme string) []Command {
 			continue
 		}
 		for _, m := range inlineCode.FindAllStringSubmatch(line, -1) {
-			if c := strings.TrimSpace(m[1]); commandStart.MatchString(c) {
+			// A bare program name (`sudo`, `warden`) names a tool in running
+			// text; an instruction has a subcommand or arguments.
+			if c := strings.TrimSpace(m[1]); commandStart.MatchString(c) && strings.ContainsAny(c, " \t") {
 				out = append(out, Command{Line: n, Text: c, Inline: true})
 			}
 		}

@@ -7,7 +7,7 @@ import (
 )
 
 func TestCommands(t *testing.T) {
-	doc := "# T\n\nRun `make run` first, then `xvfb-run -a make run`; `npm install` is an example, `ls` too.\n" +
+	doc := "# T\n\nRun `make run` first, then `xvfb-run -a make run`; `npm install` is an example, `ls` too; `warden` and `sudo` are names.\n" +
 		"Set `ANTHROPIC_API_KEY=sk-… make run` or `OPENAI_API_KEY=…`.\n\n" +
 		"```sh\nmake test   # every check\n\n# a comment\n$ bin/warden audit verify\necho '# not a comment'\n```\n\n" +
 		"```toml\nmake = \"no\"\n```\n\n" +

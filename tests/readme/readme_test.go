@@ -27,6 +27,7 @@ const root = "../.."
 type env struct {
 	vars []string
 	dir  string
+	data string // $XDG_DATA_HOME: where the window's database lands
 }
 
 func newEnv(t *testing.T) *env {
@@ -35,6 +36,7 @@ func newEnv(t *testing.T) *env {
 	for _, v := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"} {
 		e.vars = append(e.vars, v+"="+filepath.Join(dir, strings.ToLower(strings.TrimPrefix(v, "XDG_"))))
 	}
+	e.data = filepath.Join(dir, "data_home")
 	// No key of the person running the tests leaks into the window.
 	for _, k := range []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "WARDEN_DB"} {
 		e.vars = append(e.vars, k+"=")
@@ -64,6 +66,8 @@ var runners = []runner{
 	{regexp.MustCompile(`^make help$`), "lists the targets", runHelp},
 	{regexp.MustCompile(`^(?:bin/)?warden audit verify$`), "verifies the log the window wrote", runVerify},
 	{regexp.MustCompile(`^(?:bin/)?warden serve$`), "serves the UI: prints its one-time URL", runServe},
+	{regexp.MustCompile(`^(?:bin/)?warden tui$`), "draws the terminal UI in a tmux pane", runTUI},
+	{regexp.MustCompile(`^make package$`), "is run by `make fresh-clone` (part of make test) on a fresh clone", checkPackage},
 }
 
 func TestReadmeCommands(t *testing.T) {
@@ -162,8 +166,8 @@ func runWindow(t *testing.T, e *env, line string) {
 		<-done
 		t.Fatalf("%s did not end on SIGTERM\n%s", line, tail(out.String()))
 	}
-	if _, err := os.Stat(filepath.Join(e.dir, "data", "warden", "warden.db")); err != nil {
-		t.Errorf("the window left no database in the reader's data folder: %v", err)
+	if _, err := os.Stat(filepath.Join(e.data, "warden", "warden.db")); err != nil {
+		t.Errorf("the window left no database in the reader's data folder: %v\n%s", err, tail(out.String()))
 	}
 }
 
@@ -247,6 +251,62 @@ func runServe(t *testing.T, e *env, line string) {
 		}
 	}
 	t.Fatalf("%s printed no URL\n%s", line, errOut.String())
+}
+
+// runTUI starts the line in a detached tmux pane of a reader's size and
+// waits for the status bar the TUI draws (the approval axis), then for the
+// session it opened (the model's name), so a TUI that draws and then dies on
+// the store fails here.
+func runTUI(t *testing.T, e *env, line string) {
+	if !strings.HasPrefix(line, "bin/") {
+		line = "bin/" + line
+	}
+	sock := filepath.Join(t.TempDir(), "tmux.sock")
+	tmux := func(args ...string) (string, error) {
+		// The server starts with the reader's environment, and the pane
+		// inherits it.
+		c := exec.Command("tmux", append([]string{"-S", sock}, args...)...)
+		c.Env = append(os.Environ(), e.vars...)
+		out, err := c.CombinedOutput()
+		return string(out), err
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := tmux("new-session", "-d", "-x", "100", "-y", "30", "-c", abs, "exec "+line); err != nil {
+		t.Fatalf("tmux new-session: %v\n%s", err, out)
+	}
+	defer tmux("kill-server")
+	var screen string
+	for _, want := range []string{"Approval: ", "Model: "} {
+		deadline := time.Now().Add(time.Minute)
+		for {
+			screen, _ = tmux("capture-pane", "-p")
+			if strings.Contains(screen, want) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: no %q on the screen after a minute:\n%s", line, want, screen)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+}
+
+// checkPackage: building the .deb takes minutes, and `make fresh-clone`
+// (part of make test, checked by checkMakeTest) already runs `make package`
+// on a fresh clone and fails without a .deb; here only that it still does.
+func checkPackage(t *testing.T, _ *env, _ string) {
+	sh, err := os.ReadFile(filepath.Join(root, "scripts", "fresh-clone.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"make package", "dist/warden_*_amd64.deb"} {
+		if !strings.Contains(string(sh), want) {
+			t.Errorf("scripts/fresh-clone.sh no longer has %q: make package is not run by any test", want)
+		}
+	}
 }
 
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
