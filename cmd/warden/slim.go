@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/warden-dev/warden/backend/assemble"
+	"github.com/warden-dev/warden/cmd/warden/internal/handover"
 )
 
 // The slim build is the `warden` a user runs (make cli, the package's
@@ -20,12 +21,11 @@ import (
 // and the web server. Every other command, and a tool call whose
 // configuration needs a part it lacks (assemble.NotLinkedError), is handed
 // whole to the full binary with exec: same arguments, same environment,
-// same process id, before anything was opened.
+// same process id, before anything was opened. Package handover does that
+// for the other commands before the rest of this binary initialises; what
+// it leaves (no full binary to run) comes to delegate, which says why.
 
-// fullName is the full binary's file name, beside this one (bin/, and
-// /usr/bin in the package: the full binary finds its driver, Node and
-// frontend relative to its own folder, as this one does).
-const fullName = "warden-full"
+const fullName = handover.FullName
 
 // commandList is what the slim build runs itself.
 func commandList() []command {
@@ -35,11 +35,8 @@ func commandList() []command {
 // delegate execs the full binary for every command but the slim build's
 // own: help and the command list too, which name every command.
 func delegate(args []string) (int, bool) {
-	if len(args) > 1 {
-		switch args[1] {
-		case "tool", "version", "--version", "-v":
-			return 0, false
-		}
+	if handover.Own(args) {
+		return 0, false
 	}
 	return execFull(os.Stderr, args), true
 }

@@ -5,11 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/warden-dev/warden/backend/store"
@@ -323,5 +327,35 @@ func TestSlimHandsOverWhatItLacks(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSlimNetworkedCall: a caged command with network runs through the
+// slim binary alone: the cage re-executes it as its network forwarder
+// (netfwd), which the slim build must run itself — with no full binary
+// beside it, a forwarder handed over would not start and the page would
+// not arrive.
+func TestSlimNetworkedCall(t *testing.T) {
+	_, alone := slimCLI(t)
+	slimEnv(t)
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		io.WriteString(w, "page through the proxy")
+	}))
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "w.db")
+	r := runProc(t, ws, alone, "tool", "shell.exec", "--workspace", ws, "--db", db, "--approval", "never", "--network",
+		"--allow-host", host, "--format", "text", "--args", `{"command":"curl -sS --max-time 20 http://`+host+`/"}`)
+	if r.code != 0 || !strings.Contains(r.stdout, "page through the proxy") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	if hits.Load() == 0 {
+		t.Fatal("the server saw no request")
 	}
 }
