@@ -331,10 +331,10 @@ func TestSlimHandsOverWhatItLacks(t *testing.T) {
 }
 
 // TestSlimNetworkedCall: a caged command with network runs through the
-// slim binary alone: the cage re-executes it as its network forwarder
-// (netfwd), which the slim build must run itself — with no full binary
-// beside it, a forwarder handed over would not start and the page would
-// not arrive.
+// slim binary alone. The cage re-executes the running binary as its network
+// forwarder (netfwd); with no full binary anywhere, the page arrives only if
+// the slim build runs the forwarder itself (handover.Own keeps it, and
+// TestOwn checks that it is never handed over when a full binary exists).
 func TestSlimNetworkedCall(t *testing.T) {
 	_, alone := slimCLI(t)
 	slimEnv(t)
