@@ -90,6 +90,44 @@ var toolWords = map[string]string{
 	"task_result":    "every wait for a subagent's answer",
 }
 
+// The answerers beside the human (backend/gate/lineup), as Settings'
+// "Answerers and hooks" and the TUI's /answerers word them. Keyed by the
+// lineup's strings (policy imports no gate package); lineup's tests hold
+// each table equal to its values.
+
+// answererStateWords: where a configured answerer or hook stands for a
+// session.
+var answererStateWords = map[string]string{
+	"active":      "Active",
+	"untrusted":   "Not trusted yet — does not run",
+	"changed":     "Changed since you trusted it — does not run",
+	"not-allowed": "Not allowed by your organisation",
+	"broken":      "Cannot start",
+	"left-out":    "Ignored",
+}
+
+// answererKindWords: what an entry is, keyed "role:kind".
+var answererKindWords = map[string]string{
+	"answerer:command": "command answerer",
+	"answerer:model":   "reviewer model",
+	"hook:before":      "pre-call hook",
+	"hook:after":       "after-call hook",
+}
+
+// answererTierWords: whose config an entry comes from.
+var answererTierWords = map[string]string{
+	"user":      "your config",
+	"workspace": "this workspace's config",
+}
+
+// answerWords: an answerer's recorded answer, as a verb in the past.
+var answerWords = map[string]string{
+	"allow": "allowed",
+	"deny":  "denied",
+	"pass":  "passed",
+	"ask":   "asked you",
+}
+
 // ReasonWords is the words of every reason ("Label: what it means").
 func ReasonWords() map[Reason]string { return clone(reasonWords) }
 
@@ -104,6 +142,27 @@ func LayerWords() map[Layer]Words { return clone(layerWords) }
 
 // ToolWords is what "Always allow" of each tool's own signature covers.
 func ToolWords() map[string]string { return clone(toolWords) }
+
+// AnswererStateWords is the words of every answerer state.
+func AnswererStateWords() map[string]string { return clone(answererStateWords) }
+
+// AnswererKindWords is the words of every answerer or hook kind ("role:kind").
+func AnswererKindWords() map[string]string { return clone(answererKindWords) }
+
+// AnswererTierWords is the words of every config tier an answerer comes from.
+func AnswererTierWords() map[string]string { return clone(answererTierWords) }
+
+// AnswerWords is the words of every answer an answerer gives.
+func AnswerWords() map[string]string { return clone(answerWords) }
+
+// AnswererKindText is what an answerer or hook is ("reviewer model"); an
+// unknown kind is "<kind> answerer" (or hook).
+func AnswererKindText(role, kind string) string {
+	if w, ok := answererKindWords[role+":"+kind]; ok {
+		return w
+	}
+	return kind + " " + role
+}
 
 // ReasonText is a reason in words; an unknown reason is itself.
 func ReasonText(r Reason) string {

@@ -1,11 +1,13 @@
 // Package reveal is the window's rule for showing a command exactly as the
-// shell reads it (frontend/src/model/reveal.ts), in Go for the front ends
-// that draw a prompt without the window's code: the remote approval page
-// (backend/gate/remote) and the terminal. Both are held to the window's
-// case file (testdata/reveal-cases.json at the repository root): characters that render as nothing,
-// reorder their neighbours (U+202E), pass for a space, or push the dangerous
-// part out of view (4,000 spaces, 60 blank lines) become visible badges, and
-// a long command keeps its tail and its risky lines in sight.
+// shell reads it (frontend/src/model/reveal.ts), in Go for everything that
+// draws without the window's code: the terminal UI (backend/tui), the remote
+// approval page (backend/gate/remote) and the CLI's text output
+// (backend/termtext, which takes InvisibleName from here). It is the one Go
+// copy, held to the window's case file (testdata/reveal-cases.json at the
+// repository root): characters that render as nothing, reorder their
+// neighbours (U+202E), pass for a space, or push the dangerous part out of
+// view (4,000 spaces, 60 blank lines) become visible badges, and a long
+// command keeps its tail and its risky lines in sight.
 package reveal
 
 import (
@@ -15,7 +17,8 @@ import (
 )
 
 // InvisibleName says what a badge stands for, or "" for an ordinary
-// character.
+// character. It is the one table of invisible characters: the window's
+// reveal.ts mirrors it (the case file checks both), termtext.Visible uses it.
 func InvisibleName(r rune) string {
 	switch {
 	case r == 0x09:
@@ -46,8 +49,6 @@ func InvisibleName(r rune) string {
 		return "tag character (invisible)"
 	case r >= 0xfff9 && r <= 0xfffb:
 		return "interlinear annotation"
-	case r == 0xfffd:
-		return "" // the replacement character is visible
 	}
 	return ""
 }
@@ -112,14 +113,14 @@ func RevealLine(line string) []Piece {
 func RevealText(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
-		lines[i] = joinPieces(RevealLine(l))
+		lines[i] = PiecesText(RevealLine(l))
 	}
 	return strings.Join(lines, "\n")
 }
 
-// joinPieces is a line's pieces as plain text: text as it is, a badge as
+// PiecesText is a line's pieces as plain text: text as it is, a badge as
 // its label.
-func joinPieces(ps []Piece) string {
+func PiecesText(ps []Piece) string {
 	var b strings.Builder
 	for _, p := range ps {
 		if p.Badge != "" {

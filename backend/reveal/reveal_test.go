@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // revealText is a case file's TEXT: a string, or pieces that are strings
@@ -96,7 +97,6 @@ func (i *Invisible) UnmarshalJSON(b []byte) error {
 }
 
 // The prompt's reveal rule on the case file the window's Vitest suite runs
-// The prompt's reveal rule on the case file the window's Vitest suite runs
 // too (testdata/reveal-cases.json at the repository root): invisible
 // characters, long runs, blank runs, risky lines and the fold of a long
 // command agree between the two front ends case by case.
@@ -114,7 +114,7 @@ func TestRevealCaseFile(t *testing.T) {
 	}
 	for _, k := range c.RevealLine {
 		t.Run("reveal_line/"+k.Name, func(t *testing.T) {
-			if got := joinPieces(RevealLine(string(k.In))); got != k.Want {
+			if got := PiecesText(RevealLine(string(k.In))); got != k.Want {
 				t.Errorf("got %q want %q", got, k.Want)
 			}
 		})
@@ -135,7 +135,7 @@ func TestRevealCaseFile(t *testing.T) {
 			s := ShowCommand(string(k.Command), k.Risky)
 			var got []shownRow
 			for _, l := range s.Lines {
-				got = append(got, shownRow{N: l.N, Text: joinPieces(l.Pieces), Risky: l.Risky, Blank: l.Blank})
+				got = append(got, shownRow{N: l.N, Text: PiecesText(l.Pieces), Risky: l.Risky, Blank: l.Blank})
 			}
 			if s.Total != k.WantTotal || !reflect.DeepEqual(got, k.Want) {
 				t.Errorf("total %d (want %d)\ngot  %+v\nwant %+v", s.Total, k.WantTotal, got, k.Want)
@@ -172,4 +172,50 @@ func TestRevealCaseFile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// RevealLine keeps every visible character, in order, and leaves no
+// invisible one outside a badge; a long command's fold never hides its last
+// line.
+func FuzzReveal(f *testing.F) {
+	for _, s := range []string{"rm -rf build", "echo \u202eevil", "a" + strings.Repeat(" ", 40) + "b", "\t\t\t\t\t\t\t\t\tx", "\u200b\u200b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var text strings.Builder
+		for _, p := range RevealLine(s) {
+			if p.Badge != "" && p.Text != "" {
+				t.Fatal("piece is both text and badge")
+			}
+			for _, r := range p.Text {
+				if InvisibleName(r) != "" && r != utf8.RuneError {
+					t.Fatalf("invisible %U left in text of %q", r, s)
+				}
+			}
+			text.WriteString(p.Text)
+		}
+		var want strings.Builder
+		rs := []rune(s)
+		for i := 0; i < len(rs); {
+			j := i + 1
+			for j < len(rs) && rs[j] == rs[i] {
+				j++
+			}
+			if InvisibleName(rs[i]) == "" && !((rs[i] == ' ' || rs[i] == '\t') && j-i > maxSpaceRun) {
+				want.WriteString(string(rs[i:j]))
+			}
+			i = j
+		}
+		if text.String() != want.String() {
+			t.Fatalf("visible text %q, want %q", text.String(), want.String())
+		}
+		sc := ShowCommand(s, []string{"rm"})
+		if len(sc.Lines) == 0 {
+			t.Fatal("no lines")
+		}
+		folded := FoldLines(sc.Lines, 3, 5)
+		if last, lastAll := folded[len(folded)-1], sc.Lines[len(sc.Lines)-1]; last.N != lastAll.N {
+			t.Fatalf("fold hid the last line: %+v vs %+v", last, lastAll)
+		}
+	})
 }

@@ -10,9 +10,9 @@
 // was there and nothing happens: C0 controls become the Unicode control
 // pictures (ESC is ␛, NUL ␀, CR ␍), DEL is ␡, and C1, bidi and invisible
 // characters become a badge naming the code point (⟨U+202E⟩), the badge the
-// window and the TUI show (InvisibleName is their one table). Newline and
-// tab stay; CR directly before a newline is dropped (a CRLF line end does
-// nothing harmful). Bytes that are not UTF-8 show as ⟨0xNN⟩.
+// window, the TUI and the remote page show (backend/reveal's InvisibleName
+// is their one table). Newline and tab stay; CR directly before a newline
+// is dropped (a CRLF line end does nothing harmful). Bytes that are not UTF-8 show as ⟨0xNN⟩.
 //
 // Only what is printed changes: the stored events and results keep the
 // bytes the tool produced.

@@ -5,47 +5,13 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/warden-dev/warden/backend/reveal"
 )
 
-// InvisibleName says what a badge stands for, or "" for a character a
-// terminal shows as itself. It is the one table of the window's reveal rule
-// (frontend/src/model/reveal.ts), the TUI's badges and Visible.
-func InvisibleName(r rune) string {
-	switch {
-	case r == 0x09:
-		return "" // a tab is white space
-	case r < 0x20 || r == 0x7f, r >= 0x80 && r <= 0x9f:
-		return "control character"
-	case r >= 0x202a && r <= 0x202e:
-		return "bidi control (reorders the text around it)"
-	case r >= 0x2066 && r <= 0x2069:
-		return "bidi isolate (reorders the text around it)"
-	case r == 0x200e || r == 0x200f || r == 0x061c:
-		return "direction mark"
-	case r == 0x00a0 || r == 0x202f || r == 0x2007:
-		return "non-breaking space"
-	case r >= 0x2000 && r <= 0x200a, r == 0x205f || r == 0x3000 || r == 0x1680:
-		return "unusual space"
-	case r >= 0x200b && r <= 0x200d:
-		return "zero-width character"
-	case r == 0x2060 || r == 0xfeff || r == 0x180e || r == 0x00ad || r == 0x034f:
-		return "invisible character"
-	case r >= 0x2061 && r <= 0x2064:
-		return "invisible operator"
-	case r == 0x2028 || r == 0x2029:
-		return "line or paragraph separator"
-	case r >= 0xfe00 && r <= 0xfe0f:
-		return "variation selector"
-	case r >= 0xe0000 && r <= 0xe007f:
-		return "tag character (invisible)"
-	case r >= 0xfff9 && r <= 0xfffb:
-		return "interlinear annotation"
-	}
-	return ""
-}
-
-// Badge is the visible form of a character InvisibleName names: "⟨U+202E⟩".
-func Badge(r rune) string { return fmt.Sprintf("⟨U+%04X⟩", r) }
+// Badge is the visible form of a character reveal.InvisibleName names:
+// "⟨U+202E⟩", the badge the window, the TUI and the remote page show.
+func Badge(r rune) string { return "⟨" + reveal.CodePointLabel(r) + "⟩" }
 
 // picture is what Visible prints for r, or "" when r prints as itself.
 func picture(r rune) string {
@@ -56,7 +22,7 @@ func picture(r rune) string {
 		return string(rune(0x2400 + r)) // ␀ … ␟, ␛ for ESC
 	case r == 0x7f:
 		return "␡"
-	case InvisibleName(r) != "":
+	case reveal.InvisibleName(r) != "":
 		return Badge(r)
 	}
 	return ""

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/warden-dev/warden/backend/reveal"
 )
 
 type visibleCase struct{ name, in, want string }
@@ -84,7 +86,7 @@ func obeyed(s string) (rune, bool) {
 		if r == '\n' || r == '\t' {
 			continue
 		}
-		if r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || InvisibleName(r) != "" {
+		if r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || reveal.InvisibleName(r) != "" {
 			return r, true
 		}
 	}

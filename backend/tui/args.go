@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/reveal"
 )
 
 // argLines draws an ask's arguments in at most room rows: a shell command
@@ -23,17 +24,17 @@ func (m *Model) argLines(tool string, raw json.RawMessage, preview string, trace
 	label := "Arguments:"
 	if cmd, ok := a["command"].(string); ok && strings.HasPrefix(tool, "shell") {
 		label = "Command:"
-		var steps []StepView
+		var steps []reveal.StepView
 		for _, s := range trace {
-			steps = append(steps, StepView{Step: s.Step, Saw: s.Saw, Concluded: s.Concluded})
+			steps = append(steps, reveal.StepView{Step: s.Step, Saw: s.Saw, Concluded: s.Concluded})
 		}
-		risky := RiskyPrograms(steps)
-		shown := ShowCommand(cmd, risky)
+		risky := reveal.RiskyPrograms(steps)
+		shown := reveal.ShowCommand(cmd, risky)
 		// The window's fold (head, tail and every risky line of a long
 		// command), then, when the room is shorter still, a fold that
 		// keeps the risky lines, the last line and the hidden characters.
 		var kept []keptRow
-		folded := FoldLines(shown.Lines, 3, 5)
+		folded := reveal.FoldLines(shown.Lines, 3, 5)
 		for k, l := range folded {
 			if l.Gap > 0 {
 				kept = append(kept, keptRow{text: th.dim.Render(clipWidth(fmt.Sprintf("  ⟨… %d lines …⟩", l.Gap), w)), lines: l.Gap})
@@ -79,7 +80,7 @@ func (m *Model) argLines(tool string, raw json.RawMessage, preview string, trace
 			b = plainJSON(a, "")
 		}
 		for _, l := range strings.Split(string(b), "\n") {
-			for _, row := range hardWrap(RevealText(l), w) {
+			for _, row := range hardWrap(reveal.RevealText(l), w) {
 				rows = append(rows, th.code.Render(row))
 			}
 		}
@@ -127,4 +128,4 @@ func isWordByte(b byte) bool {
 
 // piecesShown is a line's pieces as the terminal draws them: badges as
 // their label, tabs expanded.
-func piecesShown(ps []Piece) string { return expandTabs(joinPieces(ps)) }
+func piecesShown(ps []reveal.Piece) string { return expandTabs(reveal.PiecesText(ps)) }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/reveal"
 	"github.com/warden-dev/warden/backend/store"
 )
 
@@ -73,7 +74,7 @@ func (m *Model) callLines(cl *call, w int) []string {
 	}
 	head := mark + " " + cl.tool + " "
 	tail := "  " + state
-	sum := strings.ReplaceAll(RevealText(callSummary(cl.tool, cl.args)), "\n", "⏎")
+	sum := strings.ReplaceAll(reveal.RevealText(callSummary(cl.tool, cl.args)), "\n", "⏎")
 	room := w - textWidth(head) - textWidth(tail)
 	var line string
 	if room >= 4 {
@@ -89,7 +90,7 @@ func (m *Model) callLines(cl *call, w int) []string {
 		out = append(out, changeLine(th, "  ↳ "+filesText(*c, 3), cl.undo, w))
 	}
 	if cl.status == "failed" && cl.err != "" {
-		out = append(out, wrapSpans([]span{{text: RevealText(firstLine(cl.err)), style: th.bad}}, w, "  ", "  ", th.plain)...)
+		out = append(out, wrapSpans([]span{{text: reveal.RevealText(firstLine(cl.err)), style: th.bad}}, w, "  ", "  ", th.plain)...)
 	}
 	if !m.expanded {
 		return out
@@ -101,7 +102,7 @@ func (m *Model) callLines(cl *call, w int) []string {
 		out = append(out, m.diffLines(cl.output.String(), w-2, "  ")...)
 	} else if o := strings.TrimRight(cl.output.String(), "\n"); o != "" {
 		for _, l := range strings.Split(o, "\n") {
-			for _, row := range hardWrap(RevealText(expandTabs(l)), w-4) {
+			for _, row := range hardWrap(reveal.RevealText(expandTabs(l)), w-4) {
 				out = append(out, th.dim.Render("  │ ")+row)
 			}
 		}
@@ -134,7 +135,7 @@ func (m *Model) diffLines(d string, w int, indent string) []string {
 		case strings.HasPrefix(l, "@@"):
 			st = m.th.dim
 		}
-		for _, row := range hardWrap(RevealText(expandTabs(l)), w) {
+		for _, row := range hardWrap(reveal.RevealText(expandTabs(l)), w) {
 			out = append(out, indent+st.Render(row))
 		}
 	}
@@ -152,7 +153,7 @@ func (m *Model) denialSpans(cl *call) []span {
 		what = cl.tool
 	}
 	if !strings.Contains(d.Detail, what) {
-		out = append(out, span{text: RevealText(clipMiddle(what, 200)), style: th.code}, span{text: " — ", style: th.plain})
+		out = append(out, span{text: reveal.RevealText(clipMiddle(what, 200)), style: th.code}, span{text: " — ", style: th.plain})
 	}
 	switch {
 	case d.Detail != "":
@@ -161,7 +162,7 @@ func (m *Model) denialSpans(cl *call) []span {
 		out = append(out, span{text: ReasonText(d.Reason), style: th.plain})
 	}
 	if d.Remedy != "" {
-		out = append(out, span{text: ". Remedy: " + RevealText(d.Remedy), style: th.plain})
+		out = append(out, span{text: ". Remedy: " + reveal.RevealText(d.Remedy), style: th.plain})
 		if key := remedyKeys[d.Remedy]; key != "" {
 			out = append(out, span{text: " (" + key + ")", style: th.dim})
 		}

@@ -10,18 +10,19 @@ import (
 type CommandKind int
 
 const (
-	CmdNone     CommandKind = iota // empty line
-	CmdPrompt                      // a message to the model
-	CmdShell                       // !cmd: runs shell.exec through the gate
-	CmdPlan                        // /plan: toggles the planning freeze
-	CmdMode                        // /mode [approval|sandbox value]
-	CmdGrants                      // /grants: the grants modal
-	CmdSessions                    // /sessions: the session list
-	CmdAudit                       // /audit: the trace panel
-	CmdUndo                        // /undo: undo the newest change set
-	CmdHelp                        // /help
-	CmdQuit                        // /quit
-	CmdUnknown                     // /something else
+	CmdNone      CommandKind = iota // empty line
+	CmdPrompt                       // a message to the model
+	CmdShell                        // !cmd: runs shell.exec through the gate
+	CmdPlan                         // /plan: toggles the planning freeze
+	CmdMode                         // /mode [approval|sandbox value]
+	CmdGrants                       // /grants: the grants modal
+	CmdSessions                     // /sessions: the session list
+	CmdAudit                        // /audit: the trace panel
+	CmdUndo                         // /undo: undo the newest change set
+	CmdAnswerers                    // /answerers: who answers an ask before you
+	CmdHelp                         // /help
+	CmdQuit                         // /quit
+	CmdUnknown                      // /something else
 )
 
 // Command is one parsed composer line.
@@ -64,6 +65,8 @@ func ParseComposer(line string) Command {
 		return Command{Kind: CmdAudit, Text: rest}
 	case "undo":
 		return Command{Kind: CmdUndo}
+	case "answerers", "answerer", "hooks":
+		return Command{Kind: CmdAnswerers}
 	case "help", "?":
 		return Command{Kind: CmdHelp}
 	case "quit", "exit", "q":

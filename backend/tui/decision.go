@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/reveal"
 )
 
 // modalTraceLines are the engine's decision steps for the ask in words, as
@@ -27,11 +28,11 @@ func (m *Model) modalTraceLines(steps []policy.Step, w int) []keptRow {
 		}
 		first := fmt.Sprintf("%s%d. ", mark, i+1)
 		for j, l := range wrapSpans([]span{{text: s.Step, style: th.bold}, {text: " — saw ", style: th.plain},
-			{text: RevealText(s.Saw), style: th.code}, {text: " → ", style: th.plain}, {text: RevealText(s.Concluded), style: th.italic}},
+			{text: reveal.RevealText(s.Saw), style: th.code}, {text: " → ", style: th.plain}, {text: reveal.RevealText(s.Concluded), style: th.italic}},
 			w, first, strings.Repeat(" ", textWidth(first)), st) {
 			r := keptRow{text: l, keep: i == decisive}
 			if j == 0 { // a fold names the steps it hides
-				r.label = RevealText(s.Step)
+				r.label = reveal.RevealText(s.Step)
 			}
 			out = append(out, r)
 		}

@@ -37,55 +37,10 @@ func FuzzMarkdown(f *testing.F) {
 	})
 }
 
-// RevealLine keeps every visible character, in order, and leaves no
-// invisible one outside a badge.
-func FuzzReveal(f *testing.F) {
-	for _, s := range []string{"rm -rf build", "echo \u202eevil", "a" + strings.Repeat(" ", 40) + "b", "\t\t\t\t\t\t\t\t\tx", "\u200b\u200b"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		var text strings.Builder
-		for _, p := range RevealLine(s) {
-			if p.Badge != "" && p.Text != "" {
-				t.Fatal("piece is both text and badge")
-			}
-			for _, r := range p.Text {
-				if InvisibleName(r) != "" && r != utf8.RuneError {
-					t.Fatalf("invisible %U left in text of %q", r, s)
-				}
-			}
-			text.WriteString(p.Text)
-		}
-		var want strings.Builder
-		rs := []rune(s)
-		for i := 0; i < len(rs); {
-			j := i + 1
-			for j < len(rs) && rs[j] == rs[i] {
-				j++
-			}
-			if InvisibleName(rs[i]) == "" && !((rs[i] == ' ' || rs[i] == '\t') && j-i > maxSpaceRun) {
-				want.WriteString(string(rs[i:j]))
-			}
-			i = j
-		}
-		if text.String() != want.String() {
-			t.Fatalf("visible text %q, want %q", text.String(), want.String())
-		}
-		sc := ShowCommand(s, []string{"rm"})
-		if len(sc.Lines) == 0 {
-			t.Fatal("no lines")
-		}
-		folded := FoldLines(sc.Lines, 3, 5)
-		if last, lastAll := folded[len(folded)-1], sc.Lines[len(sc.Lines)-1]; last.N != lastAll.N {
-			t.Fatalf("fold hid the last line: %+v vs %+v", last, lastAll)
-		}
-	})
-}
-
 // ParseComposer never panics and round-trips prompts and !commands as
 // typed (trimmed).
 func FuzzParseComposer(f *testing.F) {
-	for _, s := range []string{"hello", "!ls -la", "/plan", "/sessions", "/mode never read-only network on", "/mode sometimes", "/grants", "/audit rm", "/", "!", "  "} {
+	for _, s := range []string{"hello", "!ls -la", "/plan", "/sessions", "/mode never read-only network on", "/mode sometimes", "/grants", "/answerers", "/hooks", "/audit rm", "/", "!", "  "} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -16,6 +16,8 @@ import (
 	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
+
+	"github.com/warden-dev/warden/backend/reveal"
 )
 
 // inode is one inline node. Emphasis nodes hold children; a delimiter run
@@ -291,7 +293,7 @@ func matchEmphasis(nodes []*inode) []*inode {
 func emitNodes(nodes []*inode, th theme, st lipgloss.Style, out *[]span) {
 	add := func(t string, s lipgloss.Style) {
 		if t != "" {
-			*out = append(*out, span{text: RevealText(t), style: s})
+			*out = append(*out, span{text: reveal.RevealText(t), style: s})
 		}
 	}
 	for _, n := range nodes {

@@ -298,6 +298,8 @@ func (m *Model) submit(line string) (tea.Model, tea.Cmd) {
 		m.traceText = []rune(c.Text)
 	case CmdUndo:
 		m.undoLast()
+	case CmdAnswerers:
+		m.openAnswerers()
 	case CmdHelp:
 		m.panel = panelHelp
 	case CmdQuit:
@@ -342,6 +344,8 @@ func (m *Model) onPanelKey(key string, k tea.KeyPressMsg) bool {
 			return true
 		}
 		return m.focus == focusKeys || len(m.input) == 0
+	case panelAnswerers:
+		return m.onAnswererKey(key)
 	case panelSessions:
 		switch key {
 		case "enter":

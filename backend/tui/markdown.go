@@ -3,6 +3,8 @@ package tui
 import (
 	"regexp"
 	"strings"
+
+	"github.com/warden-dev/warden/backend/reveal"
 )
 
 // renderMarkdown draws a model's Markdown as terminal lines of at most
@@ -35,10 +37,10 @@ func renderMarkdown(src string, width int, th theme) []string {
 			fence := trim[:3]
 			lang := strings.TrimSpace(trim[3:])
 			if lang != "" {
-				out = append(out, th.dim.Render(clipWidth("  "+RevealText(lang), width)))
+				out = append(out, th.dim.Render(clipWidth("  "+reveal.RevealText(lang), width)))
 			}
 			for i++; i < len(lines) && !strings.HasPrefix(strings.TrimSpace(lines[i]), fence); i++ {
-				for _, row := range hardWrap(RevealText(expandTabs(lines[i])), width-2) {
+				for _, row := range hardWrap(reveal.RevealText(expandTabs(lines[i])), width-2) {
 					out = append(out, th.dim.Render("│ ")+th.code.Render(row))
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/warden-dev/warden/backend/reveal"
 	"github.com/warden-dev/warden/backend/runtime"
 )
 
@@ -25,9 +26,9 @@ var mcpChangeText = map[string]string{
 // text here is the server's: shown revealed, never as markup.
 func (m *Model) mcpLines(mc runtime.McpInfo, w, room int) []string {
 	th := m.th
-	head := "MCP server " + RevealText(mc.Server)
+	head := "MCP server " + reveal.RevealText(mc.Server)
 	if mc.Tool != "" {
-		head += ", tool " + RevealText(mc.Tool)
+		head += ", tool " + reveal.RevealText(mc.Tool)
 	}
 	out := []string{th.bold.Render(clipWidth(head, w))}
 	if t := mcpChangeText[mc.Change]; t != "" {
@@ -58,7 +59,7 @@ func (m *Model) mcpLines(mc runtime.McpInfo, w, room int) []string {
 			if len(body) > 0 {
 				body = body[1:]
 			}
-			for i, r := range hardWrap(RevealText(expandTabs(body)), w-2) {
+			for i, r := range hardWrap(reveal.RevealText(expandTabs(body)), w-2) {
 				if i > 0 {
 					mark = "  "
 				}
@@ -89,7 +90,7 @@ func (m *Model) mcpLines(mc runtime.McpInfo, w, room int) []string {
 		out = append(out, diff...)
 	case mc.Description != "":
 		out = append(out, th.bold.Render("Description:"))
-		for _, row := range hardWrap(RevealText(expandTabs(mc.Description)), w) {
+		for _, row := range hardWrap(reveal.RevealText(expandTabs(mc.Description)), w) {
 			out = append(out, th.plain.Render(row))
 		}
 	}

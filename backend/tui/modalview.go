@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/reveal"
 )
 
 const modalMaxWidth = 120
@@ -37,9 +38,9 @@ func (m *Model) modal(w, h, reserve int) []string {
 	// Where the call runs: the session, its folder and its axes (the status
 	// bar shows the axes too, so on a short screen these lines go first).
 	ap, sb := AxesText(m.sess.Approval, m.sess.Sandbox)
-	sessLine := "Session: " + RevealText(m.sess.Title)
+	sessLine := "Session: " + reveal.RevealText(m.sess.Title)
 	if a.SessionID != m.sess.ID {
-		sessLine = "Session: subagent " + shortID(a.SessionID) + " of " + RevealText(m.sess.Title)
+		sessLine = "Session: subagent " + shortID(a.SessionID) + " of " + reveal.RevealText(m.sess.Title)
 	}
 	// The session and its folder share a line when both fit whole.
 	if both := sessLine + " · Workspace: " + m.sess.Workspace; textWidth(both) <= cw {
@@ -75,7 +76,7 @@ func (m *Model) modal(w, h, reserve int) []string {
 	tail = append(tail, "")
 	switch {
 	case m.noting:
-		note := RevealText(string(m.note))
+		note := reveal.RevealText(string(m.note))
 		room := cw - len("Note to the model (optional): ") - 1
 		if textWidth(note) > room {
 			note = "…" + tailOf(note, room-1)

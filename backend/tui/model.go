@@ -14,6 +14,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/warden-dev/warden/backend/gate/lineup"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/store"
@@ -72,6 +73,7 @@ const (
 	panelGrants
 	panelHelp
 	panelSessions
+	panelAnswerers
 )
 
 // Model is the terminal UI's state; Update changes it, View draws it.
@@ -121,8 +123,11 @@ type Model struct {
 	traceFilter string // "" | asked | allowed | denied
 	traceText   []rune
 	grants      []runtime.GrantView
-	sessions    []runtime.Session
-	sel         int
+	// The /answerers panel's roster, re-read when an answer arrives.
+	answerers    *lineup.AnswererRoster
+	answerersErr error
+	sessions     []runtime.Session
+	sel          int
 
 	// Opening in the background (Options.Open): svc is nil until the
 	// openedMsg arrives; openErr is set when it failed.
@@ -311,6 +316,9 @@ func (m *Model) onPush(p runtime.Push) tea.Cmd {
 		m.events = append(m.events, *p.Event)
 		if p.Event.Kind == store.KindMessageAppended {
 			m.delta = ""
+		}
+		if m.panel == panelAnswerers && answererEvent(p.Event.Kind) {
+			m.loadAnswerers()
 		}
 	case runtime.PushDelta:
 		if p.SessionID == m.sess.ID {

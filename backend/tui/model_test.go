@@ -65,12 +65,18 @@ func newRigIn(t testing.TB, ws string, cmds ...string) *rig {
 // newRigScript runs the rig on a script model file of the test's own.
 func newRigScript(t testing.TB, ws, script string) *rig {
 	t.Helper()
+	return newRigConfig(t, ws, script, filepath.Join(t.TempDir(), "config.toml"))
+}
+
+// newRigConfig runs the rig with the user's config file at configPath.
+func newRigConfig(t testing.TB, ws, script, configPath string) *rig {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	if err := os.MkdirAll(filepath.Join(ws, "build"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	g, err := assemble.Open(ctx, assemble.Options{DBPath: filepath.Join(t.TempDir(), "w.db"), ConfigPath: filepath.Join(t.TempDir(), "config.toml"),
+	g, err := assemble.Open(ctx, assemble.Options{DBPath: filepath.Join(t.TempDir(), "w.db"), ConfigPath: configPath,
 		Workspace: ws, Model: "script:" + script})
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/reveal"
 	"github.com/warden-dev/warden/backend/store"
 )
 
@@ -68,7 +69,7 @@ func (m *Model) traceLines(w int) []string {
 			why += " · decided by: " + l
 		}
 		at := time.UnixMilli(e.At).Format("15:04:05")
-		line := fmt.Sprintf("%s %-8s %-10s %s — %s", at, kindWords[string(e.Kind)], d.Tool, RevealText(d.Signature), why)
+		line := fmt.Sprintf("%s %-8s %-10s %s — %s", at, kindWords[string(e.Kind)], d.Tool, reveal.RevealText(d.Signature), why)
 		if needle != "" && !strings.Contains(strings.ToLower(line), needle) {
 			continue
 		}
@@ -107,7 +108,7 @@ func (m *Model) agentLines(w int) []string {
 		if a.running {
 			state = "running "
 		}
-		line := clipWidth(fmt.Sprintf("%s %s %s %s", kind, state, shortID(a.id), RevealText(firstLine(a.what))), w-2)
+		line := clipWidth(fmt.Sprintf("%s %s %s %s", kind, state, shortID(a.id), reveal.RevealText(firstLine(a.what))), w-2)
 		if a.running && run == m.sel {
 			line = th.selected.Render("› " + line)
 		} else {
@@ -139,7 +140,7 @@ func (m *Model) grantLines(w int) []string {
 		if g.Kind == "mcp-server" {
 			what = "MCP server " + g.Server
 		}
-		line := clipWidth(fmt.Sprintf("%-10s %-9s %s · %s · used %d", g.Kind, g.Scope, RevealText(what), exp, g.Uses), w-2)
+		line := clipWidth(fmt.Sprintf("%-10s %-9s %s · %s · used %d", g.Kind, g.Scope, reveal.RevealText(what), exp, g.Uses), w-2)
 		if i == m.sel {
 			out = append(out, th.selected.Render("› "+line))
 			out = append(out, wrapSpans([]span{{text: SignatureWords(g.Signature, scopeOf(g.Scope)), style: th.dim}}, w, "    ", "    ", th.plain)...)
@@ -171,7 +172,7 @@ func (m *Model) sessionLines(w int) []string {
 		if s.ID == m.sess.ID {
 			state += " · on screen"
 		}
-		title := RevealText(orDefault(s.Title, "(untitled)"))
+		title := reveal.RevealText(orDefault(s.Title, "(untitled)"))
 		// The id tells apart titles made in the same minute.
 		meta := shortID(s.ID) + " · " + ageText(m.now(), s.UpdatedAt) + " · " + state
 		room := max(w-2-textWidth(meta)-2, 8)

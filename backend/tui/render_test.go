@@ -47,42 +47,6 @@ func TestMarkdownCases(t *testing.T) {
 	}
 }
 
-func TestRevealRules(t *testing.T) {
-	cases := []struct{ name, in, want string }{
-		{"bidi override", "echo \u202eevil", "echo ⟨U+202E⟩evil"},
-		{"zero-width run", "a\u200b\u200bb", "a⟨U+200B ×2⟩b"},
-		{"long space run", "a" + strings.Repeat(" ", 4000) + "b", "a⟨4000 spaces⟩b"},
-		{"nbsp", "rm\u00a0-rf", "rm⟨U+00A0⟩-rf"},
-		{"ordinary text", "ls -la", "ls -la"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			if got := RevealText(c.in); got != c.want {
-				t.Errorf("got %q want %q", got, c.want)
-			}
-		})
-	}
-	// A long command keeps its tail and its risky line in sight.
-	var lines []string
-	for i := 0; i < 40; i++ {
-		lines = append(lines, "echo step")
-	}
-	lines[20] = "rm -rf ~"
-	lines = append(lines, "echo the end")
-	folded := FoldLines(ShowCommand(strings.Join(lines, "\n"), []string{"rm"}).Lines, 3, 5)
-	var risky, last bool
-	for _, l := range folded {
-		risky = risky || l.Risky
-		last = last || (len(l.Pieces) > 0 && l.Pieces[0].Text == "echo the end")
-	}
-	if !risky || !last {
-		t.Errorf("fold hid the risky line (%v) or the tail (%v)", risky, last)
-	}
-	if got := RiskyPrograms([]StepView{{Step: "approval", Saw: "on-request; destructive-effect: rm -r: removes a whole tree"}}); len(got) != 1 || got[0] != "rm" {
-		t.Errorf("risky programs %v", got)
-	}
-}
-
 // The status bar never cuts either axis, at any width down to 20.
 func TestStatusNeverCutsAxes(t *testing.T) {
 	m := &Model{th: newTheme(), sess: runtime.Session{Approval: policy.Always, Sandbox: runtime.Sandbox{Kind: policy.WorkspaceWrite, NetworkAccess: true}}}

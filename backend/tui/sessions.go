@@ -9,6 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/warden-dev/warden/backend/reveal"
 	"github.com/warden-dev/warden/backend/runtime"
 )
 
@@ -118,7 +119,7 @@ func (m *Model) switchTo(id string) tea.Cmd {
 	}
 	m.show(ld)
 	m.panel = panelNone
-	m.setNotice(false, "Session %s.", RevealText(orDefault(ld.sess.Title, shortID(ld.sess.ID))))
+	m.setNotice(false, "Session %s.", reveal.RevealText(orDefault(ld.sess.Title, shortID(ld.sess.ID))))
 	if len(m.queue) > 0 {
 		return m.armTick()
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/warden-dev/warden/backend/reveal"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/store"
 )
@@ -149,13 +150,13 @@ func (m *Model) drawTranscript(w int) []string {
 				if c, ok := strings.CutPrefix(strings.TrimSpace(d.Text), "!"); ok {
 					bang = strings.TrimSpace(c)
 				}
-				lines = wrapSpans([]span{{text: RevealText(d.Text), style: th.plain}}, w, "› ", "  ", th.user)
+				lines = wrapSpans([]span{{text: reveal.RevealText(d.Text), style: th.plain}}, w, "› ", "  ", th.user)
 			case "assistant":
 				if strings.TrimSpace(d.Text) != "" {
 					lines = append([]string{th.assistant.Render("● " + shortModel(orDefault(d.Model, "assistant")))}, renderMarkdown(d.Text, w, th)...)
 				}
 			case "system":
-				lines = wrapSpans([]span{{text: RevealText(d.Text), style: th.system}}, w, "warden: ", "        ", th.system)
+				lines = wrapSpans([]span{{text: reveal.RevealText(d.Text), style: th.system}}, w, "warden: ", "        ", th.system)
 			case "tool":
 				if cl, ok := calls[d.ToolCallID]; ok && cl.output.Len() == 0 && cl.err == "" {
 					cl.output.WriteString(d.Text)
@@ -250,7 +251,7 @@ func (m *Model) drawTranscript(w int) []string {
 		case store.KindSubagentStarted:
 			var d store.SubagentStarted
 			if json.Unmarshal(e.Data, &d) == nil {
-				order = append(order, []string{th.dim.Render(clipWidth("· subagent started: "+RevealText(d.Task), w))})
+				order = append(order, []string{th.dim.Render(clipWidth("· subagent started: "+reveal.RevealText(d.Task), w))})
 			}
 		case store.KindPlanPresented:
 			var d struct {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/warden-dev/warden/backend/reveal"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/store"
 )
@@ -78,7 +79,7 @@ func (m *Model) changeWhat(c store.WorkspaceChanged) string {
 	tool, args := m.callOf(c.CallID)
 	tool = orDefault(tool, orDefault(c.Tool, "a call"))
 	if sum := strings.ReplaceAll(callSummary(tool, args), "\n", "⏎"); sum != "" {
-		return tool + " " + RevealText(clipMiddle(sum, 80))
+		return tool + " " + reveal.RevealText(clipMiddle(sum, 80))
 	}
 	return tool
 }
@@ -115,7 +116,7 @@ func filesText(c store.WorkspaceChanged, shown int) string {
 		if i == shown {
 			break
 		}
-		parts = append(parts, RevealText(f.Path)+" ("+fileStat(f)+")")
+		parts = append(parts, reveal.RevealText(f.Path)+" ("+fileStat(f)+")")
 	}
 	more := ""
 	if n > shown {
@@ -180,7 +181,7 @@ func (m *Model) runUndo(c store.WorkspaceChanged, what string, force bool) error
 		}
 		m.confirm = &confirmation{title: "Overwrite later changes?", yes: "overwrite them", keep: "keep them (nothing is undone)",
 			text: fmt.Sprintf("Since %s, these files changed again: %s%s. Undoing it overwrites those later changes. Overwrite them?",
-				what, RevealText(strings.Join(paths, ", ")), more),
+				what, reveal.RevealText(strings.Join(paths, ", ")), more),
 			apply: func() error { return m.runUndo(c, what, true) }}
 		return nil
 	}
@@ -193,6 +194,6 @@ func (m *Model) runUndo(c store.WorkspaceChanged, what string, force bool) error
 	if len(list) > 3 {
 		list = append(list[:3:3], "…")
 	}
-	m.setNotice(false, "Undid %s (u undoes this undo): %d %s back: %s.", what, n, word, RevealText(strings.Join(list, ", ")))
+	m.setNotice(false, "Undid %s (u undoes this undo): %d %s back: %s.", what, n, word, reveal.RevealText(strings.Join(list, ", ")))
 	return nil
 }

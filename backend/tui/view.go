@@ -7,6 +7,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/warden-dev/warden/backend/reveal"
 )
 
 // View draws the whole screen.
@@ -39,7 +41,7 @@ func (m *Model) Render() string {
 		}
 		// A notice wraps to two lines at most (what an undo brought back
 		// and how to undo it again does not fit one on 80 columns).
-		lines := wrapSpans([]span{{text: RevealText(m.notice), style: st}}, w, "", "", st)
+		lines := wrapSpans([]span{{text: reveal.RevealText(m.notice), style: st}}, w, "", "", st)
 		if len(lines) > 2 {
 			lines = []string{lines[0], clipANSI(lines[1], w-1) + st.Render("…")}
 		}
@@ -52,15 +54,15 @@ func (m *Model) Render() string {
 	var body []string
 	switch {
 	case m.openErr != nil:
-		c := wrapSpans([]span{{text: RevealText(m.openErr.Error()), style: m.th.bad}}, w-4, "", "", m.th.plain)
-		c = append(c, m.th.dim.Render(clipMiddle("Database: "+RevealText(m.starting.DBPath), w-4)), "", m.th.bold.Render("Press any key to exit."))
+		c := wrapSpans([]span{{text: reveal.RevealText(m.openErr.Error()), style: m.th.bad}}, w-4, "", "", m.th.plain)
+		c = append(c, m.th.dim.Render(clipMiddle("Database: "+reveal.RevealText(m.starting.DBPath), w-4)), "", m.th.bold.Render("Press any key to exit."))
 		body = m.box(w, min(len(c)+2, bodyH), "Could not open the session", c)
 		for len(body) < bodyH {
 			body = append([]string{""}, body...)
 		}
 	case m.svc == nil:
 		body = make([]string, bodyH-1, bodyH)
-		body = append(body, m.th.dim.Render(clipMiddle("Opening "+RevealText(m.starting.DBPath)+"…", w)))
+		body = append(body, m.th.dim.Render(clipMiddle("Opening "+reveal.RevealText(m.starting.DBPath)+"…", w)))
 	case m.confirm != nil:
 		// Over the transcript, as the permission modal.
 		c := m.confirmLines(w - 4)
@@ -81,6 +83,8 @@ func (m *Model) Render() string {
 		body = m.box(w, bodyH, "Sessions in this workspace", m.sessionLines(w-4))
 	case m.panel == panelGrants:
 		body = m.box(w, bodyH, "Grants, rules and MCP trust", m.grantLines(w-4))
+	case m.panel == panelAnswerers:
+		body = m.box(w, bodyH, "Answerers and hooks", m.answererLines(w-4, bodyH-2))
 	default:
 		body = m.bodyTranscript(w, bodyH)
 	}
@@ -102,7 +106,7 @@ func (m *Model) composerLine(w int) string {
 	if len(m.queue) > 0 && !m.Armed() {
 		prompt = "› "
 	}
-	text := RevealText(string(m.input))
+	text := reveal.RevealText(string(m.input))
 	room := w - 3
 	if textWidth(text) > room {
 		text = "…" + tailOf(text, room-1)
@@ -117,7 +121,7 @@ func (m *Model) ambientLine(run []agent, w int) string {
 	if m.strip {
 		sel := min(m.stripSel, len(run)-1)
 		a := run[sel]
-		what := a.kind() + " " + shortID(a.id) + " " + RevealText(firstLine(a.what))
+		what := a.kind() + " " + shortID(a.id) + " " + reveal.RevealText(firstLine(a.what))
 		if m.stripConfirm {
 			return th.bad.Render(clipWidth("⚙ Stop "+what+"? y stops it · n keeps it", w))
 		}
@@ -126,7 +130,7 @@ func (m *Model) ambientLine(run []agent, w int) string {
 	}
 	var parts []string
 	for _, a := range run {
-		parts = append(parts, a.kind()+" "+shortID(a.id)+" "+RevealText(firstLine(a.what)))
+		parts = append(parts, a.kind()+" "+shortID(a.id)+" "+reveal.RevealText(firstLine(a.what)))
 	}
 	return th.warn.Render(clipWidth(fmt.Sprintf("⚙ %d running: %s (Ctrl+K stops one)", len(run), strings.Join(parts, " · ")), w))
 }
@@ -177,6 +181,7 @@ func helpLines() []string {
 		"  /grants          grants, rules, MCP trust     /mode read-only|workspace-write|full-access",
 		"  /audit [text]    trace panel                  /mode network on|off",
 		"  /sessions        session list                 /undo (as u)   /quit",
+		"  /answerers       who answers an ask before you: answerers, hooks, their last answers",
 		"  Esc              leave the composer for single keys (i or Enter: back)",
 		"Everywhere",
 		"  Shift+Tab        cycle approval: On request → Always ask → Never ask",

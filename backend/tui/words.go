@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/warden-dev/warden/backend/policy"
+	"github.com/warden-dev/warden/backend/reveal"
 	"github.com/warden-dev/warden/backend/runtime"
 )
 
@@ -66,7 +67,7 @@ func LayerText(l policy.Layer, detail string) string {
 		label = w.Label
 	}
 	if detail != "" {
-		return label + " (" + RevealText(detail) + ")"
+		return label + " (" + reveal.RevealText(detail) + ")"
 	}
 	return label
 }

@@ -36,13 +36,11 @@ func splitWidth(s string, w int) (head, rest string) {
 }
 
 // wrapSpans word-wraps styled spans to width columns; the first line is
-// prefixed with first, the rest with rest (both plain, of equal width for
-// a hanging indent). A word wider than the line is cut.
+// prefixed with first, the rest with rest (plain text; the two may differ
+// in width, as for a hanging indent). A word wider than the line is cut.
 func wrapSpans(spans []span, width int, first, rest string, prefixStyle lipgloss.Style) []string {
-	avail := width - textWidth(first)
-	if avail < 1 {
-		avail = 1
-	}
+	room := func(prefix string) int { return max(width-textWidth(prefix), 1) }
+	avail := room(first)
 	var lines []string
 	var cur strings.Builder
 	curW := 0
@@ -57,6 +55,7 @@ func wrapSpans(spans []span, width int, first, rest string, prefixStyle lipgloss
 		cur.Reset()
 		curW = 0
 		pending = ""
+		avail = room(rest)
 	}
 	for _, sp := range spans {
 		words := splitKeepSpaces(sp.text)

@@ -3,10 +3,11 @@ import { createPinia } from 'pinia'
 import { describe, expect, it } from 'vitest'
 import App from './App.vue'
 import { BridgeError, BridgeKey, type Approval, type Bridge } from './bridge'
+import { useAnswerersStore } from './stores/answerers'
 import { fakeBridge, testSession } from './testing/fakeBridge'
 
-function mountWith(bridge: Bridge) {
-  return mount(App, { global: { plugins: [createPinia()], provide: { [BridgeKey as symbol]: bridge } }, attachTo: document.body })
+function mountWith(bridge: Bridge, pinia = createPinia()) {
+  return mount(App, { global: { plugins: [pinia], provide: { [BridgeKey as symbol]: bridge } }, attachTo: document.body })
 }
 
 const approval: Approval = {
@@ -25,6 +26,20 @@ const approval: Approval = {
 }
 
 describe('App', () => {
+  it('hands pushes to the answerers store: an answer re-reads the roster shown', async () => {
+    const f = fakeBridge({ handlers: { ListSessions: () => [testSession()] } })
+    const pinia = createPinia()
+    const w = mountWith(f.bridge, pinia)
+    await flushPromises()
+    await useAnswerersStore(pinia).load('s1')
+    const reads = () => f.call.mock.calls.filter((c) => c[0] === 'Answerers').length
+    expect(reads()).toBe(1)
+    f.push({ type: 'event', event: { seq: 9, session_id: 's1', version: 9, kind: 'answerer_answered', at: 9, data: { kind: 'command', answer: 'pass' } } })
+    await flushPromises()
+    expect(reads()).toBe(2)
+    w.unmount()
+  })
+
   it('hydrates, then tells the backend it is ready, once', async () => {
     const f = fakeBridge({ handlers: { ListSessions: () => [testSession()] } })
     const w = mountWith(f.bridge)

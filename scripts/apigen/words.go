@@ -96,6 +96,28 @@ func (g *tsGen) words() (string, error) {
 		fmt.Fprintf(&b, "  %s: %s,\n", tsString(k), tsString(tw[k]))
 	}
 	b.WriteString("}\n")
+	b.WriteString("\n// The answerers beside the human (backend/gate/lineup) in words: Settings'\n")
+	b.WriteString("// \"Answerers and hooks\" and the TUI's /answerers.\n")
+	for _, t := range []struct {
+		name  string
+		words map[string]string
+		keyed bool // keyed by a union of the values, not string
+	}{
+		{"answererStateWords", policy.AnswererStateWords(), true},
+		{"answererKindWords", policy.AnswererKindWords(), false},
+		{"answererTierWords", policy.AnswererTierWords(), true},
+		{"answerWords", policy.AnswerWords(), false},
+	} {
+		key := "string"
+		if t.keyed {
+			key = union(sortedKeys(t.words))
+		}
+		fmt.Fprintf(&b, "export const %s: Record<%s, string> = {\n", t.name, key)
+		for _, k := range sortedKeys(t.words) {
+			fmt.Fprintf(&b, "  %s: %s,\n", tsString(k), tsString(t.words[k]))
+		}
+		b.WriteString("}\n")
+	}
 	return b.String(), nil
 }
 

@@ -44,17 +44,7 @@ func TestTerminalScreens(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {120, 40}} {
 		t.Run(strings.Join([]string{itoa(size[0]), itoa(size[1])}, "x"), func(t *testing.T) {
 			f := screensFixture(t)
-			out := filepath.Join(f.root, "artifacts", "tui-screens", itoa(size[0])+"x"+itoa(size[1]))
-			if err := os.MkdirAll(out, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			save := func(name, s string) {
-				t.Helper()
-				if err := os.WriteFile(filepath.Join(out, name+".txt"), []byte(s), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				t.Logf("%s:\n%s", name, s)
-			}
+			save := screenSaver(t, f.root, size)
 			tm := startTerm(t, size[0], size[1], f.env, f.argv()...)
 			tm.waitFor("the status bar", "Approval: On request")
 			tm.keys("go", "Enter")
@@ -100,3 +90,19 @@ func TestTerminalScreens(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// screenSaver writes captures to artifacts/tui-screens/<w>x<h>/<name>.txt
+// (for a human to look at) and logs them.
+func screenSaver(t *testing.T, root string, size [2]int) func(name, s string) {
+	out := filepath.Join(root, "artifacts", "tui-screens", itoa(size[0])+"x"+itoa(size[1]))
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return func(name, s string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(out, name+".txt"), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s:\n%s", name, s)
+	}
+}

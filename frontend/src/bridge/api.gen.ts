@@ -827,3 +827,30 @@ export const toolWords: Record<string, string> = {
   'task_result': 'every wait for a subagent\'s answer',
   'write_plan': 'every plan draft',
 }
+
+// The answerers beside the human (backend/gate/lineup) in words: Settings'
+// "Answerers and hooks" and the TUI's /answerers.
+export const answererStateWords: Record<'active' | 'broken' | 'changed' | 'left-out' | 'not-allowed' | 'untrusted', string> = {
+  'active': 'Active',
+  'broken': 'Cannot start',
+  'changed': 'Changed since you trusted it — does not run',
+  'left-out': 'Ignored',
+  'not-allowed': 'Not allowed by your organisation',
+  'untrusted': 'Not trusted yet — does not run',
+}
+export const answererKindWords: Record<string, string> = {
+  'answerer:command': 'command answerer',
+  'answerer:model': 'reviewer model',
+  'hook:after': 'after-call hook',
+  'hook:before': 'pre-call hook',
+}
+export const answererTierWords: Record<'user' | 'workspace', string> = {
+  'user': 'your config',
+  'workspace': 'this workspace\'s config',
+}
+export const answerWords: Record<string, string> = {
+  'allow': 'allowed',
+  'ask': 'asked you',
+  'deny': 'denied',
+  'pass': 'passed',
+}

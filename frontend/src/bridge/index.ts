@@ -15,6 +15,7 @@ export { useFolderPicker } from './dialogs'
 // The words of reasons, axis values, layers and tools, generated from
 // backend/policy/words.go: the window shows the words the TUI and CLI show.
 export { reasonWords, approvalWords, sandboxWords, layerWords, toolWords } from './api.gen'
+export { answererStateWords, answererKindWords, answererTierWords, answerWords as answererAnswerWords } from './api.gen'
 
 // Wails injects its bindings as window.go.<package>.<struct> before the page's
 // scripts run, so their presence decides the transport at start.

@@ -1,28 +1,39 @@
 // The answerers and hooks as the window words them (Settings' "Answerers
 // and hooks"): what each is, where it comes from, whether it runs, and what
-// trusting one lets run.
-import type { AnswererEntry, AnswererRecord } from '../bridge'
+// trusting one lets run. The words of states, kinds, tiers and answers are
+// backend/policy/words.go's (generated into the bridge), the TUI's too.
+import {
+  answererAnswerWords,
+  answererKindWords,
+  answererStateWords,
+  answererTierWords,
+  type AnswererEntry,
+  type AnswererRecord,
+} from '../bridge'
 
 export function kindText(e: AnswererEntry): string {
-  if (e.role === 'hook') return e.kind === 'after' ? 'after-call hook' : 'pre-call hook'
-  return e.kind === 'model' ? 'reviewer model' : e.kind === 'command' ? 'command answerer' : `${e.kind} answerer`
+  return answererKindWords[`${e.role}:${e.kind}`] ?? `${e.kind} ${e.role}`
 }
 
 export function whereText(e: AnswererEntry): string {
-  const tier = e.tier === 'workspace' ? "this workspace's config" : 'your config'
+  const tier = answererTierWords[e.tier]
   return e.file ? `${tier} (${e.file})` : tier
 }
 
 export type Tone = 'ok' | 'warn' | 'bad' | 'muted'
 
-export const stateWords: Record<AnswererEntry['state'], { label: string; tone: Tone }> = {
-  active: { label: 'Active', tone: 'ok' },
-  untrusted: { label: 'Not trusted yet — does not run', tone: 'warn' },
-  changed: { label: 'Changed since you trusted it — does not run', tone: 'warn' },
-  'not-allowed': { label: 'Not allowed by your organisation', tone: 'bad' },
-  broken: { label: 'Cannot start', tone: 'bad' },
-  'left-out': { label: 'Ignored', tone: 'muted' },
+const stateTones: Record<AnswererEntry['state'], Tone> = {
+  active: 'ok',
+  untrusted: 'warn',
+  changed: 'warn',
+  'not-allowed': 'bad',
+  broken: 'bad',
+  'left-out': 'muted',
 }
+
+export const stateWords = Object.fromEntries(
+  (Object.keys(stateTones) as AnswererEntry['state'][]).map((s) => [s, { label: answererStateWords[s], tone: stateTones[s] }]),
+) as Record<AnswererEntry['state'], { label: string; tone: Tone }>
 
 // A workspace's entry the user may trust: one not trusted yet, or one whose
 // config or program changed since. Without both hashes the backend refuses
@@ -67,7 +78,7 @@ export function untrustQuestion(e: AnswererEntry): string {
   return `Stop trusting the ${kindText(e)} "${e.name}"? It stops running in this workspace until you trust it again.`
 }
 
-export const answerWords: Record<string, string> = { allow: 'allowed', deny: 'denied', pass: 'passed', ask: 'asked you' }
+export const answerWords: Readonly<Record<string, string>> = answererAnswerWords
 
 export function recordText(r: AnswererRecord): string {
   const who = r.name ? `${r.kind} \`${r.name}\`` : r.kind
