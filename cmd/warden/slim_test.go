@@ -359,3 +359,41 @@ func TestSlimNetworkedCall(t *testing.T) {
 		t.Fatal("the server saw no request")
 	}
 }
+
+// TestSlimLinksNoHeavyPart: the slim build's reason to exist is what it does
+// not link. A new import that pulls one of these in (through a shared file
+// of cmd/warden or backend/assemble) brings their start-up back to every
+// `warden tool` call.
+func TestSlimLinksNoHeavyPart(t *testing.T) {
+	out, err := exec.Command("go", "list", "-tags", "wardenslim", "-deps", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	deps := map[string]bool{}
+	for _, p := range strings.Fields(string(out)) {
+		deps[p] = true
+	}
+	for _, heavy := range []string{
+		"github.com/anthropics/anthropic-sdk-go/v2",
+		"github.com/openai/openai-go/v3",
+		"google.golang.org/grpc",
+		"google.golang.org/protobuf/proto",
+		"go.opentelemetry.io/otel",
+		"github.com/warden-dev/warden/backend/telemetry",
+		"github.com/warden-dev/warden/backend/settings",
+		"github.com/warden-dev/warden/backend/runtime/model/factory",
+		"github.com/warden-dev/warden/backend/tui",
+		"github.com/warden-dev/warden/backend/server",
+		"github.com/warden-dev/warden/backend/api",
+	} {
+		if deps[heavy] {
+			t.Errorf("the slim build links %s", heavy)
+		}
+	}
+	for _, need := range []string{"github.com/warden-dev/warden/backend/assemble", "github.com/warden-dev/warden/backend/gate",
+		"github.com/warden-dev/warden/cmd/warden/internal/handover"} {
+		if !deps[need] {
+			t.Errorf("the slim build does not link %s (is the list above still the slim build's?)", need)
+		}
+	}
+}
