@@ -46,8 +46,13 @@ frontend/dist/index.html: $(FRONTEND_SRC) | deps
 desktop: frontend ## build the desktop app into build/bin/warden-desktop
 	go build -tags $(DESKTOP_TAGS) -ldflags "-s -w $(LDFLAGS)" -o $(DESKTOP_BIN) .
 
-cli: ## build the headless CLI into bin/warden (pure Go)
-	CGO_ENABLED=0 go build -ldflags "$(LDFLAGS)" -o bin/warden ./cmd/warden
+# bin/warden is the slim build (tag wardenslim): it runs `warden tool` and
+# `--version` itself and execs bin/warden-full, every command, for the rest
+# (cmd/warden/slim.go), so a one-shot call does not load the model SDKs,
+# OpenTelemetry and the TUI. Both come from one source tree and one version.
+cli: ## build the headless CLI into bin/warden and bin/warden-full (pure Go)
+	CGO_ENABLED=0 go build -tags wardenslim -ldflags "$(LDFLAGS)" -o bin/warden ./cmd/warden
+	CGO_ENABLED=0 go build -ldflags "$(LDFLAGS)" -o bin/warden-full ./cmd/warden
 
 bindings: deps ## regenerate app/api_gen.go, the bridge's api.gen.ts and frontend/wailsjs from backend/api
 	scripts/bindings.sh --write

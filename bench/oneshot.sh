@@ -6,10 +6,14 @@
 # cage. Prints medians of wall and CPU (user+sys of the process and its
 # children, the kernel's accounting via /usr/bin/time) and the median of the
 # pairwise ratios, plus the sleep syscalls of one warden run per thread.
-# Usage: bench/oneshot.sh WARDEN_BINARY [RUNS]
+# Usage: bench/oneshot.sh WARDEN_BINARY [RUNS] [OTHER_WARDEN]
+# OTHER_WARDEN (optional, e.g. an earlier build) runs the same tool call as a
+# fourth command in every round, on its own database, so a change is
+# measured against its baseline in the same run.
 set -euo pipefail
 warden=$(readlink -f "$1")
 runs=${2:-21}
+other=${3:+$(readlink -f "$3")}
 for tool in bwrap strace /usr/bin/time awk; do
 	command -v "$tool" >/dev/null || { echo "oneshot: $tool is required (apt: bubblewrap strace time)" >&2; exit 1; }
 done
@@ -42,6 +46,15 @@ done
 "${clean[@]}" >/dev/null 2>&1 || { echo "oneshot: the extracted bwrap line does not run: ${clean[*]}" >&2; exit 1; }
 
 { printf '%s\0' "$warden" "${args[@]}"; printf '\0'; printf '%s\0' "${clean[@]}"; printf '\0'; printf '%s\0' "$warden" --version; } >"$work/cmds"
+if [ -n "$other" ]; then
+	# Its own database and cache: the cage's probe cache is keyed by
+	# Warden's version, and two builds taking turns would re-probe each time.
+	oargs=("${args[@]}")
+	oargs[${#oargs[@]} - 1]="$work/other.db"
+	mkdir -p "$work/other-cache"
+	XDG_CACHE_HOME="$work/other-cache" "$other" "${oargs[@]}" >/dev/null # warm, as above
+	{ printf '\0'; printf '%s\0' env XDG_CACHE_HOME="$work/other-cache" "$other" "${oargs[@]}"; } >>"$work/cmds"
+fi
 # Paired runs (with `warden --version`, the start of the binary alone, as a
 # third in each round); wall and CPU (user+sys of the process tree, from wait4's
 # rusage in microseconds) of each, medians and the median of the ratios.
@@ -49,14 +62,17 @@ python3 - "$runs" "$work/cmds" <<'PY'
 import os, statistics, subprocess, sys, time
 runs, cmds = int(sys.argv[1]), open(sys.argv[2]).read().split("\0\0")
 a, b, c = ([w for w in cmd.split("\0") if w] for cmd in cmds[:3])
+d = [w for w in cmds[3].split("\0") if w] if len(cmds) > 3 else None
 def one(argv):
     t = time.perf_counter()
     p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, _, ru = os.wait4(p.pid, 0)
     return time.perf_counter() - t, ru.ru_utime + ru.ru_stime
-ra, rb, rc = [], [], []
+ra, rb, rc, rd = [], [], [], []
 for _ in range(runs):
     ra.append(one(a)); rb.append(one(b)); rc.append(one(c))
+    if d:
+        rd.append(one(d))
 med = statistics.median
 print(f"runs (paired): {runs}")
 print(f"warden tool shell.exec true (caged): wall {med(x[0] for x in ra)*1e3:.0f} ms, cpu {med(x[1] for x in ra)*1e3:.1f} ms (medians)")
@@ -65,6 +81,10 @@ print(f"warden --version (the binary's start): wall {med(x[0] for x in rc)*1e3:.
 print(f"warden tool minus warden --version, median of rounds: wall {med(x[0]-z[0] for x, z in zip(ra, rc))*1e3:.0f} ms, cpu {med(x[1]-z[1] for x, z in zip(ra, rc))*1e3:.1f} ms")
 wall, cpu = med(x[0]/y[0] for x, y in zip(ra, rb)), med(x[1]/max(y[1], 1e-6) for x, y in zip(ra, rb))
 print(f"ratio warden/bwrap, median of pairs:  wall {wall:.2f}x, cpu {cpu:.2f}x")
+if d:
+    print(f"other warden ({d[2]}), same call: wall {med(x[0] for x in rd)*1e3:.0f} ms, cpu {med(x[1] for x in rd)*1e3:.1f} ms (medians)")
+    print(f"ratio warden/other warden, median of pairs: wall {med(x[0]/y[0] for x, y in zip(ra, rd)):.2f}x, cpu {med(x[1]/y[1] for x, y in zip(ra, rd)):.2f}x")
+    print(f"ratio other warden/bwrap, median of pairs: wall {med(x[0]/y[0] for x, y in zip(rd, rb)):.2f}x, cpu {med(x[1]/max(y[1], 1e-6) for x, y in zip(rd, rb)):.2f}x")
 print(f"target wall <= 3x bwrap: {'met' if wall <= 3 else 'NOT met'}; target cpu <= 5x bwrap: {'met' if cpu <= 5 else 'NOT met'}")
 PY
 echo "bwrap line (run from the workspace): ${clean[*]}"

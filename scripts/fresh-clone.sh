@@ -36,7 +36,7 @@ if [ ! -f "${debs[0]}" ]; then
 	exit 1
 fi
 contents=$(dpkg-deb --contents "${debs[0]}")
-for want in ./usr/bin/warden ./usr/bin/warden-desktop; do
+for want in ./usr/bin/warden ./usr/bin/warden-full ./usr/bin/warden-desktop; do
 	if ! grep -q " $want\$" <<<"$contents"; then
 		log "${debs[0]} lacks $want"
 		exit 1

@@ -37,12 +37,7 @@ import (
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/runtime/imagecap"
 	"github.com/warden-dev/warden/backend/runtime/model"
-	"github.com/warden-dev/warden/backend/runtime/model/anthropic"
-	"github.com/warden-dev/warden/backend/runtime/model/factory"
-	"github.com/warden-dev/warden/backend/runtime/model/openai"
-	"github.com/warden-dev/warden/backend/settings"
 	"github.com/warden-dev/warden/backend/store"
-	"github.com/warden-dev/warden/backend/telemetry"
 	"github.com/warden-dev/warden/backend/tools"
 	"github.com/warden-dev/warden/backend/tools/browser"
 	"github.com/warden-dev/warden/backend/tools/computer"
@@ -124,8 +119,9 @@ type Graph struct {
 	Gate    *gate.Gate
 	Service *runtime.Service
 	// Settings reads and writes ConfigPath for the Settings screen and
-	// switches Service when a save changes the model or the defaults.
-	Settings   *settings.Service
+	// switches Service when a save changes the model or the defaults
+	// (nil in the slim build, which serves no Settings screen: linked.go).
+	Settings   *SettingsService
 	DBPath     string
 	ConfigPath string // the user's config.toml
 	KeyPath    string // the audit key the store chains with, in ConfigPath's folder
@@ -158,7 +154,7 @@ type Graph struct {
 
 	// Telemetry sends the audit to an OpenTelemetry collector; nil when
 	// [telemetry] is off (assemble/telemetry.go).
-	Telemetry *telemetry.Sender
+	Telemetry *TelemetrySender
 }
 
 // Open builds the graph. On error nothing is left open.
@@ -198,6 +194,12 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	}
 	if err := checkFlags(org, o); err != nil {
 		return nil, err
+	}
+	// A build that does not link a part this graph needs says so before
+	// anything is opened, so its front end can hand the whole command to
+	// the full binary (linked.go).
+	if why := notLinked(g.Config, o); why != "" {
+		return nil, &NotLinkedError{Why: why}
 	}
 	var explicit bool
 	if g.DBPath, explicit, err = ResolveDBPath(o.DBPath); err != nil {
@@ -295,10 +297,7 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 		return nil, err
 	}
 	g.mcpService.Store(g.Service)
-	g.Settings, err = settings.New(settings.Options{ConfigPath: userPath, Runtime: g.Service, BuildProvider: Provider,
-		MCP: g.MCP, ReloadMCP: g.reloadMCP, Warnings: append(append([]string{}, g.Config.Warnings...), g.mcpWarnings...), Cage: g.Cage,
-		AllowHosts: o.AllowHosts, Org: org, Telemetry: g.TelemetryStatus})
-	if err != nil {
+	if err := g.openSettings(o, userPath, org); err != nil {
 		return nil, err
 	}
 	return g, nil
@@ -372,23 +371,6 @@ func PreviewOf(o Options) (Preview, error) {
 	p := Preview{DBPath: db}
 	p.Approval, p.Sandbox = sessionDefaults(c, o)
 	return p, nil
-}
-
-// Provider turns a model spec into a provider; demo reports whether it is
-// the built-in demo script. An empty spec is the demo.
-func Provider(spec, baseURL, apiKey string) (model.Provider, bool, error) {
-	if spec == "" {
-		spec = model.KindDemo
-	}
-	sp, err := model.ParseModelSpec(spec)
-	if err != nil {
-		return nil, false, err
-	}
-	p, err := factory.FromSpec(sp, factory.Config{
-		Anthropic: anthropic.Config{BaseURL: baseURL, APIKey: apiKey},
-		OpenAI:    openai.Config{BaseURL: baseURL, APIKey: apiKey},
-	})
-	return p, sp.Provider == model.KindDemo, err
 }
 
 // Close stops everything, the service first.

@@ -1,29 +1,20 @@
+//go:build !wardenslim
+
 package assemble
 
 import (
 	"context"
 	"time"
 
-	"github.com/warden-dev/warden/backend/config"
-	"github.com/warden-dev/warden/backend/orgpolicy"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/telemetry"
 )
 
-// The OpenTelemetry export: when [telemetry] is on, the store queues every
+// The OpenTelemetry export (not in the slim build, which hands a command
+// with the export on to the full binary: linked.go): when [telemetry] is on, the store queues every
 // exported event in its append transaction and a Sender drains the queue in
 // the background; Close gives it a moment to send what is left (a dead
 // collector gets none: the outbox keeps it for the next start).
-
-// applyOrgTelemetry pins the organisation's [telemetry] over the user's
-// (config.ApplyOrgTelemetry) before the store opens, so the outbox exists
-// and the sender starts whenever the organisation requires the export.
-func applyOrgTelemetry(c *config.Config, b *orgpolicy.Bundle, userPath string) error {
-	if b == nil {
-		return nil
-	}
-	return config.ApplyOrgTelemetry(c, b.Telemetry, b.File, userPath)
-}
 
 // telemetryOptions are the store options the export needs.
 func (g *Graph) telemetryOptions() []store.Option {

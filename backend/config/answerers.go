@@ -11,6 +11,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -134,7 +135,9 @@ type remoteSection struct {
 
 // validName is what an answerer's or hook's name may be: it is shown in
 // backquotes and keys its trust.
-var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// Compiled on first use: a process that reads no answerer (one `warden
+// tool` call) does not pay for it at start.
+var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // parseAnswerers resolves a file's [[answerers]] and [[hooks]]; every
 // problem is an error naming the file and the entry. A workspace file may
@@ -198,7 +201,7 @@ func parseAnswerers(f file, path, tier string) (ans []AnswererSpec, hooks []Hook
 			}
 			s.Timeout = t
 		}
-		if !validName.MatchString(s.Name) {
+		if !validName().MatchString(s.Name) {
 			bad("%s: name %q may hold letters, digits, '.', '_' and '-' (64 at most)", at, s.Name)
 		}
 		if names["answerer:"+s.Name] {
@@ -236,7 +239,7 @@ func parseAnswerers(f file, path, tier string) (ans []AnswererSpec, hooks []Hook
 				bad("%s: tools holds an empty name", at)
 			}
 		}
-		if !validName.MatchString(h.Name) {
+		if !validName().MatchString(h.Name) {
 			bad("%s: name %q may hold letters, digits, '.', '_' and '-' (64 at most)", at, h.Name)
 		}
 		if names["hook:"+h.Name] {

@@ -186,7 +186,7 @@ func FuzzParseAnswerers(f *testing.F) {
 				continue
 			}
 			for _, a := range ans {
-				if !validName.MatchString(a.Name) || a.Timeout <= 0 || a.Timeout > MaxAnswererTimeout {
+				if !validName().MatchString(a.Name) || a.Timeout <= 0 || a.Timeout > MaxAnswererTimeout {
 					t.Fatalf("accepted %+v", a)
 				}
 				if a.Kind == AnswererModel && tier == TierWorkspace {

@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // header matches a table or array-of-tables header line.
-var header = regexp.MustCompile(`^\s*(\[\[?)\s*([^\]\[]+?)\s*(\]\]?)\s*(#.*)?$`)
+// Compiled on first use (a save), not at every process start.
+var header = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*(\[\[?)\s*([^\]\[]+?)\s*(\]\]?)\s*(#.*)?$`)
+})
 
 // splice replaces the tables named in repl ([model], [defaults]) in a TOML
 // text by their new renderings, leaving every other line — comments
@@ -31,7 +35,7 @@ func splice(text []byte, repl map[string][]byte) []byte {
 		found[cur] = block{start, end}
 	}
 	for i, l := range lines {
-		m := header.FindStringSubmatch(strings.TrimRight(l, "\r\n"))
+		m := header().FindStringSubmatch(strings.TrimRight(l, "\r\n"))
 		if m == nil {
 			continue
 		}

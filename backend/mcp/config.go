@@ -46,6 +46,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Transport names how Warden talks to a server.
@@ -157,7 +158,7 @@ func (e *ConfigError) Error() string {
 
 // serverNameRE keeps names usable in tool names, file names and the model's
 // identifier form.
-var serverNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+var serverNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`) })
 
 // rawServer is the shape both config formats decode into.
 type rawServer struct {
@@ -176,7 +177,7 @@ func (r rawServer) validate(file, name string) (ServerConfig, error) {
 	bad := func(field, format string, a ...any) (ServerConfig, error) {
 		return ServerConfig{}, &ConfigError{File: file, Server: name, Field: field, Msg: fmt.Sprintf(format, a...)}
 	}
-	if !serverNameRE.MatchString(name) {
+	if !serverNameRE().MatchString(name) {
 		return bad("", "server names use letters, digits, '_', '-' and '.', start with a letter or digit, at most 64 characters")
 	}
 	switch r.Type {

@@ -227,7 +227,7 @@ func FuzzParseUserConfig(f *testing.F) {
 
 func checkServers(t *testing.T, servers map[string]ServerConfig) {
 	for name, s := range servers {
-		if s.Name != name || !serverNameRE.MatchString(name) {
+		if s.Name != name || !serverNameRE().MatchString(name) {
 			t.Fatalf("bad name %q", name)
 		}
 		if (s.Command == "") == (s.URL == "") {

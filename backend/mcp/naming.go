@@ -5,13 +5,14 @@ import (
 	"encoding/hex"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // ToolName is the name the gate, the signatures and the UI use.
 func ToolName(server, tool string) string { return "mcp-tool:" + server + "/" + tool }
 
 // safePart matches names that pass into a model identifier unchanged.
-var safePart = regexp.MustCompile(`^[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*$`)
+var safePart = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*$`) })
 
 // maxModelName is the tightest limit among the providers (64).
 const maxModelName = 64
@@ -22,7 +23,7 @@ const maxModelName = 64
 // hash of the full name, so that two tools never share an identifier.
 func ModelName(server, tool string) string {
 	plain := "mcp__" + server + "__" + tool
-	if safePart.MatchString(server) && safePart.MatchString(tool) && len(plain) <= maxModelName {
+	if safePart().MatchString(server) && safePart().MatchString(tool) && len(plain) <= maxModelName {
 		return plain
 	}
 	sum := sha256.Sum256([]byte(server + "/" + tool))

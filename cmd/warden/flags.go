@@ -1,6 +1,15 @@
 package main
 
-import "flag"
+import (
+	"flag"
+	"strings"
+)
+
+// multiFlag is a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 // parseInterspersed parses flags wherever they stand among the positional
 // arguments — `tool --workspace W fs.read --args {...}` and `tool fs.read

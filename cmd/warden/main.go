@@ -35,18 +35,10 @@ type command struct {
 	run     func(ctx context.Context, args []string, io stdio) int
 }
 
-// commands lists every subcommand that exists. Each lives in its own file.
+// commands lists every subcommand this build runs (commands_full.go: all
+// of them; slim.go: tool and version). Each lives in its own file.
 func commands() []command {
-	cmds := []command{
-		versionCommand(),
-		policyCommand(),
-		auditCommand(),
-		toolCommand(),
-		mcpCommand(),
-		runCommand(),
-		serveCommand(), tuiCommand(),
-		changesCommand(), undoCommand(),
-	}
+	cmds := commandList()
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds
 }
@@ -98,6 +90,11 @@ func run(ctx context.Context, args []string, io stdio) int {
 }
 
 func main() {
+	// The slim build hands every command but its own to the full binary
+	// before doing anything (slim.go); the full build runs them all.
+	if code, done := delegate(os.Args); done {
+		os.Exit(code)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})
 	stop()

@@ -1,3 +1,5 @@
+//go:build !wardenslim
+
 package main
 
 import (
@@ -61,11 +63,6 @@ type checkFlags struct {
 	format, db string
 	trusted    multiFlag
 }
-
-type multiFlag []string
-
-func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
-func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 func runPolicyCheck(ctx context.Context, args []string, io stdio) int {
 	var f checkFlags

@@ -98,6 +98,11 @@ func runTool(ctx context.Context, argv []string, io stdio) int {
 	}
 	g, err := assemble.Open(ctx, assemble.Options{DBPath: f.db, Workspace: s.Workspace, Headless: true, NoModel: true, LeaveSessions: true, OneShot: true,
 		Version: version, ApprovalTimeout: &f.approvalTimeout, AllowHosts: f.allowHosts})
+	if nl := (*assemble.NotLinkedError)(nil); errors.As(err, &nl) {
+		// The slim build lacks a part this configuration needs; nothing
+		// is open yet, so the full binary runs the whole command.
+		return handOver(io.err, nl)
+	}
 	if err != nil {
 		fmt.Fprintf(io.err, "warden tool: %v\n", err)
 		return 1

@@ -159,6 +159,7 @@ func TestPackageContents(t *testing.T) {
 	want := map[string]string{ // path -> mode
 		"/usr/bin/warden-desktop":                           "-rwxr-xr-x",
 		"/usr/bin/warden":                                   "-rwxr-xr-x",
+		"/usr/bin/warden-full":                              "-rwxr-xr-x",
 		"/usr/share/applications/warden.desktop":            "-rw-r--r--",
 		"/usr/share/icons/hicolor/256x256/apps/warden.png":  "-rw-r--r--",
 		"/usr/share/icons/hicolor/scalable/apps/warden.svg": "-rw-r--r--",

@@ -211,7 +211,7 @@ userdata >"$work/data.before"
 log "user data: $(wc -l <"$work/data.before") files in ~/.config/warden and ~/.local/share/warden"
 
 in_root apt remove -y -q warden >"$work/remove.log" 2>&1 || { cat "$work/remove.log"; fail "apt remove warden failed"; }
-for f in /usr/bin/warden /usr/bin/warden-desktop /usr/share/applications/warden.desktop /usr/lib/warden; do
+for f in /usr/bin/warden /usr/bin/warden-full /usr/bin/warden-desktop /usr/share/applications/warden.desktop /usr/lib/warden; do
 	[ ! -e "$root$f" ] || fail "$f is still there after apt remove"
 done
 userdata | diff "$work/data.before" - || fail "apt remove changed the user's data"

