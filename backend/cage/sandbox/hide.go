@@ -27,7 +27,10 @@ var DefaultDenyRead = policy.DefaultSecrets
 // hiddenPaths is the full list for a call: policy.SecretPaths (the
 // defaults under home, the configured deny_read entries, Warden's own
 // folders), each resolved through symlinks. Clean, absolute, sorted,
-// without duplicates.
+// without duplicates, and without a path another one holds: covering the
+// outer one hides the inner, and covering both would have bwrap create the
+// inner mount point inside the outer read-only tmpfs, which fails every
+// caged call (a --db beside the config, its checkpoints under it).
 func hiddenPaths(home string, denyRead, warden []string) []string {
 	seen := map[string]bool{}
 	var out []string
@@ -41,7 +44,13 @@ func hiddenPaths(home string, denyRead, warden []string) []string {
 		}
 	}
 	sort.Strings(out)
-	return out
+	kept := out[:0]
+	for _, p := range out {
+		if _, held := hiddenUnder(kept, p); !held {
+			kept = append(kept, p)
+		}
+	}
+	return kept
 }
 
 // hiddenUnder reports the hidden path that is p or holds p, if any.

@@ -160,3 +160,61 @@ func execOut(name string, args ...string) (string, error) {
 	b, err := exec.Command(name, args...).CombinedOutput()
 	return string(b), err
 }
+
+// TestNestedHiddenPaths: Warden's folders can nest (a --db beside the
+// config, its checkpoints under it, a deny_read inside a secret folder).
+// Covering the outer one already hides the inner; mounting the inner one
+// too would have bwrap mkdir inside the outer read-only tmpfs, and every
+// caged call would fail before the command ran.
+func TestNestedHiddenPaths(t *testing.T) {
+	h := newFakeHome(t)
+	ws := gitRepo(t)
+	cfg := filepath.Join(h.home, ".config/warden")
+	inner := map[string]string{
+		filepath.Join(cfg, "checkpoints/objects/pack"): "",
+		filepath.Join(cfg, "warden.db"):                "NESTED-DB-ROWS",
+		filepath.Join(cfg, "warden.db-wal"):            "NESTED-WAL",
+	}
+	for p, content := range inner {
+		if content == "" {
+			if err := os.MkdirAll(p, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := filepath.Join(cfg, "warden.db")
+	for _, tc := range []struct {
+		name      string
+		protected []string
+		denyRead  []string
+	}{
+		{"database beside the config", []string{cfg, db, db + "-wal", db + "-shm", filepath.Join(cfg, "checkpoints")}, nil},
+		{"inner listed first", []string{filepath.Join(cfg, "checkpoints/objects"), db, cfg}, nil},
+		{"deny_read inside a hidden folder", []string{cfg}, []string{filepath.Join(cfg, "checkpoints")}},
+		{"deny_read holding a hidden folder", []string{filepath.Join(cfg, "checkpoints")}, []string{cfg}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCage(t, Config{Home: h.home, Protected: tc.protected, DenyRead: tc.denyRead})
+			out, code, _ := cageRun(t, c, ws, ww, "echo caged-call-ran")
+			if code != 0 || !strings.Contains(out, "caged-call-ran") {
+				t.Fatalf("a caged call fails when hidden paths nest: code=%d out=%s", code, out)
+			}
+			out, code, _ = cageRun(t, c, ws, ww, fmt.Sprintf("cat %q %q; ls %q", db, db+"-wal", filepath.Join(cfg, "checkpoints")))
+			if code == 0 || strings.Contains(out, "NESTED-") || strings.Contains(out, "objects") {
+				t.Fatalf("a nested hidden path was readable: code=%d out=%s", code, out)
+			}
+			for p, content := range inner {
+				if content == "" {
+					continue
+				}
+				if b, err := os.ReadFile(p); err != nil || string(b) != content {
+					t.Fatalf("%s changed on the host: %q %v", p, b, err)
+				}
+			}
+		})
+	}
+}
