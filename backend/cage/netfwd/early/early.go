@@ -115,7 +115,7 @@ func Take() State {
 }
 
 func init() {
-	args, ok := cmdline()
+	args, ok := Cmdline()
 	if !ok {
 		return
 	}
@@ -163,9 +163,10 @@ func sendFD(ctl int, msg byte, fd int) error {
 	}
 }
 
-// cmdline reads this process's arguments from /proc: os.Args is set by
-// package os, which is not initialised yet.
-func cmdline() ([]string, bool) {
+// Cmdline reads this process's arguments from /proc: os.Args is set by
+// package os, which is not initialised yet. Exported for the other
+// package that must run before os (cmd/warden/internal/handover).
+func Cmdline() ([]string, bool) {
 	fd, err := syscall.Open("/proc/self/cmdline", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, false

@@ -65,44 +65,12 @@ func lastSlash(s string) int {
 }
 
 func init() {
-	args, ok := cmdline()
+	args, ok := early.Cmdline()
 	if !ok || Own(args) {
 		return
 	}
 	if full, ok := Full(); ok {
 		// Returns only on failure; main then reports it.
 		_ = syscall.Exec(full, args, syscall.Environ())
-	}
-}
-
-// cmdline reads this process's arguments from /proc: os.Args is set by
-// package os, which is not initialised yet.
-func cmdline() ([]string, bool) {
-	fd, err := syscall.Open("/proc/self/cmdline", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, false
-	}
-	defer syscall.Close(fd)
-	var data []byte
-	buf := make([]byte, 4096)
-	for {
-		n, err := syscall.Read(fd, buf)
-		switch {
-		case err == syscall.EINTR:
-			continue
-		case err != nil || len(data)+n > 1<<20:
-			return nil, false
-		case n == 0:
-			var args []string
-			start := 0
-			for i, c := range data {
-				if c == 0 {
-					args = append(args, string(data[start:i]))
-					start = i + 1
-				}
-			}
-			return args, true
-		}
-		data = append(data, buf[:n]...)
 	}
 }
