@@ -186,7 +186,16 @@ try {
   await page.getByRole('heading', { name: 'Screens' }).waitFor()
 
   // Never ask with Full access is confirmed like Full access.
-  await page.getByLabel('Approval policy').selectOption('never')
+  // The sandbox's confirmation reads the session's approval once the backend
+  // has stored it: wait for that (the selector's description follows it).
+  const approvalSel = page.getByLabel('Approval policy')
+  const before = await approvalSel.getAttribute('aria-description')
+  await approvalSel.selectOption('never')
+  await page.waitForFunction(
+    (b) => document.querySelector('select[aria-label="Approval policy"]')?.getAttribute('aria-description') !== b,
+    before,
+    { timeout: 10000 },
+  )
   await page.getByLabel('Sandbox', { exact: true }).selectOption('danger-full-access')
   await confirm.waitFor()
   assert.match(await confirm.innerText(), /without asking you/)
