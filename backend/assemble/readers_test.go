@@ -1,7 +1,6 @@
 package assemble
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -28,47 +27,10 @@ type readerProbe struct {
 
 func readReaderProbes(t *testing.T) []readerProbe {
 	t.Helper()
-	f, err := os.Open("testdata/readers_probes.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []readerProbe
-	var cur *readerProbe
-	section := ""
-	unescape := strings.NewReplacer(`\n`, "\n", `\t`, "\t")
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "=== "):
-			out = append(out, readerProbe{name: strings.TrimPrefix(line, "=== ")})
-			cur, section = &out[len(out)-1], ""
-		case strings.HasPrefix(line, "--- "):
-			section = strings.TrimPrefix(line, "--- ")
-		case cur == nil || strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#"):
-		case section == "reader":
-			cur.reader = strings.TrimSpace(line)
-		case section == "workspace":
-			cur.workspace = strings.TrimSpace(line)
-		case section == "setup":
-			cur.setup += line + "\n"
-		case section == "outside":
-			cur.outside += line + "\n"
-		case section == "files":
-			parts := strings.Split(line, "\t")
-			tf := toolFile{path: parts[0]}
-			if len(parts) > 1 {
-				tf.content = unescape.Replace(parts[1])
-			}
-			tf.exec = len(parts) > 2 && parts[2] == "+x"
-			cur.files = append(cur.files, tf)
-		default:
-			t.Fatalf("%s: a line outside any known section (%q): %q", cur.name, section, line)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
+	for _, c := range readCaseFile(t, "testdata/readers_probes.txt", "reader", "workspace", "setup", "outside", "files") {
+		out = append(out, readerProbe{name: c.name, reader: c.last("reader"), workspace: c.last("workspace"),
+			setup: c.text("setup"), outside: c.text("outside"), files: c.files()})
 	}
 	for _, p := range out {
 		if p.reader == "" || len(p.files) == 0 || p.outside == "" {

@@ -1,7 +1,6 @@
 package assemble
 
 import (
-	"bufio"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -32,40 +31,16 @@ type toolCase struct {
 
 func readToolCases(t *testing.T) []toolCase {
 	t.Helper()
-	f, err := os.Open("testdata/gitdirs_by_tools.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []toolCase
-	var cur *toolCase
-	section := ""
-	unescape := strings.NewReplacer(`\n`, "\n", `\t`, "\t")
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "=== "):
-			out = append(out, toolCase{name: strings.TrimPrefix(line, "=== ")})
-			cur, section = &out[len(out)-1], ""
-		case strings.HasPrefix(line, "--- "):
-			section = strings.TrimPrefix(line, "--- ")
-		case cur == nil || strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#"):
-		case section == "setup":
-			cur.setup += line + "\n"
-		case section == "files":
-			parts := strings.Split(line, "\t")
-			tf := toolFile{path: parts[0]}
-			if len(parts) > 1 {
-				tf.content = unescape.Replace(parts[1])
-			}
-			tf.exec = len(parts) > 2 && parts[2] == "+x"
-			cur.files = append(cur.files, tf)
-		case section == "via":
-			cur.via = strings.Fields(line)
-		case section == "probe":
-			cur.probe = append(cur.probe, strings.TrimSpace(line))
+	for _, c := range readCaseFile(t, "testdata/gitdirs_by_tools.txt", "setup", "files", "via", "probe") {
+		tc := toolCase{name: c.name, setup: c.text("setup"), files: c.files()}
+		if v := c.sections["via"]; len(v) > 0 {
+			tc.via = strings.Fields(v[len(v)-1])
 		}
+		for _, l := range c.sections["probe"] {
+			tc.probe = append(tc.probe, strings.TrimSpace(l))
+		}
+		out = append(out, tc)
 	}
 	if len(out) < 15 {
 		t.Fatalf("only %d cases", len(out))
