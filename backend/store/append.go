@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"time"
 
-	sqlite3 "modernc.org/sqlite/lib"
+	"github.com/mattn/go-sqlite3"
 )
 
 // AnyVersion as expectedVersion appends whatever the session's version is.
@@ -94,7 +94,7 @@ func (s *Store) writeMode(ctx context.Context, durable bool, fn func(*sql.Tx) er
 	var err error
 	for attempt := 0; attempt < 4; attempt++ {
 		err = s.writeOnce(ctx, durable, fn)
-		if sqliteCode(err) != sqlite3.SQLITE_BUSY && sqliteCode(err) != sqlite3.SQLITE_LOCKED {
+		if sqliteCode(err) != sqlite3.ErrBusy && sqliteCode(err) != sqlite3.ErrLocked {
 			break
 		}
 		select {
@@ -103,7 +103,7 @@ func (s *Store) writeMode(ctx context.Context, durable bool, fn func(*sql.Tx) er
 		case <-time.After(time.Duration(50*(attempt+1)) * time.Millisecond):
 		}
 	}
-	if c := sqliteCode(err); c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED {
+	if c := sqliteCode(err); c == sqlite3.ErrBusy || c == sqlite3.ErrLocked {
 		return fmt.Errorf("store: %s stayed busy: another process kept the write lock too long; try again: %w", s.path, err)
 	}
 	return err

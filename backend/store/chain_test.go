@@ -47,7 +47,7 @@ type rewrite struct {
 
 func (rw rewrite) apply(t *testing.T, path, sid string) {
 	t.Helper()
-	db, err := sql.Open("sqlite", path)
+	db, err := sql.Open(Driver, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,7 @@ func attackerSumWith(k Key) sumFunc {
 func legacyDB(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "legacy.db")
-	db, err := sql.Open("sqlite", path)
+	db, err := sql.Open(Driver, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +337,7 @@ func TestLegacyChainsStayVerifiable(t *testing.T) {
 
 func copyDB(t *testing.T, from, to string) {
 	t.Helper()
-	db, err := sql.Open("sqlite", from)
+	db, err := sql.Open(Driver, from)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,19 @@
-// Package store is Warden's persistence: one SQLite file (modernc.org/sqlite,
-// pure Go, WAL) holding workspaces, sessions, the event log, memories, grants
-// and MCP server trust.
+// Package store is Warden's persistence: one SQLite file (WAL) holding
+// workspaces, sessions, the event log, memories, grants and MCP server trust.
+//
+// # The engine
+//
+// The engine is the C SQLite (3.54), compiled from the amalgamation that
+// github.com/mattn/go-sqlite3 bundles: its version is pinned by go.sum and is
+// the same in every build (CLI, desktop app, tests, -race). Every binary that
+// imports this package therefore needs cgo and a C compiler to build, and
+// links only libc at run time. It replaced the transpiled modernc.org/sqlite,
+// whose package inits, page faults and deep stacks made a one-shot `warden
+// tool` process cost about 1.15x the CPU it costs now. Debian's libsqlite3
+// (-tags libsqlite3) was measured as well and not taken: the same speed, but
+// a tag every go command would have to carry, and a forgotten one silently
+// builds the bundled engine instead. nocgo.go turns a CGO_ENABLED=0 build into
+// a compile error rather than a binary whose every Open fails.
 //
 // # The event log
 //

@@ -96,7 +96,7 @@ func TestMigrationsRecordedOnce(t *testing.T) {
 		}
 		s.Close()
 	}
-	db, err := sql.Open("sqlite", path)
+	db, err := sql.Open(Driver, path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,7 +52,7 @@ func buildBigFixture(t *testing.T) ([]byte, error) {
 		return nil, err
 	}
 	// Fold the WAL into the main file so the file alone is the database.
-	db, err := sql.Open("sqlite", path)
+	db, err := sql.Open(Driver, path)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +101,7 @@ func TestOpenRefusesBadFiles(t *testing.T) {
 		}, nil, ErrCorrupt, "is damaged"},
 		{"another program's database", func(t *testing.T) string {
 			path := filepath.Join(t.TempDir(), "notes.db")
-			db, err := sql.Open("sqlite", path)
+			db, err := sql.Open(Driver, path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -188,7 +188,7 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	db, _ := sql.Open("sqlite", path)
+	db, _ := sql.Open(Driver, path)
 	if _, err := db.Exec(`INSERT INTO schema_migrations(version, name, applied_ms) VALUES (99, 'future', 0)`); err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 	if !errors.Is(err, ErrNewerSchema) || !strings.Contains(err.Error(), "schema version 99") {
 		t.Fatalf("err = %v, want ErrNewerSchema naming version 99", err)
 	}
-	db, _ = sql.Open("sqlite", path)
+	db, _ = sql.Open(Driver, path)
 	defer db.Close()
 	var n int
 	db.QueryRow(`SELECT count(*) FROM schema_migrations WHERE version = 99`).Scan(&n)

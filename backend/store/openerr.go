@@ -9,8 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
+	"github.com/mattn/go-sqlite3"
 )
 
 // Errors Open can return, matchable with errors.Is. The error text always
@@ -144,14 +143,14 @@ func openError(path string, err error) error {
 		return err
 	}
 	switch sqliteCode(err) {
-	case sqlite3.SQLITE_NOTADB:
+	case sqlite3.ErrNotADB:
 		return &OpenError{Path: path, Kind: ErrNotDatabase, Detail: "is not a SQLite database; nothing was changed",
 			Cause: err, Hint: "move it aside, or " + hintOtherFile}
-	case sqlite3.SQLITE_CORRUPT:
+	case sqlite3.ErrCorrupt:
 		e := corrupt(path, "is damaged").(*OpenError)
 		e.Cause = err
 		return e
-	case sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM, sqlite3.SQLITE_AUTH:
+	case sqlite3.ErrCantOpen, sqlite3.ErrReadonly, sqlite3.ErrPerm, sqlite3.ErrAuth:
 		return &OpenError{Path: path, Kind: ErrNotWritable,
 			Detail: "cannot open it for writing; SQLite needs the file and its directory " + filepath.Dir(path) +
 				" writable (it keeps -wal and -shm files beside the database)",
@@ -160,11 +159,21 @@ func openError(path string, err error) error {
 	return &OpenError{Path: path, Detail: "cannot open the database", Cause: err, Hint: hintOtherFile}
 }
 
-// sqliteCode is the primary SQLite result code of err, or 0.
-func sqliteCode(err error) int {
-	var se *sqlite.Error
+// sqliteCode is the primary SQLite result code of err, or 0. The driver
+// reports failures as sqlite3.Error values; a bare result code (ErrNo, or
+// ErrNoExtended, which its backup API and error constants are) counts too.
+func sqliteCode(err error) sqlite3.ErrNo {
+	var se sqlite3.Error
 	if errors.As(err, &se) {
-		return se.Code() & 0xff
+		return se.Code
+	}
+	var ext sqlite3.ErrNoExtended
+	if errors.As(err, &ext) {
+		return sqlite3.ErrNo(ext & 0xff) // the primary code is the low byte
+	}
+	var no sqlite3.ErrNo
+	if errors.As(err, &no) {
+		return no & 0xff
 	}
 	return 0
 }

@@ -12,8 +12,13 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	_ "github.com/mattn/go-sqlite3" // registers Driver; cgo, see doc.go
 )
+
+// Driver is the database/sql driver the store opens its file with
+// (github.com/mattn/go-sqlite3), for tests and tools that open the file
+// directly.
+const Driver = "sqlite3"
 
 // Store is an open Warden database. Create one with Open; it is safe for
 // concurrent use.
@@ -104,12 +109,12 @@ func Open(ctx context.Context, path string, key Key, opts ...Option) (*Store, er
 		return nil, err
 	}
 	s := &Store{path: abs, hub: newHub(), now: o.now, newID: o.newID, poll: o.poll, closed: make(chan struct{}), chain: ch, outbox: o.outbox}
-	if s.w, err = sql.Open("sqlite", dsn(abs, o.busyTimeout, false)); err != nil {
+	if s.w, err = sql.Open(Driver, dsn(abs, o.busyTimeout, false)); err != nil {
 		return nil, openError(abs, err)
 	}
 	s.w.SetMaxOpenConns(1)
 	s.w.SetConnMaxIdleTime(0)
-	if s.r, err = sql.Open("sqlite", dsn(abs, o.busyTimeout, true)); err != nil {
+	if s.r, err = sql.Open(Driver, dsn(abs, o.busyTimeout, true)); err != nil {
 		s.w.Close()
 		return nil, openError(abs, err)
 	}
@@ -180,7 +185,8 @@ func (s *Store) refuseForeign(ctx context.Context) error {
 		Hint:   hintOtherFile}
 }
 
-// dsn builds a modernc URI for path. synchronous=FULL makes a returned
+// dsn builds a SQLite URI for path, with the go-sqlite3 connection
+// parameters every new connection applies. synchronous=FULL makes a returned
 // Append durable across power loss, not only process crashes.
 func dsn(path string, busy time.Duration, readOnly bool) string {
 	u := url.URL{Scheme: "file", Path: path}

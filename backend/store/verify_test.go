@@ -42,7 +42,7 @@ func tamperFixture(t *testing.T) (path, sid string) {
 // sqlite3 would: triggers dropped first.
 func rawExec(t *testing.T, path string, stmts ...string) {
 	t.Helper()
-	db, err := sql.Open("sqlite", path)
+	db, err := sql.Open(Driver, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func rehashed(withKey bool) func(t *testing.T, path string) []string {
 }
 
 func rehash3(t *testing.T, path string, withKey bool) []string {
-	db, err := sql.Open("sqlite", path)
+	db, err := sql.Open(Driver, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func hexOf(b []byte) string {
 func TestEventsAreAppendOnly(t *testing.T) {
 	t.Parallel()
 	path, _ := tamperFixture(t)
-	db, err := sql.Open("sqlite", path)
+	db, err := sql.Open(Driver, path)
 	if err != nil {
 		t.Fatal(err)
 	}

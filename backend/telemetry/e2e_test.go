@@ -22,8 +22,6 @@ import (
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/telemetry"
 	"github.com/warden-dev/warden/backend/telemetry/otelcoltest"
-
-	_ "modernc.org/sqlite"
 )
 
 // The end-to-end test of issue 34: a real collector (built from its Go
@@ -617,7 +615,7 @@ func deleteRow(t *testing.T, db string, cs []telemetry.Copy) telemetry.Copy {
 	}
 	sort.Slice(ds, func(i, j int) bool { return ds[i].Seq < ds[j].Seq })
 	victim := ds[len(ds)/2]
-	h, err := sql.Open("sqlite", db)
+	h, err := sql.Open(store.Driver, db)
 	if err != nil {
 		t.Fatal(err)
 	}

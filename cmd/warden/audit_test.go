@@ -53,7 +53,7 @@ func auditDB(t *testing.T) string {
 // keyless kind, the session row's head moved to its end.
 func plainRechain(t *testing.T, path string, from int64, old, new string) {
 	t.Helper()
-	db, err := sql.Open("sqlite", path)
+	db, err := sql.Open(store.Driver, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func runCLI(t *testing.T, ctx context.Context, args ...string) (int, string, str
 func TestAuditVerify(t *testing.T) {
 	sound := auditDB(t)
 	tampered := auditDB(t)
-	db, err := sql.Open("sqlite", tampered)
+	db, err := sql.Open(store.Driver, tampered)
 	if err != nil {
 		t.Fatal(err)
 	}
