@@ -50,9 +50,10 @@ desktop: frontend ## build the desktop app into build/bin/warden-desktop
 # `--version` itself and execs bin/warden-full, every command, for the rest
 # (cmd/warden/slim.go), so a one-shot call does not load the model SDKs,
 # OpenTelemetry and the TUI. Both come from one source tree and one version.
-cli: ## build the headless CLI into bin/warden and bin/warden-full (pure Go)
-	CGO_ENABLED=0 go build -tags wardenslim -ldflags "$(LDFLAGS)" -o bin/warden ./cmd/warden
-	CGO_ENABLED=0 go build -ldflags "$(LDFLAGS)" -o bin/warden-full ./cmd/warden
+# cgo: the store is the C SQLite (backend/store/doc.go), so deps (gcc).
+cli: deps ## build the headless CLI into bin/warden and bin/warden-full
+	CGO_ENABLED=1 go build -tags wardenslim -ldflags "$(LDFLAGS)" -o bin/warden ./cmd/warden
+	CGO_ENABLED=1 go build -ldflags "$(LDFLAGS)" -o bin/warden-full ./cmd/warden
 
 bindings: deps ## regenerate app/api_gen.go, the bridge's api.gen.ts and frontend/wailsjs from backend/api
 	scripts/bindings.sh --write

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(
-	gcc libc6-dev pkg-config                 # cgo, for the desktop app and go test -race
+	gcc libc6-dev pkg-config                 # cgo: the C SQLite of every build, the desktop app, -race
 	libgtk-3-dev libwebkit2gtk-4.1-dev       # the Wails window (build tag webkit2_41)
 	xvfb xauth imagemagick xdotool           # headless window, screenshots, input
 	fonts-dejavu-core                        # a font for the window to render text with

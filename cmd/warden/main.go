@@ -1,5 +1,5 @@
 // Command warden is the headless CLI of Warden: the same engine as the
-// desktop app, without a window. It builds with CGO_ENABLED=0.
+// desktop app, without a window. It needs cgo (the store is the C SQLite).
 //
 // It owns parsing flags and printing results, nothing else: every command
 // that decides or runs a call (policy check, tool, run, serve) opens its

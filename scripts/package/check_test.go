@@ -394,35 +394,40 @@ func TestInstalledServeHasItsFrontend(t *testing.T) {
 	}
 }
 
-// Every shared library the installed window links is shipped by a package
-// the .deb depends on (asked of dpkg-query, read-only).
-func TestDependsCoverTheWindowsLibraries(t *testing.T) {
+// Every shared library an installed program links is shipped by a package
+// the .deb depends on (asked of dpkg-query, read-only): the window's
+// WebKitGTK, and the libc the CLI links for the C SQLite (cgo).
+func TestDependsCoverTheLinkedLibraries(t *testing.T) {
 	root := unpack(t)
 	deb, _ := debPath(t)
 	deps := list(control(t, deb)["Depends"])
-	f, err := elf.Open(filepath.Join(root, "usr", "bin", "warden-desktop"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	libs, err := f.ImportedLibraries()
-	if err != nil || len(libs) == 0 {
-		t.Fatalf("libraries: %v %v", libs, err)
-	}
-	for _, lib := range libs {
-		// Debian 12 lists some libraries under /lib, some under /usr/lib.
-		out, err := exec.Command("dpkg-query", "-S", "/usr/lib/x86_64-linux-gnu/"+lib).Output()
-		if err != nil {
-			out, err = exec.Command("dpkg-query", "-S", "/lib/x86_64-linux-gnu/"+lib).Output()
-		}
-		if err != nil {
-			t.Errorf("%s: no package of this machine ships /usr/lib/x86_64-linux-gnu/%s", lib, lib)
-			continue
-		}
-		pkg, _, _ := strings.Cut(strings.TrimSpace(string(out)), ":")
-		if !deps[pkg] {
-			t.Errorf("%s comes from %s, which Depends does not name (%v)", lib, pkg, deps)
-		}
+	for _, bin := range []string{"warden-desktop", "warden", "warden-full"} {
+		t.Run(bin, func(t *testing.T) {
+			f, err := elf.Open(filepath.Join(root, "usr", "bin", bin))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			libs, err := f.ImportedLibraries()
+			if err != nil || len(libs) == 0 {
+				t.Fatalf("libraries: %v %v (a cgo build links libc at least)", libs, err)
+			}
+			for _, lib := range libs {
+				// Debian 12 lists some libraries under /lib, some under /usr/lib.
+				out, err := exec.Command("dpkg-query", "-S", "/usr/lib/x86_64-linux-gnu/"+lib).Output()
+				if err != nil {
+					out, err = exec.Command("dpkg-query", "-S", "/lib/x86_64-linux-gnu/"+lib).Output()
+				}
+				if err != nil {
+					t.Errorf("%s: no package of this machine ships /usr/lib/x86_64-linux-gnu/%s", lib, lib)
+					continue
+				}
+				pkg, _, _ := strings.Cut(strings.TrimSpace(string(out)), ":")
+				if !deps[pkg] {
+					t.Errorf("%s comes from %s, which Depends does not name (%v)", lib, pkg, deps)
+				}
+			}
+		})
 	}
 }
 

@@ -28,12 +28,13 @@ import (
 	"github.com/goreleaser/nfpm/v2/files"
 )
 
-// Depends are Debian 12's runtime packages the window links (WebKitGTK 4.1,
-// GTK 3 and what they pull in, never the -dev packages) and the programs
-// Warden runs: the cage and the search. Not nodejs: Debian 12's is 18 and
+// Depends are Debian 12's runtime packages the programs link (the window:
+// WebKitGTK 4.1, GTK 3 and what they pull in, never the -dev packages; the
+// CLI: libc only, its SQLite is compiled in) and the programs Warden runs:
+// the cage and the search. Not nodejs: Debian 12's is 18 and
 // playwright-core refuses Node < 20, so the package carries the Node the
 // driver was tested with (see nodeRel).
-// package-check proves every library the built window needs is covered.
+// package-check proves every library the built programs need is covered.
 var depends = []string{
 	"libc6",
 	"libglib2.0-0",

@@ -9,7 +9,7 @@ import (
 
 // The seccomp filter bwrap installs (--seccomp FD) before it runs the
 // command. It is a classic BPF program assembled here, so the warden binary
-// needs no libseccomp (it is built with CGO_ENABLED=0).
+// needs no libseccomp (it links no C library but libc).
 //
 // It refuses, with EPERM:
 //   - socket(AF_UNIX, ...) unless unix sockets are allowed: a unix socket

@@ -144,7 +144,7 @@ func measure(ctx context.Context, rounds int, work, fwd string) (Report, error) 
 	if fwd == "" {
 		fwd = filepath.Join(ws, "..", "warden-forwarder")
 		build := exec.CommandContext(ctx, "go", "build", "-o", fwd, "./cmd/warden")
-		build.Env = append(os.Environ(), "CGO_ENABLED=0") // as `make cli` builds it
+		build.Env = append(os.Environ(), "CGO_ENABLED=1") // as `make cli` builds it (the store is the C SQLite)
 		if out, err := build.CombinedOutput(); err != nil {
 			return Report{}, fmt.Errorf("building the forwarder (run from the repository root, or pass -forwarder): %w: %s", err, out)
 		}
