@@ -107,10 +107,12 @@ func TestWriteStaysBusy(t *testing.T) {
 	}
 }
 
-// rawConn is one connection of its own to the file, outside the store.
+// rawConn is one connection of its own to the file, outside the store,
+// that fails at once on a lock instead of waiting (the driver's default
+// busy timeout is 5s).
 func rawConn(t *testing.T, path string) *sql.Conn {
 	t.Helper()
-	db, err := sql.Open(Driver, path)
+	db, err := sql.Open(Driver, path+"?_busy_timeout=0")
 	if err != nil {
 		t.Fatal(err)
 	}
