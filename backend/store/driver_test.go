@@ -154,6 +154,7 @@ func TestSqliteCodes(t *testing.T) {
 		{"locked", sqlite3.Error{Code: sqlite3.ErrLocked}, sqlite3.ErrLocked, nil},
 		{"locked shared cache (extended)", ext(sqlite3.ErrLocked, 1), sqlite3.ErrLocked, nil},
 		{"i/o error", sqlite3.Error{Code: sqlite3.ErrIoErr}, sqlite3.ErrIoErr, nil},
+		{"extended code in Code", sqlite3.Error{Code: sqlite3.ErrNo(sqlite3.ErrCantOpenIsDir)}, sqlite3.ErrCantOpen, ErrNotWritable},
 		{"wrapped once", fmt.Errorf("store: write: %w", sqlite3.Error{Code: sqlite3.ErrBusy}), sqlite3.ErrBusy, nil},
 		{"wrapped twice", fmt.Errorf("a: %w", fmt.Errorf("b: %w", sqlite3.Error{Code: sqlite3.ErrNotADB})), sqlite3.ErrNotADB, ErrNotDatabase},
 		{"joined", errors.Join(errors.New("close"), sqlite3.Error{Code: sqlite3.ErrCorrupt}), sqlite3.ErrCorrupt, ErrCorrupt},

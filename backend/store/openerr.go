@@ -159,20 +159,20 @@ func openError(path string, err error) error {
 	return &OpenError{Path: path, Detail: "cannot open the database", Cause: err, Hint: hintOtherFile}
 }
 
-// sqliteCode is the primary SQLite result code of err, or 0. The driver
-// reports failures as sqlite3.Error values; a bare result code (ErrNo, or
-// ErrNoExtended, which its backup API and error constants are) counts too.
+// sqliteCode is the primary SQLite result code of err (the low byte of an
+// extended code), or 0. The driver reports failures as sqlite3.Error
+// values; a bare result code (ErrNo, or ErrNoExtended, which its backup API
+// and error constants are) counts too.
 func sqliteCode(err error) sqlite3.ErrNo {
 	var se sqlite3.Error
-	if errors.As(err, &se) {
-		return se.Code
-	}
 	var ext sqlite3.ErrNoExtended
-	if errors.As(err, &ext) {
-		return sqlite3.ErrNo(ext & 0xff) // the primary code is the low byte
-	}
 	var no sqlite3.ErrNo
-	if errors.As(err, &no) {
+	switch {
+	case errors.As(err, &se):
+		return se.Code & 0xff
+	case errors.As(err, &ext):
+		return sqlite3.ErrNo(ext & 0xff)
+	case errors.As(err, &no):
 		return no & 0xff
 	}
 	return 0
