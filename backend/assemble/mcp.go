@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/warden-dev/warden/backend/mcp"
+	"github.com/warden-dev/warden/backend/mcp/mcpconfig"
 	"github.com/warden-dev/warden/backend/mcp/mcpstore"
 )
 
@@ -15,7 +16,7 @@ import (
 // config. g.MCP is the manager of the user config (and o.Workspace) for the
 // Settings screen; its tools are not offered to any session.
 func (g *Graph) openMCP(ctx context.Context, o Options, userPath string) error {
-	key, err := mcp.LoadHashKey(mcp.HashKeyPath(userPath))
+	key, err := mcpconfig.LoadHashKey(mcpconfig.HashKeyPath(userPath))
 	if err != nil {
 		return fmt.Errorf("assemble: MCP: %w", err)
 	}
@@ -42,7 +43,7 @@ func (g *Graph) openMCP(ctx context.Context, o Options, userPath string) error {
 		Manager: tmpl, Watch: !o.OneShot, OnReload: voided, Filter: filter}); err != nil {
 		return fmt.Errorf("assemble: MCP: %w", err)
 	}
-	mc := mcp.LoadConfig(userPath, o.Workspace)
+	mc := mcpconfig.LoadConfig(userPath, o.Workspace)
 	if filter != nil {
 		mc = filter(mc)
 	}
@@ -64,7 +65,7 @@ func (g *Graph) openMCP(ctx context.Context, o Options, userPath string) error {
 	}
 	g.reloadMCP = func(ctx context.Context) {
 		g.MCPPool.Reload(ctx, "")
-		g.MCP.Reload(ctx, mcp.LoadConfig(userPath, o.Workspace))
+		g.MCP.Reload(ctx, mcpconfig.LoadConfig(userPath, o.Workspace))
 	}
 	if len(mc.Servers) == 0 {
 		return nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/warden-dev/warden/backend/config"
 	"github.com/warden-dev/warden/backend/mcp"
+	"github.com/warden-dev/warden/backend/mcp/mcpconfig"
 	"github.com/warden-dev/warden/backend/orgpolicy"
 	"github.com/warden-dev/warden/backend/policy"
 )
@@ -50,7 +51,7 @@ func MCPConfig(userPath, workspace string) (mcp.Config, error) {
 	if err != nil {
 		return mcp.Config{}, err
 	}
-	c := mcp.LoadConfig(userPath, workspace)
+	c := mcpconfig.LoadConfig(userPath, workspace)
 	if f := orgMCPFilter(tiers.Bundle()); f != nil {
 		c = f(c)
 	}
@@ -219,7 +220,7 @@ func Policy(o Options) (PolicyView, error) {
 		v.RuleFiles = append(v.RuleFiles, Setting{Name: "workspace", Value: orgpolicy.WorkspaceRulesPath(o.Workspace), Source: fmt.Sprintf("%d rules", rs.Len())})
 	}
 	// MCP servers and the allowlist.
-	mc := mcp.LoadConfig(userPath, o.Workspace)
+	mc := mcpconfig.LoadConfig(userPath, o.Workspace)
 	names := make([]string, 0, len(mc.Servers))
 	for n := range mc.Servers {
 		names = append(names, n)

@@ -15,6 +15,7 @@ import (
 	"github.com/warden-dev/warden/backend/assemble"
 	"github.com/warden-dev/warden/backend/cage/sandbox"
 	"github.com/warden-dev/warden/backend/mcp"
+	"github.com/warden-dev/warden/backend/mcp/mcpconfig"
 	"github.com/warden-dev/warden/backend/mcp/mcpstore"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/termtext"
@@ -143,7 +144,7 @@ func openMCPEnv(ctx context.Context, workspace, dbPath string, startUntrusted bo
 	if abs, err = filepath.EvalSymlinks(abs); err != nil {
 		return nil, fmt.Errorf("workspace: %w", err)
 	}
-	userPath, err := mcp.UserConfigPath()
+	userPath, err := mcpconfig.UserConfigPath()
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +163,7 @@ func openMCPEnv(ctx context.Context, workspace, dbPath string, startUntrusted bo
 		_ = db.Close()
 		return nil, err
 	}
-	key, err := mcp.LoadHashKey(mcp.HashKeyPath(userPath))
+	key, err := mcpconfig.LoadHashKey(mcpconfig.HashKeyPath(userPath))
 	if err != nil {
 		_ = db.Close()
 		return nil, err
