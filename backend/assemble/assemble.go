@@ -290,7 +290,7 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 		_, err := mons.Stop(sessionID, id)
 		return err
 	}
-	cfg.MCP = g.MCPPool
+	cfg.MCP = g.MCPPool.Port()
 	cfg.OnSessionClose = append(cfg.OnSessionClose, g.MCPPool.EndSession)
 	cfg.Answerers, cfg.Remote, cfg.Headless = g.Lineup, g.Remote, o.Headless
 	if g.Service, err = runtime.New(ctx, cfg); err != nil {
