@@ -1,3 +1,5 @@
+//go:build !wardenslim
+
 package assemble
 
 import (
@@ -15,11 +17,8 @@ import (
 // persistent trust in the store and the launch-hash key beside the user
 // config. g.MCP is the manager of the user config (and o.Workspace) for the
 // Settings screen; its tools are not offered to any session.
-func (g *Graph) openMCP(ctx context.Context, o Options, userPath string) error {
-	key, err := mcpconfig.LoadHashKey(mcpconfig.HashKeyPath(userPath))
-	if err != nil {
-		return fmt.Errorf("assemble: MCP: %w", err)
-	}
+func (g *Graph) openMCP(ctx context.Context, o Options, userPath string, key []byte) error {
+	var err error
 	st := g.Store
 	persistent := func(ctx context.Context, workspace string) (mcp.TrustStore, error) {
 		ws, err := st.EnsureWorkspace(ctx, workspace)
