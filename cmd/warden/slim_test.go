@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -434,9 +435,11 @@ func TestSlimHandsOverTools(t *testing.T) {
 					t.Fatalf("output: %v\n%s", err, r.stdout)
 				}
 			}
+			// Each run has its own workspace folder and its own timing.
+			timing := regexp.MustCompile(`\(\d+ ms\)|"duration_ms":\d+`)
 			norm := func(v any, ws string) string {
 				b, _ := json.Marshal(v)
-				return strings.ReplaceAll(string(b), ws, "WS")
+				return timing.ReplaceAllString(strings.ReplaceAll(string(b), ws, "WS"), "T")
 			}
 			if a, b := norm([]any{o[0].Decision, o[0].Result}, wsW), norm([]any{o[1].Decision, o[1].Result}, wsG); a != b {
 				t.Errorf("outcomes differ:\n full: %s\n slim: %s", a, b)
