@@ -1,9 +1,7 @@
 package checkpoint
 
 import (
-	"bytes"
 	"crypto/sha256"
-	"encoding/gob"
 	"encoding/hex"
 	"io/fs"
 	"os"
@@ -119,8 +117,8 @@ func (r *Repo) unchangedTree() (tree string, entries []statEntry, racy bool, ok 
 	if err != nil {
 		return "", entries, racy, false
 	}
-	var rec statRecord
-	if gob.NewDecoder(bytes.NewReader(b)).Decode(&rec) != nil || rec.Key != r.recordKey() || len(rec.Tree) < 3 {
+	rec, err := unmarshalStatRecord(b)
+	if err != nil || rec.Key != r.recordKey() || len(rec.Tree) < 3 {
 		return "", entries, racy, false
 	}
 	if len(rec.Entries) != len(entries) {
@@ -146,12 +144,9 @@ func (r *Repo) keepRecord(tree string, entries []statEntry, racy bool) {
 		_ = os.Remove(path)
 		return
 	}
-	var buf bytes.Buffer
-	if gob.NewEncoder(&buf).Encode(statRecord{Key: r.recordKey(), Tree: tree, Entries: entries}) != nil {
-		return
-	}
+	b := statRecord{Key: r.recordKey(), Tree: tree, Entries: entries}.marshal()
 	tmp := path + ".tmp"
-	if os.WriteFile(tmp, buf.Bytes(), 0o600) != nil || os.Rename(tmp, path) != nil {
+	if os.WriteFile(tmp, b, 0o600) != nil || os.Rename(tmp, path) != nil {
 		_ = os.Remove(tmp)
 	}
 }

@@ -113,6 +113,9 @@ type Service struct {
 	ctx    context.Context // lives until Close
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// tailOnce starts the store's event tail at the first subscriber.
+	tailOnce sync.Once
+	tailErr  error
 
 	liveMu sync.RWMutex
 	live   live
@@ -169,19 +172,31 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 			return nil, fmt.Errorf("runtime: unfinished calls: %w", err)
 		}
 	}
-	sub, err := s.st.Subscribe(s.ctx, store.SubscribeFilter{AfterSeq: -1})
-	if err != nil {
-		return nil, fmt.Errorf("runtime: subscribe: %w", err)
-	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		for e := range sub.Events() {
-			ev := eventView(e)
-			s.hub.publish(Push{Type: PushEvent, Event: &ev})
-		}
-	}()
 	return s, nil
+}
+
+// tailStore starts forwarding stored events to the hub. It runs at the
+// first Subscribe, not in New: a process nobody watches (a one-shot
+// `warden tool`, a test) would otherwise open a reader connection and poll
+// the log for nothing. Pushes are live either way — what was stored before
+// a front end subscribed, it reads with SessionEvents.
+func (s *Service) tailStore() error {
+	s.tailOnce.Do(func() {
+		sub, err := s.st.Subscribe(s.ctx, store.SubscribeFilter{AfterSeq: -1})
+		if err != nil {
+			s.tailErr = fmt.Errorf("runtime: subscribe: %w", err)
+			return
+		}
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			for e := range sub.Events() {
+				ev := eventView(e)
+				s.hub.publish(Push{Type: PushEvent, Event: &ev})
+			}
+		}()
+	})
+	return s.tailErr
 }
 
 func (s *Service) resumePlanning(ctx context.Context) error {
@@ -223,7 +238,15 @@ func (s *Service) Close() error {
 }
 
 // Subscribe delivers every push from now until ctx ends.
-func (s *Service) Subscribe(ctx context.Context) <-chan Push { return s.hub.subscribe(ctx) }
+// A store that cannot be tailed (closed, damaged) ends the channel at once.
+func (s *Service) Subscribe(ctx context.Context) <-chan Push {
+	if err := s.tailStore(); err != nil {
+		dead := make(chan Push)
+		close(dead)
+		return dead
+	}
+	return s.hub.subscribe(ctx)
+}
 
 // Info describes the service.
 func (s *Service) Info(ctx context.Context) (Info, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 
 	"github.com/warden-dev/warden/backend/policy"
 )
@@ -49,21 +50,23 @@ type Spec[A any] struct {
 type Typed[A any] struct {
 	spec   Spec[A]
 	desc   string
-	schema json.RawMessage
+	schema func() json.RawMessage
 }
 
-// NewTyped returns the tool of s. The schema is derived from A once.
+// NewTyped returns the tool of s. The schema is derived from A once, when
+// first asked for: a process that only runs calls (`warden tool`) never
+// shows a model the schemas of the tools it registers.
 func NewTyped[A any](s Spec[A]) *Typed[A] {
-	schema := s.Schema
-	if schema == nil {
-		schema = SchemaOf[A]()
+	schema := func() json.RawMessage { return s.Schema }
+	if s.Schema == nil {
+		schema = sync.OnceValue(SchemaOf[A])
 	}
 	return &Typed[A]{spec: s, desc: strings.TrimSpace(s.Description), schema: schema}
 }
 
 func (t *Typed[A]) Name() string            { return t.spec.Name }
 func (t *Typed[A]) Description() string     { return t.desc }
-func (t *Typed[A]) Schema() json.RawMessage { return t.schema }
+func (t *Typed[A]) Schema() json.RawMessage { return t.schema() }
 func (t *Typed[A]) Risk() policy.Risk       { return t.spec.Risk }
 
 // decode is the one place a typed tool's arguments are decoded.
