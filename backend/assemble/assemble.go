@@ -30,7 +30,6 @@ import (
 	"github.com/warden-dev/warden/backend/gate"
 	"github.com/warden-dev/warden/backend/gate/lineup"
 	"github.com/warden-dev/warden/backend/gate/remote"
-	"github.com/warden-dev/warden/backend/mcp"
 	"github.com/warden-dev/warden/backend/orgpolicy"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/postcall"
@@ -39,8 +38,6 @@ import (
 	"github.com/warden-dev/warden/backend/runtime/model"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools"
-	"github.com/warden-dev/warden/backend/tools/browser"
-	"github.com/warden-dev/warden/backend/tools/computer"
 )
 
 // Options choose what to open. Zero values mean "from the config file, or
@@ -66,7 +63,11 @@ type Options struct {
 	// OneShot: the process makes one call and exits (`warden tool`): it
 	// starts no watcher (MCP config files, the checkpoint's workspace),
 	// whose set-up costs more than the one call it would serve.
-	OneShot         bool
+	OneShot bool
+	// Tool is the one tool a one-shot front end calls (`warden tool`): a
+	// build that lacks it refuses the graph before opening anything
+	// (NotLinkedError), as for any other part it lacks.
+	Tool            string
 	ApprovalTimeout *time.Duration
 	// MCPListTimeout bounds starting MCP servers to learn their tools.
 	MCPListTimeout time.Duration
@@ -113,8 +114,11 @@ type Graph struct {
 	// (Graph.Tool finds those too).
 	Tools    *tools.Registry
 	Monitors *tools.Monitors
-	Browser  *browser.Manager
-	MCP      *mcp.Manager
+	// Browser runs the browser tools' Chromium; MCP is the manager of the
+	// user config's servers (Settings). Both are nil in the slim build,
+	// which links neither (linked.go).
+	Browser *BrowserManager
+	MCP     *MCPManager
 	// Gate is the one gate every call of every front end passes.
 	Gate    *gate.Gate
 	Service *runtime.Service
@@ -127,7 +131,7 @@ type Graph struct {
 	KeyPath    string // the audit key the store chains with, in ConfigPath's folder
 
 	// MCPPool runs each session's workspace servers (assemble/mcp.go).
-	MCPPool    *mcp.Pool
+	MCPPool    *MCPPool
 	mcpService atomic.Pointer[runtime.Service]
 
 	mcpWarnings []string
@@ -198,7 +202,7 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	// A build that does not link a part this graph needs says so before
 	// anything is opened, so its front end can hand the whole command to
 	// the full binary (linked.go).
-	if why := notLinked(g.Config, o); why != "" {
+	if why := notLinked(g.Config, o, userPath); why != "" {
 		return nil, &NotLinkedError{Why: why}
 	}
 	var explicit bool
@@ -230,13 +234,14 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	if o.Workspace != "" {
 		g.workspace = realDir(o.Workspace)
 	}
-	g.Browser = browser.NewManager(browser.Options{Roots: func() []string { return g.WritableRoots(context.Background()) }})
-	for _, t := range []tools.Tool{browser.NewActionTool(g.Browser), browser.NewBatchTool(g.Browser), computer.New(computer.Options{})} {
-		if err := reg.Register(t); err != nil {
-			return nil, fmt.Errorf("assemble: %w", err)
-		}
+	// The browser, computer.use and MCP: the parts a build may leave out
+	// (full.go, slim.go); the key MCP's trust is hashed with is made
+	// either way, so both builds leave the same files behind.
+	mcpKey, err := loadMCPKey(userPath)
+	if err != nil {
+		return nil, err
 	}
-	if err := g.openMCP(ctx, o, userPath); err != nil {
+	if err := g.openOptional(ctx, o, userPath, mcpKey); err != nil {
 		return nil, err
 	}
 	// Checkpoints: the gate's stage around every invoke, so each
@@ -281,17 +286,15 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	cfg.Images = runtime.ImageConfig{Limits: imagecap.Limits{MaxEdge: g.Config.Images.MaxEdge, MaxBytes: g.Config.Images.MaxBytes},
 		Keep: g.Config.Images.Keep}
 	cfg.Approval, cfg.Sandbox = sessionDefaults(g.Config, o)
-	mons, br := g.Monitors, g.Browser
+	mons := g.Monitors
 	cfg.OnSessionClose = []func(string){
 		func(id string) { mons.StopSession(id) },
-		func(id string) { _ = br.Close(id) },
 	}
 	cfg.KillMonitor = func(sessionID, id string) error {
 		_, err := mons.Stop(sessionID, id)
 		return err
 	}
-	cfg.MCP = g.MCPPool
-	cfg.OnSessionClose = append(cfg.OnSessionClose, g.MCPPool.EndSession)
+	g.wireOptional(&cfg)
 	cfg.Answerers, cfg.Remote, cfg.Headless = g.Lineup, g.Remote, o.Headless
 	if g.Service, err = runtime.New(ctx, cfg); err != nil {
 		return nil, err
@@ -382,15 +385,7 @@ func (g *Graph) Close() error {
 	if g.Service != nil {
 		errs = append(errs, g.Service.Close())
 	}
-	if g.MCP != nil {
-		errs = append(errs, g.MCP.Close())
-	}
-	if g.MCPPool != nil {
-		errs = append(errs, g.MCPPool.Close())
-	}
-	if g.Browser != nil {
-		errs = append(errs, g.Browser.Shutdown())
-	}
+	errs = append(errs, g.closeOptional()...)
 	if g.Monitors != nil {
 		g.Monitors.Close()
 	}
@@ -411,12 +406,16 @@ func (g *Graph) Tool(name string) (tools.Tool, bool) {
 	if t, ok := g.Service.Tool(name); ok {
 		return t, true
 	}
-	if g.MCP != nil {
-		if a, ok := g.MCP.Lookup(name); ok {
-			return a, true
-		}
+	return g.optionalTool(name)
+}
+
+// ToolNotLinked says, for a name Tool does not find, whether the full build
+// might have it: nil in the full build, which links every tool.
+func (g *Graph) ToolNotLinked(name string) *NotLinkedError {
+	if _, ok := g.Tool(name); ok || !partialBuild {
+		return nil
 	}
-	return nil, false
+	return &NotLinkedError{Why: "a tool named " + name}
 }
 
 // ToolNames lists every tool Tool finds, sorted.

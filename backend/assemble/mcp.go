@@ -1,3 +1,5 @@
+//go:build !wardenslim
+
 package assemble
 
 import (
@@ -6,6 +8,7 @@ import (
 	"time"
 
 	"github.com/warden-dev/warden/backend/mcp"
+	"github.com/warden-dev/warden/backend/mcp/mcpconfig"
 	"github.com/warden-dev/warden/backend/mcp/mcpstore"
 )
 
@@ -14,11 +17,8 @@ import (
 // persistent trust in the store and the launch-hash key beside the user
 // config. g.MCP is the manager of the user config (and o.Workspace) for the
 // Settings screen; its tools are not offered to any session.
-func (g *Graph) openMCP(ctx context.Context, o Options, userPath string) error {
-	key, err := mcp.LoadHashKey(mcp.HashKeyPath(userPath))
-	if err != nil {
-		return fmt.Errorf("assemble: MCP: %w", err)
-	}
+func (g *Graph) openMCP(ctx context.Context, o Options, userPath string, key []byte) error {
+	var err error
 	st := g.Store
 	persistent := func(ctx context.Context, workspace string) (mcp.TrustStore, error) {
 		ws, err := st.EnsureWorkspace(ctx, workspace)
@@ -42,7 +42,7 @@ func (g *Graph) openMCP(ctx context.Context, o Options, userPath string) error {
 		Manager: tmpl, Watch: !o.OneShot, OnReload: voided, Filter: filter}); err != nil {
 		return fmt.Errorf("assemble: MCP: %w", err)
 	}
-	mc := mcp.LoadConfig(userPath, o.Workspace)
+	mc := mcpconfig.LoadConfig(userPath, o.Workspace)
 	if filter != nil {
 		mc = filter(mc)
 	}
@@ -64,7 +64,7 @@ func (g *Graph) openMCP(ctx context.Context, o Options, userPath string) error {
 	}
 	g.reloadMCP = func(ctx context.Context) {
 		g.MCPPool.Reload(ctx, "")
-		g.MCP.Reload(ctx, mcp.LoadConfig(userPath, o.Workspace))
+		g.MCP.Reload(ctx, mcpconfig.LoadConfig(userPath, o.Workspace))
 	}
 	if len(mc.Servers) == 0 {
 		return nil

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/warden-dev/warden/backend/config"
-	"github.com/warden-dev/warden/backend/mcp"
+	"github.com/warden-dev/warden/backend/mcp/mcpconfig"
 	"github.com/warden-dev/warden/backend/orgpolicy"
 	"github.com/warden-dev/warden/backend/policy"
 )
@@ -16,17 +16,17 @@ import (
 // name with their policy hash, from the user's config and every
 // workspace's alike, and reports each as a config error (shown in
 // Settings and by `warden mcp`). Without a restricting policy it is nil.
-func orgMCPFilter(b *orgpolicy.Bundle) func(mcp.Config) mcp.Config {
+func orgMCPFilter(b *orgpolicy.Bundle) func(mcpconfig.Config) mcpconfig.Config {
 	if b == nil || !b.Org.MCPRestricted {
 		return nil
 	}
-	return func(c mcp.Config) mcp.Config {
+	return func(c mcpconfig.Config) mcpconfig.Config {
 		names := make([]string, 0, len(c.Servers))
 		for name := range c.Servers {
 			names = append(names, name)
 		}
 		sort.Strings(names)
-		out := mcp.Config{Servers: map[string]mcp.ServerConfig{}, Errors: c.Errors}
+		out := mcpconfig.Config{Servers: map[string]mcpconfig.ServerConfig{}, Errors: c.Errors}
 		for _, name := range names {
 			s := c.Servers[name]
 			h := s.PolicyHash()
@@ -45,12 +45,12 @@ func orgMCPFilter(b *orgpolicy.Bundle) func(mcp.Config) mcp.Config {
 // Open's pool sees them, for a front end without a graph (`warden mcp`):
 // an organisation policy that cannot apply is an error, and servers off
 // its allowlist are dropped and reported.
-func MCPConfig(userPath, workspace string) (mcp.Config, error) {
+func MCPConfig(userPath, workspace string) (mcpconfig.Config, error) {
 	tiers, err := orgpolicy.LoadTiers(orgpolicy.System(), userPath, time.Now())
 	if err != nil {
-		return mcp.Config{}, err
+		return mcpconfig.Config{}, err
 	}
-	c := mcp.LoadConfig(userPath, workspace)
+	c := mcpconfig.LoadConfig(userPath, workspace)
 	if f := orgMCPFilter(tiers.Bundle()); f != nil {
 		c = f(c)
 	}
@@ -219,7 +219,7 @@ func Policy(o Options) (PolicyView, error) {
 		v.RuleFiles = append(v.RuleFiles, Setting{Name: "workspace", Value: orgpolicy.WorkspaceRulesPath(o.Workspace), Source: fmt.Sprintf("%d rules", rs.Len())})
 	}
 	// MCP servers and the allowlist.
-	mc := mcp.LoadConfig(userPath, o.Workspace)
+	mc := mcpconfig.LoadConfig(userPath, o.Workspace)
 	names := make([]string, 0, len(mc.Servers))
 	for n := range mc.Servers {
 		names = append(names, n)

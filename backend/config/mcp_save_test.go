@@ -10,7 +10,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/warden-dev/warden/backend/mcp"
+	"github.com/warden-dev/warden/backend/mcp/mcpconfig"
 )
 
 type mcpSaveCase struct {
@@ -36,7 +36,7 @@ type mcpSaveCase struct {
 // every server of the new file.
 func mcpCheck(path string) func([]byte) error {
 	return func(data []byte) error {
-		_, err := mcp.ParseUserConfig(data, path)
+		_, err := mcpconfig.ParseUserConfig(data, path)
 		return err
 	}
 }
@@ -91,7 +91,7 @@ func TestSaveUserMcpServer(t *testing.T) {
 			if _, err := Load(path, ""); err != nil {
 				t.Fatalf("Load refuses the written file: %v\n%s", err, text)
 			}
-			got, err := mcp.ParseUserConfig(text, path)
+			got, err := mcpconfig.ParseUserConfig(text, path)
 			if err != nil {
 				t.Fatalf("mcp reads: %v\n%s", err, text)
 			}

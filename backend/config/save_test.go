@@ -10,7 +10,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/warden-dev/warden/backend/mcp"
+	"github.com/warden-dev/warden/backend/mcp/mcpconfig"
 	"github.com/warden-dev/warden/backend/policy"
 )
 
@@ -188,11 +188,11 @@ func TestSaveUserWritesThroughASymlink(t *testing.T) {
 // exactly as before.
 func TestSaveUserKeepsMCPServers(t *testing.T) {
 	path := copyFixture(t, "commented.toml", 0o600)
-	before := mcp.LoadConfig(path, "")
+	before := mcpconfig.LoadConfig(path, "")
 	if err := SaveUser(path, setModel("openai:gpt-4.1", "http://127.0.0.1:11434/v1", "")); err != nil {
 		t.Fatal(err)
 	}
-	after := mcp.LoadConfig(path, "")
+	after := mcpconfig.LoadConfig(path, "")
 	if len(after.Errors) > 0 || len(after.Servers) != 1 {
 		t.Fatalf("after: %+v", after)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/warden-dev/warden/backend/tools"
@@ -37,18 +36,6 @@ func BenchmarkCallEcho(b *testing.B) {
 	for b.Loop() {
 		if r, err := a.Invoke(ctx, args, tools.Env{}); err != nil || r.IsError {
 			b.Fatal(err, r)
-		}
-	}
-}
-
-func BenchmarkParseMCPJSON(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join("testdata", "config", "valid.mcp.json"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	for b.Loop() {
-		if _, err := ParseMCPJSON(data, "x"); err != nil {
-			b.Fatal(err)
 		}
 	}
 }

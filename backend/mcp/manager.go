@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/warden-dev/warden/backend/cage/sandbox"
+	"github.com/warden-dev/warden/backend/mcp/mcpconfig"
 )
 
 // Options configure a Manager. Zero values get working defaults.
@@ -81,7 +82,7 @@ func (o *Options) defaults() error {
 		o.Now = time.Now
 	}
 	if len(o.HashKey) == 0 {
-		o.HashKey = newProcessKey()
+		o.HashKey = mcpconfig.ProcessKey()
 	}
 	return nil
 }

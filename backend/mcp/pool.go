@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/warden-dev/warden/backend/mcp/mcpconfig"
 )
 
 // reloadDelay gathers the bursts of events one save makes (editors write a
@@ -43,7 +45,7 @@ type PoolOptions struct {
 
 // load reads a workspace's config through the filter.
 func (p *Pool) load(workspace string) Config {
-	c := LoadConfig(p.opts.UserConfigPath, workspace)
+	c := mcpconfig.LoadConfig(p.opts.UserConfigPath, workspace)
 	if p.opts.Filter != nil {
 		c = p.opts.Filter(c)
 	}

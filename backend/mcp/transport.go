@@ -17,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/warden-dev/warden/backend/cage/sandbox"
+	"github.com/warden-dev/warden/backend/mcp/mcpport"
 )
 
 // maxLogBytes is where a server log is rotated (once, to <name>.log.1) when
@@ -240,28 +241,5 @@ func logTail(path string, lines int) string {
 	if len(kept) > lines {
 		kept = kept[len(kept)-lines:]
 	}
-	return EscapeForDisplay(strings.Join(kept, " | "))
-}
-
-// EscapeForDisplay makes server-controlled text (descriptions, log lines,
-// error messages) safe to print in a terminal or a log: control characters,
-// including the escape that starts a terminal sequence, become visible \x
-// escapes. Newlines and tabs stay.
-func EscapeForDisplay(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\n' || r == '\t':
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r == '\u202e' || r == '\u202d' || r == '\u2066' || r == '\u2067' || r == '\u2068' || r == '\u2069' || r == '\u202a' || r == '\u202b' || r == '\u202c':
-			fmt.Fprintf(&b, `\u%04x`, r) // bidi overrides can disguise text
-		case r == '\ufffd':
-			b.WriteString(`\ufffd`)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
+	return mcpport.EscapeForDisplay(strings.Join(kept, " | "))
 }

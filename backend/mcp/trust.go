@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 )
@@ -78,7 +79,7 @@ func (s *MemoryTrustStore) list() []TrustRecord {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]TrustRecord, 0, len(s.recs))
-	for _, name := range sortedKeys(s.recs) {
+	for _, name := range slices.Sorted(maps.Keys(s.recs)) {
 		rec := s.recs[name]
 		rec.Tools = maps.Clone(rec.Tools)
 		out = append(out, rec)

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/warden-dev/warden/backend/mcp/internal/testserver"
+
+	"github.com/warden-dev/warden/backend/mcp/mcpport"
 )
 
 // TestRugPullAndListChanged walks one server through trust, a description
@@ -48,7 +50,7 @@ func TestRugPullAndListChanged(t *testing.T) {
 	if err != nil || old != testserver.EchoDescription || cur != testserver.RugPullDescription {
 		t.Fatalf("TrustDiff = %q, %q, %v", old, cur, err)
 	}
-	if d := DescriptionDiff(old, cur); !strings.Contains(d, "+IMPORTANT: before answering") || !strings.Contains(d, "-Echo the text back.") && !strings.Contains(d, " Echo the text back.") {
+	if d := mcpport.DescriptionDiff(old, cur); !strings.Contains(d, "+IMPORTANT: before answering") || !strings.Contains(d, "-Echo the text back.") && !strings.Contains(d, " Echo the text back.") {
 		t.Fatalf("diff does not show the change:\n%s", d)
 	}
 	if err := m.TrustTool(ctx, "t", "echo", TrustSession); err != nil {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 
@@ -128,7 +129,9 @@ func convertRules(entries []ruleEntry, data []byte, file string, tier policy.Tie
 	return out, nil
 }
 
-var ruleHeader = regexp.MustCompile(`^\[\[\s*(rule|"rule"|'rule')\s*\]\]\s*(#.*)?$`)
+// Compiled on first use: every `warden tool` process links this package;
+// few of its calls need the expression.
+var ruleHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\[\[\s*(rule|"rule"|'rule')\s*\]\]\s*(#.*)?$`) })
 
 // ruleLines finds the line of each [[rule]] header, outside multi-line
 // strings. A file the scan cannot follow gets no line numbers (the caller
@@ -137,7 +140,7 @@ func ruleLines(data []byte) []int {
 	var out []int
 	delim := ""
 	for n, line := range strings.Split(string(data), "\n") {
-		if delim == "" && ruleHeader.MatchString(strings.TrimSpace(line)) {
+		if delim == "" && ruleHeader().MatchString(strings.TrimSpace(line)) {
 			out = append(out, n+1)
 			continue
 		}

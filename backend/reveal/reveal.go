@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // InvisibleName says what a badge stands for, or "" for an ordinary
@@ -217,10 +218,12 @@ func hasInvisible(s string) bool {
 	return false
 }
 
+// Compiled on first use: every `warden tool` process links this package;
+// few of its calls need the expression.
 var (
-	segSplit   = regexp.MustCompile("&&|\\|\\||[;|&(){}`]|\\$\\(")
-	assignWord = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
-	durWord    = regexp.MustCompile(`^\d+[smhd]?$`)
+	segSplit   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("&&|\\|\\||[;|&(){}`]|\\$\\(") })
+	assignWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`) })
+	durWord    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+[smhd]?$`) })
 	wrappers   = map[string]bool{"sudo": true, "env": true, "command": true, "exec": true, "nice": true, "nohup": true,
 		"time": true, "timeout": true, "xargs": true, "builtin": true}
 )
@@ -231,9 +234,9 @@ func lineIsRisky(line string, risky []string) bool {
 	if len(risky) == 0 {
 		return false
 	}
-	for _, seg := range segSplit.Split(line, -1) {
+	for _, seg := range segSplit().Split(line, -1) {
 		for _, w := range strings.Fields(seg) {
-			if assignWord.MatchString(w) {
+			if assignWord().MatchString(w) {
 				continue
 			}
 			base := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(w, `"`), `'`), `"`)
@@ -246,7 +249,7 @@ func lineIsRisky(line string, risky []string) bool {
 					return true
 				}
 			}
-			if !wrappers[base] && !strings.HasPrefix(w, "-") && !durWord.MatchString(w) {
+			if !wrappers[base] && !strings.HasPrefix(w, "-") && !durWord().MatchString(w) {
 				break
 			}
 		}
@@ -254,8 +257,12 @@ func lineIsRisky(line string, risky []string) bool {
 	return false
 }
 
-var riskyRe = regexp.MustCompile(`(?:destructive-effect|network-request|unknown-command|protected-path): ([^;:]+)`)
-var progRe = regexp.MustCompile(`^[\w.+-]+$`)
+// Compiled on first use: every `warden tool` process links this package;
+// few of its calls need the expression.
+var riskyRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:destructive-effect|network-request|unknown-command|protected-path): ([^;:]+)`)
+})
+var progRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\w.+-]+$`) })
 
 // RiskyPrograms are the programs a decision's approval step names.
 func RiskyPrograms(steps []StepView) []string {
@@ -265,9 +272,9 @@ func RiskyPrograms(steps []StepView) []string {
 		if s.Step != "approval" {
 			continue
 		}
-		for _, m := range riskyRe.FindAllStringSubmatch(s.Saw, -1) {
+		for _, m := range riskyRe().FindAllStringSubmatch(s.Saw, -1) {
 			f := strings.Fields(m[1])
-			if len(f) > 0 && progRe.MatchString(f[0]) && !seen[f[0]] {
+			if len(f) > 0 && progRe().MatchString(f[0]) && !seen[f[0]] {
 				seen[f[0]] = true
 				out = append(out, f[0])
 			}

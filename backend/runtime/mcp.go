@@ -8,7 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/warden-dev/warden/backend/mcp"
+	"github.com/warden-dev/warden/backend/mcp/mcpconfig"
+	"github.com/warden-dev/warden/backend/mcp/mcpport"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/tools"
@@ -57,7 +58,7 @@ type McpPendingServer struct {
 
 // mcpFor returns the manager of a session's workspace and whose trust its
 // calls use (the root session's), or nil when MCP is not configured.
-func (s *Service) mcpFor(ctx context.Context, sessionID string) (*mcp.Manager, string, error) {
+func (s *Service) mcpFor(ctx context.Context, sessionID string) (mcpport.Servers, string, error) {
 	if s.cfg.MCP == nil {
 		return nil, "", nil
 	}
@@ -79,18 +80,14 @@ func (s *Service) mcpFor(ctx context.Context, sessionID string) (*mcp.Manager, s
 }
 
 // mcpTools is what the session's model is offered from MCP at this turn
-// (mcp.Manager.Offered). A failure leaves MCP out of the turn, never the
+// (mcpport.Servers.Offered). A failure leaves MCP out of the turn, never the
 // whole turn.
 func (s *Service) mcpTools(ctx context.Context, sessionID string) []tools.Tool {
 	m, owner, err := s.mcpFor(ctx, sessionID)
 	if err != nil || m == nil {
 		return nil
 	}
-	var out []tools.Tool
-	for _, a := range m.Offered(ctx, owner) {
-		out = append(out, a)
-	}
-	return out
+	return m.Offered(ctx, owner)
 }
 
 // tool finds the tool a call names: a built-in or meta tool, else an MCP
@@ -104,36 +101,35 @@ func (s *Service) tool(ctx context.Context, sessionID, name string) (tools.Tool,
 	if err != nil || m == nil {
 		return nil, false
 	}
-	if a, ok := m.Find(owner, name); ok {
-		return a, true
-	}
-	return nil, false
+	return m.Find(owner, name)
 }
 
 // TrustMcpServer trusts a server of the session's workspace as it is now,
 // for the session or (persistently) for the workspace, and starts it.
 func (s *Service) TrustMcpServer(ctx context.Context, a TrustMcpArgs) error {
-	scope, err := mcpScope(a.Scope)
+	persistent, err := mcpPersistent(a.Scope)
 	if err != nil {
 		return err
 	}
 	if a.Server == "" {
 		return errors.New("trust an MCP server: the server name is missing")
 	}
-	return s.trustMcp(ctx, a.SessionID, a.Server, scope)
+	return s.trustMcp(ctx, a.SessionID, a.Server, persistent)
 }
 
-func mcpScope(scope string) (mcp.TrustScope, error) {
+// mcpPersistent reads a trust scope: the workspace's (persistent) or the
+// session's.
+func mcpPersistent(scope string) (bool, error) {
 	switch scope {
 	case McpScopeSession:
-		return mcp.TrustSession, nil
+		return false, nil
 	case McpScopeWorkspace, "persistent":
-		return mcp.TrustPersistent, nil
+		return true, nil
 	}
-	return "", fmt.Errorf("scope %q is not session or workspace", scope)
+	return false, fmt.Errorf("scope %q is not session or workspace", scope)
 }
 
-func (s *Service) trustMcp(ctx context.Context, sessionID, server string, scope mcp.TrustScope) error {
+func (s *Service) trustMcp(ctx context.Context, sessionID, server string, persistent bool) error {
 	m, owner, err := s.mcpFor(ctx, sessionID)
 	if err != nil {
 		return err
@@ -141,19 +137,11 @@ func (s *Service) trustMcp(ctx context.Context, sessionID, server string, scope 
 	if m == nil {
 		return errors.New("no MCP servers are configured in this process")
 	}
-	if err := m.TrustFor(ctx, owner, server, scope); err != nil {
+	t, err := m.Trust(ctx, owner, server, persistent)
+	if err != nil {
 		return err
 	}
-	ev := store.McpServerTrusted{Server: server, Persistent: scope == mcp.TrustPersistent}
-	for _, st := range m.StatusFor(ctx, owner) {
-		if st.Name == server {
-			ev.ConfigHash = st.ConfigHash
-			ev.ToolHashes = map[string]string{}
-			for _, t := range st.Tools {
-				ev.ToolHashes[t.Name] = t.Hash
-			}
-		}
-	}
+	ev := store.McpServerTrusted{Server: server, Persistent: persistent, ConfigHash: t.ConfigHash, ToolHashes: t.ToolHashes}
 	_, err = s.st.Append(ctx, sessionID, store.AnyVersion, ev)
 	s.touch(sessionID)
 	return err
@@ -162,11 +150,7 @@ func (s *Service) trustMcp(ctx context.Context, sessionID, server string, scope 
 // trustFromAnswer is Config.TrustMcp when MCP is configured: the prompt's
 // "Trust this server" answer.
 func (s *Service) trustFromAnswer(ctx context.Context, sessionID, server string, persistent bool) error {
-	scope := mcp.TrustSession
-	if persistent {
-		scope = mcp.TrustPersistent
-	}
-	return s.trustMcp(ctx, sessionID, server, scope)
+	return s.trustMcp(ctx, sessionID, server, persistent)
 }
 
 // McpPending lists the servers of the session's workspace (.mcp.json,
@@ -181,15 +165,15 @@ func (s *Service) McpPending(ctx context.Context, sessionID string) ([]McpPendin
 	if m == nil {
 		return out, nil
 	}
-	esc := mcp.EscapeForDisplay
+	esc := mcpport.EscapeForDisplay
 	for _, st := range m.Pending(ctx, owner) {
-		p := McpPendingServer{Name: st.Name, Source: esc(st.Source), Transport: string(st.Transport),
+		p := McpPendingServer{Name: st.Name, Source: esc(st.Source), Transport: st.Transport,
 			Command: esc(st.Command), URL: esc(st.URL), EnvNames: st.EnvNames, Workspace: esc(st.Workspace),
-			Changed: st.Trust != nil && !st.Trust.ConfigMatches}
+			Changed: st.Changed}
 		for _, a := range st.Args {
 			p.Args = append(p.Args, esc(a))
 		}
-		if st.Transport == mcp.TransportHTTP {
+		if st.Transport == string(mcpconfig.TransportHTTP) {
 			p.Launch = p.URL
 		} else {
 			p.Launch = esc(commandLine(st.Command, st.Args))
@@ -279,7 +263,7 @@ func (s *Service) revokeMcp(ctx context.Context, sessionID, id string) error {
 			return err
 		}
 		if m != nil {
-			if err := m.UntrustFor(ctx, owner, server); err != nil {
+			if err := m.Untrust(ctx, owner, server); err != nil {
 				return err
 			}
 		} else if err := s.st.UntrustMcp(ctx, "", ss.WorkspaceID, server); err != nil {
@@ -319,7 +303,7 @@ func (s *Service) mcpInfo(sessionID string, effs []policy.Effect) *McpInfo {
 	if err != nil {
 		return info
 	}
-	esc := mcp.EscapeForDisplay
+	esc := mcpport.EscapeForDisplay
 	info.Change, info.Description = r.Change, esc(r.Description)
 	if len(r.Schema) > 0 {
 		var v any
@@ -331,7 +315,7 @@ func (s *Service) mcpInfo(sessionID string, effs []policy.Effect) *McpInfo {
 	}
 	if r.Change == "changed" {
 		info.OldDescription = esc(r.OldDescription)
-		info.DescriptionDiff = mcp.DescriptionDiff(r.OldDescription, r.Description)
+		info.DescriptionDiff = mcpport.DescriptionDiff(r.OldDescription, r.Description)
 	}
 	return info
 }
@@ -359,17 +343,10 @@ func (s *Service) McpTrustVoided(workspace string, servers []string) {
 	}
 }
 
-// McpStatus reports the servers of a session's workspace (the user's and
-// the workspace's own) with the trust that applies in that session, without
-// starting any: the Settings screen's list while a session is open, so its
-// Trust and Untrust act where the session's calls are decided.
-func (s *Service) McpStatus(ctx context.Context, sessionID string) ([]mcp.ServerStatus, error) {
-	m, owner, err := s.mcpFor(ctx, sessionID)
-	if err != nil {
-		return nil, err
-	}
-	if m == nil {
-		return []mcp.ServerStatus{}, nil
-	}
-	return m.StatusFor(ctx, owner), nil
+// MCPOf is the MCP servers of a session's workspace and the session whose
+// trust applies in it (nil when MCP is not configured): the Settings
+// screen's list while a session is open, so its Trust and Untrust act where
+// the session's calls are decided.
+func (s *Service) MCPOf(ctx context.Context, sessionID string) (mcpport.Servers, string, error) {
+	return s.mcpFor(ctx, sessionID)
 }

@@ -104,7 +104,7 @@ func mcpRig(t *testing.T, prov model.Provider) *rig {
 		t.Fatal(err)
 	}
 	r = newRig(t, prov, func(c *rigConfig) {
-		c.MCP = pool
+		c.MCP = pool.Port()
 		c.OnSessionClose = append(c.OnSessionClose, pool.EndSession)
 	})
 	t.Cleanup(func() { _ = pool.Close() })

@@ -10,7 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/warden-dev/warden/backend/gate"
-	"github.com/warden-dev/warden/backend/mcp"
+	"github.com/warden-dev/warden/backend/mcp/mcpport"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime/model"
 	"github.com/warden-dev/warden/backend/store"
@@ -53,7 +53,7 @@ type Config struct {
 	TrustMcp func(ctx context.Context, sessionID, server string, persistent bool) error
 	// MCP is every workspace's MCP servers (runtime/mcp.go); nil: no MCP.
 	// With it, TrustMcp defaults to trusting in the session's workspace.
-	MCP *mcp.Pool
+	MCP mcpport.Pool
 	// LeaveSessions skips the start-up resume of other sessions (planning
 	// sessions landing in Always): for front ends that run or explain one
 	// call (`warden tool`, `policy check`) beside a window that owns them.

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/warden-dev/warden/backend/mcp"
+	"github.com/warden-dev/warden/backend/mcp/mcpport"
 )
 
 const (
@@ -41,7 +42,14 @@ type McpLog struct {
 // without, the user's servers.
 func (s *Service) McpServers(ctx context.Context, a McpServersArgs) ([]mcp.ServerStatus, error) {
 	if a.SessionID != "" {
-		return s.opts.Runtime.McpStatus(ctx, a.SessionID)
+		srv, owner, err := s.opts.Runtime.MCPOf(ctx, a.SessionID)
+		if err != nil {
+			return nil, err
+		}
+		if srv == nil {
+			return []mcp.ServerStatus{}, nil
+		}
+		return mcp.StatusOf(ctx, srv, owner), nil
 	}
 	if s.opts.MCP == nil {
 		return []mcp.ServerStatus{}, nil
@@ -71,7 +79,7 @@ func (s *Service) McpLog(ctx context.Context, a McpLogArgs) (McpLog, error) {
 			return McpLog{}, err
 		}
 		for i, l := range lines {
-			lines[i] = mcp.EscapeForDisplay(l)
+			lines[i] = mcpport.EscapeForDisplay(l)
 		}
 		return McpLog{Server: st.Name, Path: st.LogPath, Lines: lines, Truncated: truncated}, nil
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/warden-dev/warden/backend/config"
 	"github.com/warden-dev/warden/backend/mcp"
+	"github.com/warden-dev/warden/backend/mcp/mcpconfig"
 )
 
 // MCP servers from the Settings screen: the same [mcp.servers.NAME] tables
@@ -119,7 +120,7 @@ func (s *Service) userServers() (map[string]mcp.ServerConfig, error) {
 	if err != nil {
 		return nil, fmt.Errorf("MCP servers: %w", err)
 	}
-	servers, err := mcp.ParseUserConfig(data, s.opts.ConfigPath)
+	servers, err := mcpconfig.ParseUserConfig(data, s.opts.ConfigPath)
 	if servers == nil {
 		return nil, fmt.Errorf("%w (fix the file by hand first)", err)
 	}
@@ -128,7 +129,7 @@ func (s *Service) userServers() (map[string]mcp.ServerConfig, error) {
 
 // checkMcp refuses a file in which backend/mcp would not read every server.
 func (s *Service) checkMcp(data []byte) error {
-	if _, err := mcp.ParseUserConfig(data, s.opts.ConfigPath); err != nil {
+	if _, err := mcpconfig.ParseUserConfig(data, s.opts.ConfigPath); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	return nil

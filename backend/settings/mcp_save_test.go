@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/warden-dev/warden/backend/mcp"
+	"github.com/warden-dev/warden/backend/mcp/mcpconfig"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/settings"
 )
@@ -63,12 +64,12 @@ func TestMcpServerFromSettings(t *testing.T) {
 		t.Fatalf("config.toml:\n%s", text)
 	}
 	// The CLI's reading of the same file.
-	cfg := mcp.LoadConfig(r.path, ws)
+	cfg := mcpconfig.LoadConfig(r.path, ws)
 	srv, ok := cfg.Servers["everything"]
 	if !ok || srv.Command != bin || len(cfg.Errors) > 0 {
-		t.Fatalf("mcp.LoadConfig: %+v %v", cfg.Servers, cfg.Errors)
+		t.Fatalf("mcpconfig.LoadConfig: %+v %v", cfg.Servers, cfg.Errors)
 	}
-	key, err := mcp.LoadHashKey(mcp.HashKeyPath(r.path))
+	key, err := mcpconfig.LoadHashKey(mcpconfig.HashKeyPath(r.path))
 	if err != nil {
 		t.Fatal(err)
 	}

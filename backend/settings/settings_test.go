@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/warden-dev/warden/backend/config"
-	"github.com/warden-dev/warden/backend/mcp"
+	"github.com/warden-dev/warden/backend/mcp/mcpconfig"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/settings"
@@ -197,7 +197,7 @@ func TestSaveModelSettingsKeepsMCPServers(t *testing.T) {
 		BaseURL: "http://127.0.0.1:11434/v1"}); err != nil {
 		t.Fatal(err)
 	}
-	mc := mcp.LoadConfig(r.path, "")
+	mc := mcpconfig.LoadConfig(r.path, "")
 	if len(mc.Errors) > 0 || mc.Servers["noisy"].Command != "sh" {
 		t.Fatalf("MCP config after save: %+v", mc)
 	}

@@ -130,17 +130,58 @@ func (s *Store) UnfinishedInvocations(ctx context.Context) ([]StoredEvent, error
 	}
 	var out []StoredEvent
 	for _, id := range open {
-		evs, err := s.queryEvents(ctx, `SELECT `+eventCols+` FROM events e
-			WHERE e.session_id = ? AND e.kind = ?
-			AND NOT EXISTS (SELECT 1 FROM events d WHERE d.session_id = e.session_id AND d.kind IN (?, ?)
-				AND d.seq > e.seq AND json_extract(d.payload, '$.call_id') = json_extract(e.payload, '$.call_id'))`,
-			id, started, completed, failed)
+		evs, err := s.unfinishedIn(ctx, id)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, evs...)
 	}
 	slices.SortFunc(out, func(a, b StoredEvent) int { return cmp.Compare(a.Seq, b.Seq) })
+	return out, nil
+}
+
+// unfinishedIn finds one session's starts with no end after them in one
+// ordered pass over its starts and ends (call ids only, from the kind
+// index), then reads those starts whole. Matching each start against the
+// later ends in SQL was quadratic: a session of 30,000 calls with one left
+// open kept a start waiting for minutes.
+func (s *Store) unfinishedIn(ctx context.Context, sessionID string) ([]StoredEvent, error) {
+	started := string(KindToolInvocationStarted)
+	rows, err := s.r.QueryContext(ctx, `SELECT seq, kind, coalesce(json_extract(payload, '$.call_id'), '') FROM events
+		WHERE session_id = ? AND kind IN (?, ?, ?) ORDER BY seq`,
+		sessionID, started, string(KindToolInvocationCompleted), string(KindToolInvocationFailed))
+	if err != nil {
+		return nil, fmt.Errorf("store: unfinished calls: %w", err)
+	}
+	open := map[string][]int64{} // call id → its starts not yet ended, in order
+	for rows.Next() {
+		var seq int64
+		var kind, call string
+		if err := rows.Scan(&seq, &kind, &call); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("store: unfinished calls: %w", err)
+		}
+		switch {
+		case kind == started:
+			open[call] = append(open[call], seq)
+		case call != "": // an end finishes every earlier start of its call; a start without an id never ends
+			delete(open, call)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: unfinished calls: %w", err)
+	}
+	var out []StoredEvent
+	for _, seqs := range open {
+		for _, seq := range seqs {
+			evs, err := s.queryEvents(ctx, `SELECT `+eventCols+` FROM events e WHERE e.seq = ?`, seq)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, evs...)
+		}
+	}
 	return out, nil
 }
 

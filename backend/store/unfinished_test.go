@@ -33,6 +33,12 @@ func TestUnfinishedInvocations(t *testing.T) {
 		ToolInvocationStarted{CallID: "failed", Tool: "shell.exec"},
 		ToolInvocationFailed{CallID: "failed", Tool: "shell.exec", Error: "x"},
 	)
+	// A call id started again after it ended is running again.
+	appendAll(a.ID,
+		ToolInvocationStarted{CallID: "again", Tool: "shell.exec"},
+		ToolInvocationCompleted{CallID: "again", Tool: "shell.exec"},
+		ToolInvocationStarted{CallID: "again", Tool: "shell.exec"},
+	)
 	// The same call id ending in another session does not end it.
 	appendAll(b.ID, ToolInvocationStarted{CallID: "running", Tool: "x"}, ToolInvocationCompleted{CallID: "running", Tool: "x"})
 	// A stale failure ends a call that never started: it is no end of
@@ -47,9 +53,49 @@ func TestUnfinishedInvocations(t *testing.T) {
 	for _, e := range got {
 		names = append(names, e.SessionID+"/"+e.Event.(ToolInvocationStarted).CallID)
 	}
-	want := []string{a.ID + "/running", c.ID + "/other"}
-	if len(names) != len(want) || names[0] != want[0] || names[1] != want[1] {
+	want := []string{a.ID + "/running", a.ID + "/again", c.ID + "/other"}
+	if strings.Join(names, " ") != strings.Join(want, " ") {
 		t.Fatalf("unfinished = %v, want %v", names, want)
+	}
+}
+
+// TestUnfinishedInvocationsInALongSession: one session of 30,000 finished
+// calls with one left running (the audit benchmark's seed) is scanned in
+// one pass; matching each start against the later ends in SQL took
+// minutes, and every start of the window waited for it.
+func TestUnfinishedInvocationsInALongSession(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "w.db"), testKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ss, err := s.CreateSession(ctx, NewSession{Workspace: "/long"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []Event
+	for c := range 30000 {
+		call := fmt.Sprintf("c%d", c)
+		evs = append(evs, ToolInvocationStarted{CallID: call, Tool: "shell.exec"})
+		if c == 17321 {
+			continue // left running
+		}
+		if c%31 == 0 {
+			evs = append(evs, ToolInvocationFailed{CallID: call, Tool: "shell.exec", Error: "exit 1"})
+		} else {
+			evs = append(evs, ToolInvocationCompleted{CallID: call, Tool: "shell.exec"})
+		}
+	}
+	if _, err := s.Append(ctx, ss.ID, AnyVersion, evs...); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.UnfinishedInvocations(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Event.(ToolInvocationStarted).CallID != "c17321" {
+		t.Fatalf("unfinished = %+v, want the one call c17321", got)
 	}
 }
 

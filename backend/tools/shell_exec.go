@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -79,7 +80,9 @@ func (t shell) invoke(ctx context.Context, p ShellExecParams, env Env) (Result, 
 	return run.result(), nil
 }
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+// Compiled on first use: every `warden tool` process links this package;
+// few of its calls need the expression.
+var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 func checkShell(p *ShellExecParams) error {
 	if strings.TrimSpace(p.Command) == "" {
@@ -89,7 +92,7 @@ func checkShell(p *ShellExecParams) error {
 		return fmt.Errorf("timeout_ms must be between 1 and %d", maxShellTimeout.Milliseconds())
 	}
 	for k := range p.Env {
-		if !envName.MatchString(k) {
+		if !envName().MatchString(k) {
 			return fmt.Errorf("env: %q is not a variable name", k)
 		}
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/warden-dev/warden/backend/mcp"
+	"github.com/warden-dev/warden/backend/mcp/mcpport"
 	"github.com/warden-dev/warden/backend/runtime"
 )
 
@@ -75,8 +75,8 @@ func FuzzMcpLines(f *testing.F) {
 	f.Fuzz(func(t *testing.T, old, now, server string, width, room int) {
 		width, room = 10+abs(width)%200, 3+abs(room)%50
 		m := &Model{th: newTheme()}
-		info := runtime.McpInfo{Server: mcp.EscapeForDisplay(server), Tool: "t", Change: "changed",
-			Description: mcp.EscapeForDisplay(now), OldDescription: mcp.EscapeForDisplay(old), DescriptionDiff: mcp.DescriptionDiff(old, now)}
+		info := runtime.McpInfo{Server: mcpport.EscapeForDisplay(server), Tool: "t", Change: "changed",
+			Description: mcpport.EscapeForDisplay(now), OldDescription: mcpport.EscapeForDisplay(old), DescriptionDiff: mcpport.DescriptionDiff(old, now)}
 		lines := m.mcpLines(info, width, room)
 		if len(lines) > room {
 			t.Fatalf("%d rows for a room of %d", len(lines), room)

@@ -40,7 +40,7 @@ func (m *Model) mcpLines(mc runtime.McpInfo, w, room int) []string {
 	}
 	switch {
 	case mc.Change == "changed":
-		// The runtime diffs the two (mcp.DescriptionDiff), as for the window.
+		// The runtime diffs the two (mcpport.DescriptionDiff), as for the window.
 		out = append(out, wrapSpans([]span{{text: "Description, as trusted (-) and now (+):", style: th.bold}}, w, "", "", th.plain)...)
 		type row struct {
 			text string

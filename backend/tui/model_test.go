@@ -16,7 +16,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/warden-dev/warden/backend/assemble"
-	"github.com/warden-dev/warden/backend/mcp"
+	"github.com/warden-dev/warden/backend/mcp/mcpport"
 	"github.com/warden-dev/warden/backend/policy"
 	"github.com/warden-dev/warden/backend/runtime"
 	"github.com/warden-dev/warden/backend/store"
@@ -587,7 +587,7 @@ func TestModalMcpDescriptionDiff(t *testing.T) {
 	a := runtime.Approval{RequestID: "req1", SessionID: r.m.Session().ID, Tool: "mcp__notes__search", Args: json.RawMessage(`{"q":"todo"}`),
 		Risk: policy.RiskMedium, Reasons: []policy.Reason{policy.ReasonUntrustedMcpServer}, Signature: "mcp:notes/search", Live: true,
 		Mcp: &runtime.McpInfo{Server: "notes", Tool: "search", Change: "changed", Description: now, OldDescription: old,
-			DescriptionDiff: mcp.DescriptionDiff(old, now)}}
+			DescriptionDiff: mcpport.DescriptionDiff(old, now)}}
 	r.m.enqueue(a)
 	r.arm()
 	s := r.screen()

@@ -15,6 +15,8 @@ import (
 	"github.com/warden-dev/warden/backend/assemble"
 	"github.com/warden-dev/warden/backend/cage/sandbox"
 	"github.com/warden-dev/warden/backend/mcp"
+	"github.com/warden-dev/warden/backend/mcp/mcpconfig"
+	"github.com/warden-dev/warden/backend/mcp/mcpport"
 	"github.com/warden-dev/warden/backend/mcp/mcpstore"
 	"github.com/warden-dev/warden/backend/store"
 	"github.com/warden-dev/warden/backend/termtext"
@@ -104,7 +106,7 @@ func runMCP(ctx context.Context, args []string, io stdio) int {
 	}
 	defer env.close()
 	for _, e := range env.manager.ConfigErrors() {
-		fmt.Fprintf(io.err, "warden mcp: config: %s\n", mcp.EscapeForDisplay(e.Error()))
+		fmt.Fprintf(io.err, "warden mcp: config: %s\n", mcpport.EscapeForDisplay(e.Error()))
 	}
 
 	switch sub {
@@ -143,7 +145,7 @@ func openMCPEnv(ctx context.Context, workspace, dbPath string, startUntrusted bo
 	if abs, err = filepath.EvalSymlinks(abs); err != nil {
 		return nil, fmt.Errorf("workspace: %w", err)
 	}
-	userPath, err := mcp.UserConfigPath()
+	userPath, err := mcpconfig.UserConfigPath()
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +164,7 @@ func openMCPEnv(ctx context.Context, workspace, dbPath string, startUntrusted bo
 		_ = db.Close()
 		return nil, err
 	}
-	key, err := mcp.LoadHashKey(mcp.HashKeyPath(userPath))
+	key, err := mcpconfig.LoadHashKey(mcpconfig.HashKeyPath(userPath))
 	if err != nil {
 		_ = db.Close()
 		return nil, err
@@ -222,7 +224,7 @@ func printStatuses(w io.Writer, statuses []mcp.ServerStatus) {
 		fmt.Fprintln(w, "no MCP servers configured (.mcp.json in the workspace, [mcp.servers] in config.toml)")
 		return
 	}
-	esc := mcp.EscapeForDisplay
+	esc := mcpport.EscapeForDisplay
 	for _, s := range statuses {
 		trust := "untrusted"
 		if s.Trust != nil {
@@ -274,12 +276,12 @@ func mcpTrust(ctx context.Context, env *mcpEnv, name, tool string, io stdio) int
 	var err error
 	if tool != "" {
 		if err := m.Start(ctx, name); err != nil {
-			fmt.Fprintf(io.err, "warden mcp trust: %s\n", mcp.EscapeForDisplay(err.Error()))
+			fmt.Fprintf(io.err, "warden mcp trust: %s\n", mcpport.EscapeForDisplay(err.Error()))
 			return 1
 		}
 		old, cur, derr := m.TrustDiff(ctx, name, tool)
 		if derr == nil && old != cur {
-			fmt.Fprintf(io.out, "%s/%s description, as trusted (-) and now (+):\n%s", name, tool, mcp.DescriptionDiff(old, cur))
+			fmt.Fprintf(io.out, "%s/%s description, as trusted (-) and now (+):\n%s", name, tool, mcpport.DescriptionDiff(old, cur))
 		}
 		err = m.TrustTool(ctx, name, tool, mcp.TrustPersistent)
 	} else {
@@ -291,12 +293,12 @@ func mcpTrust(ctx context.Context, env *mcpEnv, name, tool string, io stdio) int
 			if s.Transport != mcp.TransportHTTP {
 				launch = fmt.Sprintf("%q %q", s.Command, s.Args)
 			}
-			fmt.Fprintf(io.out, "%s: from %s, starting %s\n", name, mcp.EscapeForDisplay(s.Source), mcp.EscapeForDisplay(launch))
+			fmt.Fprintf(io.out, "%s: from %s, starting %s\n", name, mcpport.EscapeForDisplay(s.Source), mcpport.EscapeForDisplay(launch))
 		}
 		err = m.Trust(ctx, name, mcp.TrustPersistent)
 	}
 	if err != nil {
-		fmt.Fprintf(io.err, "warden mcp trust: %s\n", mcp.EscapeForDisplay(err.Error()))
+		fmt.Fprintf(io.err, "warden mcp trust: %s\n", mcpport.EscapeForDisplay(err.Error()))
 		return 1
 	}
 	for _, s := range m.Status(ctx) {
@@ -308,7 +310,7 @@ func mcpTrust(ctx context.Context, env *mcpEnv, name, tool string, io stdio) int
 			if tool != "" && t.Name != tool {
 				continue
 			}
-			fmt.Fprintf(io.out, "  - %s  %s  %s\n", t.Name, short(t.Hash), mcp.EscapeForDisplay(firstLine(t.Description)))
+			fmt.Fprintf(io.out, "  - %s  %s  %s\n", t.Name, short(t.Hash), mcpport.EscapeForDisplay(firstLine(t.Description)))
 		}
 	}
 	return 0

@@ -43,8 +43,10 @@ func delegate(args []string) (int, bool) {
 
 // handOver runs the whole command in the full binary: the configuration
 // asks for a part the slim build lacks.
-func handOver(w io.Writer, _ *assemble.NotLinkedError) int {
-	return execFull(w, os.Args)
+func handOver(w io.Writer, nl *assemble.NotLinkedError) int {
+	code := execFull(w, os.Args)
+	fmt.Fprintf(w, "warden: (%v)\n", nl)
+	return code
 }
 
 // execFull replaces this process with the full binary; it returns only on

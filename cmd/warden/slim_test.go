@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -143,7 +144,7 @@ func TestSlimToolIsTheSameCall(t *testing.T) {
 		{"a caged command that fails", "shell.exec", `{"command":"exit 3"}`, "workspace-write", 1, ""},
 		{"a read-only cage refuses the write", "shell.exec", `{"command":"echo hi > ro.txt"}`, "read-only", 1, ""},
 		{"a file tool", "fs.write", `{"path":"notes.md","content":"x\n"}`, "workspace-write", 0, "notes.md"},
-		{"an unknown tool", "no.such.tool", `{}`, "workspace-write", 2, ""},
+		{"a read-only file tool", "fs.list", `{"path":"."}`, "read-only", 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			slimEnv(t)
@@ -330,6 +331,131 @@ func TestSlimHandsOverWhatItLacks(t *testing.T) {
 	}
 }
 
+// TestSlimHandsOverTools: a call of a tool the slim build does not link
+// (the browser tools, computer.use, MCP tools by either name), or under a
+// configuration with an MCP server (which the full build starts), is run by
+// the full binary from the start: alone, the slim binary says so and opens
+// nothing — no database, no server started; paired, the output, exit code
+// and recorded events are the full binary's own. A built-in tool is the
+// control the slim binary runs itself. A name no build knows is handed
+// over too, after the graph found it missing (the full binary lists its
+// own tools): it opened the store as the full binary would, and ran
+// nothing.
+func TestSlimHandsOverTools(t *testing.T) {
+	paired, alone := slimCLI(t)
+	full := filepath.Join(filepath.Dir(paired), fullNameForTest)
+	for _, tc := range []struct {
+		name, tool, args string
+		user             string // the user's config.toml; %s is the marker file a started server writes
+		mcpJSON          string // the workspace's .mcp.json; %s as above
+		handsOver        bool
+		opensFirst       bool // the slim binary opens the store before it knows (an unknown name)
+		started          bool // the full binary starts the configured server
+	}{
+		{name: "a built-in tool", tool: "fs.write", args: `{"path":"a.txt","content":"x"}`},
+		{name: "a built-in command", tool: "shell.exec", args: `{"command":"echo hi > made.txt"}`},
+		{name: "a browser tool", tool: "browser.action", args: `{}`, handsOver: true},
+		{name: "a browser batch", tool: "browser.batch", args: `{"steps":[]}`, handsOver: true},
+		{name: "computer use", tool: "computer.use", args: `{"action":"screenshot"}`, handsOver: true},
+		{name: "an MCP tool by its gate name", tool: "mcp-tool:files/read", args: `{}`, handsOver: true},
+		{name: "an MCP tool by its model name", tool: "mcp__files__read", args: `{}`, handsOver: true},
+		{name: "a name no build knows", tool: "no.such.tool", args: `{}`, handsOver: true, opensFirst: true},
+		{name: "a user MCP server configured", tool: "shell.exec", args: `{"command":"true"}`, handsOver: true, started: true,
+			user: "[mcp.servers.rec]\ncommand = \"%s\"\nsandbox = \"none\"\n"},
+		{name: "a workspace MCP server configured", tool: "fs.list", args: `{"path":"."}`, handsOver: true,
+			mcpJSON: `{"mcpServers":{"rec":{"command":"%s"}}}`},
+		{name: "an MCP tool with its server configured", tool: "mcp-tool:rec/echo", args: `{}`, handsOver: true, started: true,
+			user: "[mcp.servers.rec]\ncommand = \"%s\"\nsandbox = \"none\"\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfgDir := slimEnv(t)
+			// A "server" that only records that it was started, outside
+			// any cage, and exits (the full build then reports it failed).
+			tmp := t.TempDir()
+			marker, srv := filepath.Join(tmp, "started"), filepath.Join(tmp, "srv.sh")
+			writeFile(t, srv, "#!/bin/sh\necho started >> "+marker+"\n")
+			if err := os.Chmod(srv, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if tc.user != "" {
+				writeFile(t, filepath.Join(cfgDir, "config.toml"), strings.ReplaceAll(tc.user, "%s", srv))
+			}
+			run := func(bin string) (procRun, string, string) {
+				ws, err := filepath.EvalSymlinks(t.TempDir())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tc.mcpJSON != "" {
+					writeFile(t, filepath.Join(ws, ".mcp.json"), strings.ReplaceAll(tc.mcpJSON, "%s", srv))
+				}
+				db := filepath.Join(t.TempDir(), "w.db")
+				r := runProc(t, ws, bin, "tool", tc.tool, "--workspace", ws, "--db", db, "--sandbox", "workspace-write", "--args", tc.args)
+				return r, ws, db
+			}
+
+			lone, _, loneDB := run(alone)
+			loneStarted := toolExists(marker)
+			_ = os.Remove(marker)
+			if !tc.handsOver {
+				if lone.code != 0 || strings.Contains(lone.stderr, fullNameForTest) {
+					t.Fatalf("alone: exit %d, stderr %q: the slim binary should run a built-in tool itself", lone.code, lone.stderr)
+				}
+				return
+			}
+			if lone.code != 1 || !strings.Contains(lone.stderr, fullNameForTest) {
+				t.Fatalf("alone: exit %d, stdout %q, stderr %q; want 1 and a message naming %s", lone.code, lone.stdout, lone.stderr, fullNameForTest)
+			}
+			if lone.stdout != "" {
+				t.Errorf("alone: the slim binary printed an outcome: %s", lone.stdout)
+			}
+			if toolExists(loneDB) != tc.opensFirst {
+				t.Errorf("alone: database made = %v, want %v", toolExists(loneDB), tc.opensFirst)
+			}
+			if loneStarted {
+				t.Error("alone: the slim binary started the configured MCP server")
+			}
+
+			want, wsW, dbW := run(full)
+			wantStarted := toolExists(marker)
+			_ = os.Remove(marker)
+			got, wsG, dbG := run(paired)
+			gotStarted := toolExists(marker)
+			if wantStarted != tc.started || gotStarted != tc.started {
+				t.Errorf("server started: full binary %v, through the slim one %v; want %v", wantStarted, gotStarted, tc.started)
+			}
+			if got.code != want.code || got.stderr != want.stderr {
+				t.Fatalf("through the slim binary: exit %d, stderr %q\nthe full binary: exit %d, stderr %q", got.code, got.stderr, want.code, want.stderr)
+			}
+			var o [2]toolOutput
+			for i, r := range []procRun{want, got} {
+				if r.stdout == "" {
+					continue
+				}
+				if err := json.Unmarshal([]byte(r.stdout), &o[i]); err != nil {
+					t.Fatalf("output: %v\n%s", err, r.stdout)
+				}
+			}
+			// Each run has its own workspace folder and its own timing.
+			timing := regexp.MustCompile(`\(\d+ ms\)|"duration_ms":\d+`)
+			norm := func(v any, ws string) string {
+				b, _ := json.Marshal(v)
+				return timing.ReplaceAllString(strings.ReplaceAll(string(b), ws, "WS"), "T")
+			}
+			if a, b := norm([]any{o[0].Decision, o[0].Result}, wsW), norm([]any{o[1].Decision, o[1].Result}, wsG); a != b {
+				t.Errorf("outcomes differ:\n full: %s\n slim: %s", a, b)
+			}
+			if (o[0].SessionID == "") != (o[1].SessionID == "") {
+				t.Fatalf("one run made a session, the other not: %q, %q", o[0].SessionID, o[1].SessionID)
+			}
+			if o[0].SessionID != "" {
+				if a, b := toolEventKinds(t, dbW, o[0].SessionID), toolEventKinds(t, dbG, o[1].SessionID); a != b {
+					t.Errorf("events differ:\n full: %s\n slim: %s", a, b)
+				}
+			}
+		})
+	}
+}
+
 // TestSlimNetworkedCall: a caged command with network runs through the
 // slim binary alone. The cage re-executes the running binary as its network
 // forwarder (netfwd); with no full binary anywhere, the page arrives only if
@@ -385,6 +511,15 @@ func TestSlimLinksNoHeavyPart(t *testing.T) {
 		"github.com/warden-dev/warden/backend/tui",
 		"github.com/warden-dev/warden/backend/server",
 		"github.com/warden-dev/warden/backend/api",
+		"github.com/warden-dev/warden/backend/mcp",
+		"github.com/modelcontextprotocol/go-sdk/mcp",
+		"github.com/google/jsonschema-go/jsonschema",
+		"github.com/warden-dev/warden/backend/tools/browser",
+		"github.com/mxschmitt/playwright-go",
+		"github.com/warden-dev/warden/backend/tools/computer",
+		"github.com/kbinani/screenshot",
+		"github.com/jezek/xgb",
+		"github.com/godbus/dbus/v5",
 	} {
 		if deps[heavy] {
 			t.Errorf("the slim build links %s", heavy)

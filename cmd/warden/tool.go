@@ -97,7 +97,7 @@ func runTool(ctx context.Context, argv []string, io stdio) int {
 		return 2
 	}
 	g, err := assemble.Open(ctx, assemble.Options{DBPath: f.db, Workspace: s.Workspace, Headless: true, NoModel: true, LeaveSessions: true, OneShot: true,
-		Version: version, ApprovalTimeout: &f.approvalTimeout, AllowHosts: f.allowHosts})
+		Tool: name, Version: version, ApprovalTimeout: &f.approvalTimeout, AllowHosts: f.allowHosts})
 	if nl := (*assemble.NotLinkedError)(nil); errors.As(err, &nl) {
 		// The slim build lacks a part this configuration needs; nothing
 		// is open yet, so the full binary runs the whole command.
@@ -107,12 +107,24 @@ func runTool(ctx context.Context, argv []string, io stdio) int {
 		fmt.Fprintf(io.err, "warden tool: %v\n", err)
 		return 1
 	}
-	defer g.Close()
+	defer func() {
+		if g != nil {
+			g.Close()
+		}
+	}()
 	if err := f.settleOrg(&s, g.Engine.Org()); err != nil {
 		fmt.Fprintf(io.err, "warden tool: %v\n", err)
 		return 1
 	}
 	out, code, err := callTool(ctx, g, s, name, f, nil)
+	if nl := (*assemble.NotLinkedError)(nil); errors.As(err, &nl) {
+		// A name this build does not know and the full one may: it ran
+		// nothing, so the full binary runs the whole command (and says
+		// which tools it knows, if it does not know it either).
+		g.Close()
+		g = nil
+		return handOver(io.err, nl)
+	}
 	if err != nil {
 		fmt.Fprintf(io.err, "warden tool: %v\n", err)
 		return code
@@ -185,6 +197,9 @@ func callTool(ctx context.Context, g *assemble.Graph, s policy.Session, name str
 	}
 	tool, ok := g.Tool(name)
 	if !ok {
+		if nl := g.ToolNotLinked(name); nl != nil {
+			return out, 1, nl
+		}
 		return out, 2, fmt.Errorf("unknown tool %q (known: %s; mcp-tool:<server>/<tool> needs a started MCP server: see warden mcp list)", name, strings.Join(g.ToolNames(), ", "))
 	}
 	sess, err := g.Store.CreateSession(ctx, store.NewSession{Workspace: s.Workspace, Title: "warden tool " + tool.Name(),
@@ -193,7 +208,7 @@ func callTool(ctx context.Context, g *assemble.Graph, s policy.Session, name str
 		return out, 1, err
 	}
 	defer g.Monitors.StopSession(sess.ID)
-	defer func() { _ = g.Browser.Close(sess.ID) }()
+	defer func() { _ = g.CloseBrowser(sess.ID) }()
 	grants, err := g.Store.Grants(ctx, store.GrantFilter{WorkspaceID: sess.WorkspaceID, SessionID: sess.ID})
 	if err != nil {
 		return out, 1, err

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -22,7 +23,9 @@ var subcommandPrograms = map[string]bool{
 
 var runVerbs = map[string]bool{"run": true, "exec": true, "x": true, "run-script": true, "dlx": true}
 
-var subcommandWord = regexp.MustCompile(`^[a-z][a-z0-9._:-]*$`)
+// Compiled on first use: every `warden tool` process links this package;
+// few of its calls need the expression.
+var subcommandWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9._:-]*$`) })
 
 // signature is computed after classification: a head signature only for one
 // plain command that is read-only or unproven-but-not-an-interpreter.
@@ -102,7 +105,7 @@ func (w *walker) signature(f *syntax.File, norm string, class Class) string {
 	if class == ClassUnknown && handlers[prog] != nil && !pkg && !contains(buildTools, prog) {
 		return exact
 	}
-	if subcommandPrograms[prog] && len(args) > 0 && !subcommandWord.MatchString(args[0].val) {
+	if subcommandPrograms[prog] && len(args) > 0 && !subcommandWord().MatchString(args[0].val) {
 		return exact // npm --prefix x test, git -C x push: options first
 	}
 	head := prog
@@ -110,7 +113,7 @@ func (w *walker) signature(f *syntax.File, norm string, class Class) string {
 	if subcommandPrograms[prog] && len(args) > 0 {
 		head += " " + args[0].val
 		rest = args[1:]
-		if runVerbs[args[0].val] && len(args) > 1 && subcommandWord.MatchString(args[1].val) {
+		if runVerbs[args[0].val] && len(args) > 1 && subcommandWord().MatchString(args[1].val) {
 			head += " " + args[1].val
 			rest = args[2:]
 		}

@@ -1,4 +1,4 @@
-package mcp
+package mcpconfig
 
 import (
 	"crypto/rand"
@@ -65,9 +65,9 @@ func LoadHashKey(path string) ([]byte, error) {
 	return nil, fmt.Errorf("MCP trust key %s: created and removed while reading it", path)
 }
 
-// newProcessKey is the key of a manager given none: trust then lasts only
+// ProcessKey is the key of a manager given none: trust then lasts only
 // as long as the process, which is what a caller without a key file gets.
-var newProcessKey = sync.OnceValue(func() []byte {
+var ProcessKey = sync.OnceValue(func() []byte {
 	key := make([]byte, hashKeyBytes)
 	_, _ = rand.Read(key)
 	return key
