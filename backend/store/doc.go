@@ -8,8 +8,9 @@
 // the same in every build (CLI, desktop app, tests, -race). Every binary that
 // imports this package therefore needs cgo and a C compiler to build, and
 // links only libc at run time. It replaced the transpiled modernc.org/sqlite,
-// whose package inits, page faults and deep stacks made a one-shot `warden
-// tool` process cost about 1.15x the CPU it costs now. Debian's libsqlite3
+// whose package inits, page faults, slow statement parsing and deep stacks
+// made a one-shot `warden tool` process cost about 1.25x the CPU it costs
+// now (with the statement cache of dsn in store.go). Debian's libsqlite3
 // (-tags libsqlite3) was measured as well and not taken: the same speed, but
 // a tag every go command would have to carry, and a forgotten one silently
 // builds the bundled engine instead. nocgo.go turns a CGO_ENABLED=0 build into
