@@ -5,7 +5,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -121,17 +120,15 @@ func TestTaskResultWaitsAndFetches(t *testing.T) {
 	kid, err := script.Parse([]byte(`{"version": 1, "delta_delay_ms": 40, "turns": [{"text": "COUNTED two entries: README.md and build."}]}`))
 	must(t, err)
 	prov, srv := wireProvider(t, "anthropic", "", parent)
-	// The child's answer is held until the parent has read "started in
-	// the background", so it ends while task_result waits, not before.
+	// The child's answer is held until the parent's task_result call has
+	// started, so it ends while task_result waits, not before (releasing
+	// it at the parent's next request raced the parent's own step on a
+	// busy machine: the child ended first and was told as a notice).
 	release := make(chan struct{})
-	var once sync.Once
 	route := routeChild(parent, kid)
 	srv.Route(func(body []byte) *script.Script {
 		sc := route(body)
-		switch {
-		case sc == parent && bytes.Contains(body, []byte(`"tool_use_id":"call_bg"`)):
-			once.Do(func() { close(release) })
-		case sc == kid:
+		if sc == kid {
 			select {
 			case <-release:
 			case <-time.After(20 * time.Second):
@@ -141,6 +138,16 @@ func TestTaskResultWaitsAndFetches(t *testing.T) {
 	})
 	r := newRig(t, prov, nil)
 	s := r.session(nil)
+	pctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		for p := range r.svc.Subscribe(pctx) {
+			if p.Event != nil && p.Event.Kind == store.KindToolInvocationStarted && bytes.Contains(p.Event.Data, []byte(`"call_wait"`)) {
+				close(release)
+				return
+			}
+		}
+	}()
 	must(t, r.svc.Run(ctx, s.ID, "count the files with a helper"))
 	var afterWait []byte
 	for _, b := range srv.Bodies() {
