@@ -129,15 +129,23 @@ func seed(ctx context.Context, s store.API, o options) (result, error) {
 		return nil
 	}
 	for r.Rows < o.rows {
-		for _, e := range m.next() {
-			if r.Rows == o.rows {
-				break // the last call is cut where the count is reached
-			}
+		// Calls are written whole: a call cut after its start would be a
+		// call left running, which the next start of Warden ends (one
+		// more row) — the log would not hold the asked count for long.
+		// Near the end, a call that does not fit is drawn again; denials
+		// (one row each) always fit.
+		group := m.next()
+		n := 0
+		for _, e := range group {
 			if listed[store.KindOf(e)] {
-				r.Rows++
+				n++
 			}
-			buf = append(buf, e)
 		}
+		if r.Rows+n > o.rows {
+			continue
+		}
+		r.Rows += n
+		buf = append(buf, group...)
 		if len(buf) >= o.batch {
 			if err := flush(); err != nil {
 				return r, err

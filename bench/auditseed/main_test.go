@@ -55,6 +55,8 @@ func TestSeed(t *testing.T) {
 		{name: "one row", rows: 1, batch: 100},
 		{name: "batch smaller than a call", rows: 500, batch: 1},
 		{name: "several batches", rows: 3000, batch: 250},
+		{name: "a count that ends inside a call", rows: 1003, batch: 100},
+		{name: "another odd count", rows: 2999, batch: 64},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -97,6 +99,11 @@ func TestSeed(t *testing.T) {
 						t.Errorf("no %s event in %d rows: %v", k, c.rows, kinds)
 					}
 				}
+			}
+			// No call is left running: a server opening the log would end
+			// it and list one row more than asked.
+			if open, err := s.UnfinishedInvocations(ctx); err != nil || len(open) != 0 {
+				t.Fatalf("calls left running: %d (%v)", len(open), err)
 			}
 			rep, err := s.Verify(ctx)
 			if err != nil {
