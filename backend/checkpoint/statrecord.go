@@ -81,24 +81,15 @@ type statDecoder struct {
 	err error
 }
 
-func (d *statDecoder) uvarint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.err = errBadStatRecord
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
+func (d *statDecoder) uvarint() uint64 { return readVarint(d, binary.Uvarint) }
+func (d *statDecoder) varint() int64   { return readVarint(d, binary.Varint) }
 
-func (d *statDecoder) varint() int64 {
+// readVarint reads one varint with read (binary.Uvarint or binary.Varint).
+func readVarint[T uint64 | int64](d *statDecoder, read func([]byte) (T, int)) T {
 	if d.err != nil {
 		return 0
 	}
-	v, n := binary.Varint(d.b)
+	v, n := read(d.b)
 	if n <= 0 {
 		d.err = errBadStatRecord
 		return 0
