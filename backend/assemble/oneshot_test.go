@@ -52,7 +52,9 @@ func TestOneShotOpensNoWatcher(t *testing.T) {
 			if tc.watchers && opened == 0 {
 				t.Fatalf("a long-lived graph opened no inotify instance: the test no longer sees the MCP watcher")
 			}
-			if !tc.watchers && opened != 0 {
+			// Counted process-wide: an earlier test's watcher that
+			// finishes closing meanwhile makes the difference negative.
+			if !tc.watchers && opened > 0 {
 				t.Fatalf("a one-shot graph holds %d inotify instances after Open, want 0", opened)
 			}
 		})
