@@ -113,9 +113,10 @@ type Service struct {
 	ctx    context.Context // lives until Close
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-	// tailOnce starts the store's event tail at the first subscriber.
-	tailOnce sync.Once
-	tailErr  error
+	// tailing is set, under mu, once the store's event tail runs (started
+	// by the first subscriber); tailErr is why it could not start.
+	tailing bool
+	tailErr error
 
 	liveMu sync.RWMutex
 	live   live
@@ -181,22 +182,32 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 // the log for nothing. Pushes are live either way — what was stored before
 // a front end subscribed, it reads with SessionEvents.
 func (s *Service) tailStore() error {
-	s.tailOnce.Do(func() {
-		sub, err := s.st.Subscribe(s.ctx, store.SubscribeFilter{AfterSeq: -1})
-		if err != nil {
-			s.tailErr = fmt.Errorf("runtime: subscribe: %w", err)
-			return
+	// Under mu and after the ctx check, like a turn: Close cancels, then
+	// takes mu before it waits, so no tail is added to the WaitGroup while
+	// Close waits on it (a race the detector reports), and none starts after.
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ctx.Err() != nil {
+		return errors.New("runtime: the service is closed")
+	}
+	if s.tailing || s.tailErr != nil {
+		return s.tailErr
+	}
+	sub, err := s.st.Subscribe(s.ctx, store.SubscribeFilter{AfterSeq: -1})
+	if err != nil {
+		s.tailErr = fmt.Errorf("runtime: subscribe: %w", err)
+		return s.tailErr
+	}
+	s.tailing = true
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for e := range sub.Events() {
+			ev := eventView(e)
+			s.hub.publish(Push{Type: PushEvent, Event: &ev})
 		}
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			for e := range sub.Events() {
-				ev := eventView(e)
-				s.hub.publish(Push{Type: PushEvent, Event: &ev})
-			}
-		}()
-	})
-	return s.tailErr
+	}()
+	return nil
 }
 
 func (s *Service) resumePlanning(ctx context.Context) error {
@@ -238,7 +249,8 @@ func (s *Service) Close() error {
 }
 
 // Subscribe delivers every push from now until ctx ends.
-// A store that cannot be tailed (closed, damaged) ends the channel at once.
+// A closed service, or a store that cannot be tailed (closed, damaged),
+// ends the channel at once.
 func (s *Service) Subscribe(ctx context.Context) <-chan Push {
 	if err := s.tailStore(); err != nil {
 		dead := make(chan Push)

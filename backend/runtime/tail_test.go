@@ -136,3 +136,29 @@ func TestSessionEventsBeforeRefuses(t *testing.T) {
 		})
 	}
 }
+
+// A front end can connect while the service shuts down (a web client
+// reconnecting as the server stops). Close must wait for a tail started
+// before it, and no tail may start after it: the race detector flags the
+// first, a leaked goroutine on a closed store the second.
+func TestSubscribeRacingClose(t *testing.T) {
+	for i := 0; i < 20; i++ {
+		r := newRig(t, nil, nil)
+		svc := r.svc
+		ctx, cancel := context.WithCancel(context.Background())
+		started := make(chan struct{})
+		done := make(chan (<-chan Push), 1)
+		go func() {
+			close(started)
+			done <- svc.Subscribe(ctx)
+		}()
+		<-started
+		r.close()
+		<-done
+		cancel()
+		after := svc.Subscribe(context.Background())
+		if _, open := <-after; open {
+			t.Fatal("a Subscribe after Close delivered a push")
+		}
+	}
+}
