@@ -308,7 +308,12 @@ func (g *Gate) invoke(ctx context.Context, call tools.Prepared, c CallInfo, env 
 	if grant != nil { // allowed unasked: the grant is recorded with the start (Run)
 		moves = []ask.Move{{On: ask.Allow, Event: grant}, started}
 	}
+	// A call that holds its effects is invoked at once: its set-up (the
+	// cage) overlaps the recording and the checkpoint, and it acts only
+	// once both are done (tools.Holder).
+	early := startHeld(ctx, call, env)
 	if _, err := g.asks.Steps(ctx, id, moves...); err != nil {
+		early.callOff(err)
 		return tools.Result{}, err
 	}
 	var cp Checkpoint
@@ -316,7 +321,13 @@ func (g *Gate) invoke(ctx context.Context, call tools.Prepared, c CallInfo, env 
 		cp = g.cfg.Checkpoint.Begin(ctx, c)
 	}
 	start := g.cfg.Now()
-	res, err := call.Invoke(ctx, env)
+	var res tools.Result
+	var err error
+	if early != nil {
+		res, err = early.proceed()
+	} else {
+		res, err = call.Invoke(ctx, env)
+	}
 	took := g.cfg.Now().Sub(start).Milliseconds()
 	if err != nil {
 		res = tools.ErrorResult(fmt.Sprintf("%s failed: %v", c.Tool, err))
@@ -351,6 +362,47 @@ func (g *Gate) invoke(ctx context.Context, call tools.Prepared, c CallInfo, env 
 	}
 	_, _ = g.asks.Step(wctx, id, ask.Finish, done)
 	return res, nil
+}
+
+// heldCall is a call invoked before it was recorded (tools.Holder): it
+// waits on its Proceed for the gate's word.
+type heldCall struct {
+	word chan error
+	done chan struct{}
+	res  tools.Result
+	err  error
+}
+
+// startHeld invokes call at once when it holds its effects; nil otherwise
+// (the gate then invokes it once the call is recorded).
+func startHeld(ctx context.Context, call tools.Prepared, env tools.Env) *heldCall {
+	if h, ok := call.(tools.Holder); !ok || !h.HoldsEffects() {
+		return nil
+	}
+	hc := &heldCall{word: make(chan error, 1), done: make(chan struct{})}
+	env.Proceed = hc.word
+	go func() {
+		defer close(hc.done)
+		hc.res, hc.err = call.Invoke(ctx, env)
+	}()
+	return hc
+}
+
+// proceed lets the held call act and waits for its result.
+func (hc *heldCall) proceed() (tools.Result, error) {
+	hc.word <- nil
+	<-hc.done
+	return hc.res, hc.err
+}
+
+// callOff tells a held call it must not act (why: err) and waits until it
+// has undone its set-up; a nil call is a no-op.
+func (hc *heldCall) callOff(err error) {
+	if hc == nil {
+		return
+	}
+	hc.word <- err
+	<-hc.done
 }
 
 // postCall runs the post-call checks on the call's change set; a check

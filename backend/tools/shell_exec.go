@@ -46,7 +46,7 @@ type ShellExec = Typed[ShellExecParams]
 func NewShellExec(cage *sandbox.Cage) *ShellExec {
 	s := shell{cage: cage}
 	return NewTyped(Spec[ShellExecParams]{Name: "shell.exec", Description: shellExecDescription, Risk: policy.RiskHigh,
-		Check: checkShell, Effects: shellEffects, Invoke: s.invoke})
+		Check: checkShell, Effects: shellEffects, Invoke: s.invoke, Holds: true})
 }
 
 // shell runs commands in its cage.
@@ -184,9 +184,17 @@ type shellRun struct {
 func runShell(ctx context.Context, cage *sandbox.Cage, env Env, command, cwd string, extra map[string]string, timeout time.Duration) (*shellRun, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	prep, err := cage.Prepare(ctx, sandbox.Spec{Workspace: env.Workspace, Policy: env.Sandbox, Dir: cwd, Env: extra, Args: []string{"bash", "-c", command}, Egress: env.Egress, Shape: env.Cage})
+	prep, err := cage.Prepare(ctx, sandbox.Spec{Workspace: env.Workspace, Policy: env.Sandbox, Dir: cwd, Env: extra, Args: []string{"bash", "-c", command}, Egress: env.Egress, Shape: env.Cage, Hold: env.Proceed})
 	if err != nil {
 		return nil, fmt.Errorf("shell.exec: %w", err)
+	}
+	// A bwrap cage is set up while the gate records the call and runs the
+	// command on its word (Held); any other command starts only after it.
+	if !prep.Held {
+		if err := env.Wait(ctx); err != nil {
+			prep.Finish()
+			return nil, fmt.Errorf("shell.exec: %w", err)
+		}
 	}
 	stdout := newCapture("stdout", shellOutputLimit, env.Output)
 	stderr := newCapture("stderr", shellOutputLimit, env.Output)

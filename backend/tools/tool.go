@@ -45,6 +45,32 @@ type Env struct {
 	// gate sets it): recorded and answered like any ask, it returns the
 	// outcome — allow, or deny with who decided and why.
 	Ask func(ctx context.Context, q Question) (policy.Decision, error)
+	// Proceed, when set, is the gate's word that the call was recorded and
+	// may take effect: nil, or why it must not. A tool that holds its
+	// effects (Holder) gets it and is called before the call is recorded,
+	// so its set-up (shell.exec's cage) overlaps the recording; it starts
+	// nothing that acts until Proceed delivers nil.
+	Proceed <-chan error
+}
+
+// Wait blocks until env's Proceed delivers (at once when there is none)
+// and returns its word: nil lets the call act.
+func (e Env) Wait(ctx context.Context) error {
+	if e.Proceed == nil {
+		return nil
+	}
+	select {
+	case err := <-e.Proceed:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Holder is a prepared call that holds its effects until Env.Proceed says
+// so; the gate may invoke it before the call is recorded.
+type Holder interface {
+	HoldsEffects() bool
 }
 
 // Question is what a tool asks the human through Env.Ask.

@@ -44,6 +44,10 @@ type Spec[A any] struct {
 	Invoke  func(ctx context.Context, a A, env Env) (Result, error)
 	// Preview shows a human what the call would change; nil: none.
 	Preview func(a A, env Env) (string, error)
+	// Holds says Invoke starts nothing that acts before env.Proceed
+	// delivers nil (Holder): it may set up (a cage) while the gate records
+	// the call.
+	Holds bool
 }
 
 // Typed is a tool made from a Spec: a Tool, a Preparer and a Previewer.
@@ -136,6 +140,9 @@ func (c *typedCall[A]) Effects(env Env) ([]policy.Effect, error) {
 func (c *typedCall[A]) Invoke(ctx context.Context, env Env) (Result, error) {
 	return c.t.spec.Invoke(ctx, c.a, env)
 }
+
+// HoldsEffects says Invoke waits for env.Proceed before it acts (Holder).
+func (c *typedCall[A]) HoldsEffects() bool { return c.t.spec.Holds }
 
 // Preview is the tool's preview of the decoded call ("" for none).
 func (c *typedCall[A]) Preview(env Env) (string, error) {

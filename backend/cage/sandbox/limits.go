@@ -57,11 +57,18 @@ func (l Limits) withDefaults() Limits {
 // cgroup joined) in between, so every descendant inherits them and none
 // can start earlier. No wrapper program is executed, which keeps the start
 // cost at a few system calls.
+//
+// bwrap reads --block-fd once the cage is wholly set up (namespaces,
+// mounts, the new root), just before it starts the command; so the limiter
+// is also where a held call (Spec.Hold) waits: the cage is built while the
+// gate records the call, and the command starts only on its word.
 type limiter struct {
 	infoR, infoW   *os.File
 	blockR, blockW *os.File
 	cgroup         string // per-call pids cgroup, handed back by close
 	pool           *cgroupPool
+	hold           <-chan error  // nil, or the word the command waits for
+	quit           chan struct{} // closed by close: stop waiting for hold
 	done           chan struct{}
 	err            atomic.Value // error
 	// started: bwrap reported the cage's first process, so the cage was
@@ -69,8 +76,8 @@ type limiter struct {
 	started atomic.Bool
 }
 
-func newLimiter(l Limits, pool *cgroupPool) (*limiter, error) {
-	lm := &limiter{done: make(chan struct{}), pool: pool}
+func newLimiter(l Limits, pool *cgroupPool, hold <-chan error) (*limiter, error) {
+	lm := &limiter{done: make(chan struct{}), quit: make(chan struct{}), pool: pool, hold: hold}
 	var err error
 	if lm.infoR, lm.infoW, err = blockingPipe(); err != nil {
 		return nil, fmt.Errorf("sandbox: limits: %w", err)
@@ -187,11 +194,23 @@ func (lm *limiter) run(l Limits) {
 			return
 		}
 	}
+	if lm.hold != nil {
+		select {
+		case err := <-lm.hold:
+			if err != nil { // the call was not recorded: nothing may run
+				fail(fmt.Errorf("sandbox: the call was called off before its command ran: %w", err))
+				return
+			}
+		case <-lm.quit: // the process ended (killed while held)
+			return
+		}
+	}
 	_, _ = lm.blockW.Write([]byte{1})
 }
 
 // close releases the pipes and the cgroup; call after the process ended.
 func (lm *limiter) close() error {
+	close(lm.quit)
 	for _, f := range []*os.File{lm.infoW, lm.blockR, lm.blockW, lm.infoR} {
 		_ = f.Close()
 	}

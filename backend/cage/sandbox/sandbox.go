@@ -374,6 +374,11 @@ type Spec struct {
 	// Shape is the cage the engine decided for the call (shape.go); nil
 	// gives the whole reach of Policy.
 	Shape *policy.Cage
+	// Hold, when set, holds the command back until it delivers: nil starts
+	// it, an error kills the cage before the command ran. A bwrap cage is
+	// set up meanwhile (Prepared.Held); the caller of any other command
+	// must wait for Hold before it starts one.
+	Hold <-chan error
 }
 
 // Prepared is a command ready to start and the clean-up to run after it ends.
@@ -387,6 +392,9 @@ type Prepared struct {
 	Argv []string
 	// Hidden are the paths hidden from this process.
 	Hidden []string
+	// Held says the started cage itself waits for Spec.Hold before it runs
+	// the command; false with a Hold: wait for it before starting Cmd.
+	Held bool
 
 	cage   *Cage
 	watch  *watcher
@@ -616,12 +624,12 @@ func (c *Cage) bwrapArgs(spec Spec, dir string, sh policy.Cage, p *Prepared) ([]
 	if err := b.data("--seccomp", prog); err != nil {
 		return nil, nil, nil, err
 	}
-	if c.limits.Processes > 0 || c.limits.FileBytes > 0 {
-		lim, err := newLimiter(c.limits, c.cgroupPool())
+	if c.limits.Processes > 0 || c.limits.FileBytes > 0 || spec.Hold != nil {
+		lim, err := newLimiter(c.limits, c.cgroupPool(), spec.Hold)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		p.lim = lim
+		p.lim, p.Held = lim, spec.Hold != nil
 		b.fd("--info-fd", lim.infoW)
 		b.fd("--block-fd", lim.blockR)
 	}
