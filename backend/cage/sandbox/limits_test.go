@@ -69,7 +69,10 @@ func TestLimitsStopRunawayCalls(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newCage(t, Config{Limits: tc.limits})
 			ws := gitRepo(t)
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			// Generous: filling the 2 GiB /tmp takes a second on a quiet
+			// machine and far longer on a loaded one, and a call killed by
+			// this timeout would not show the refusal the case looks for.
+			ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 			defer cancel()
 			p, err := c.Prepare(ctx, Spec{Workspace: ws, Policy: ww, Args: []string{"bash", "-c", tc.script}})
 			if err != nil {
