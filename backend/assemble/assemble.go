@@ -212,12 +212,19 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 	// The audit key sits in the config folder, which the engine protects
 	// and the cage hides (protectedData), never next to the database.
 	g.KeyPath = auditkey.PathFor(userPath)
-	if g.Store, _, err = openStore(ctx, g.DBPath, g.KeyPath, g.telemetryOptions()...); err != nil {
-		return nil, err
+	// The store opens while the cage is set up (its hidden paths resolved,
+	// its probe read): neither reads the other, and together they are
+	// most of a one-shot `warden tool`'s start. Nothing between returns,
+	// so the store is always waited for.
+	type opened struct {
+		st  *store.Store
+		err error
 	}
-	if err = g.startTelemetry(ctx, o.Version); err != nil {
-		return nil, err
-	}
+	storeOpened := make(chan opened, 1)
+	go func() {
+		st, _, err := openStore(ctx, g.DBPath, g.KeyPath, g.telemetryOptions()...)
+		storeOpened <- opened{st, err}
+	}()
 	// The cage first: the engine asks before a file tool reads what the
 	// cage hides, from the cage's own list (one list, resolved once).
 	protected := protectedData(g.DBPath, explicit, userPath)
@@ -226,6 +233,14 @@ func Open(ctx context.Context, o Options) (_ *Graph, err error) {
 		Org: org, Rules: g.Tiers.EngineRules()})
 	g.CageStatus = g.Cage.Detect(ctx)
 	status := g.CageStatus
+	so := <-storeOpened
+	if so.err != nil {
+		return nil, so.err
+	}
+	g.Store = so.st
+	if err = g.startTelemetry(ctx, o.Version); err != nil {
+		return nil, err
+	}
 	g.Monitors = tools.NewMonitors(g.Cage)
 	if g.Tools, err = tools.Builtins(g.Cage, g.Monitors, ""); err != nil {
 		return nil, err
