@@ -64,9 +64,10 @@ check-bindings: deps ## fail if anything generated from backend/api is stale
 tidy: ## fail when go.mod or go.sum differ from what `go mod tidy` writes
 	@go mod tidy -diff || { echo "make tidy: go.mod/go.sum are not tidy (the diff above); run go mod tidy" >&2; exit 1; }
 
-vet: deps ## go vet, the smoke test's build tag included
+vet: deps ## go vet, the smoke test's and the slim CLI's build tags included
 	go vet ./...
 	go vet -tags smoke ./tests/smoke/
+	go vet -tags wardenslim ./cmd/warden/ ./backend/assemble/
 
 gotest: deps ## Go tests with the race detector
 	go test -race -timeout 20m ./...

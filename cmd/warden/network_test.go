@@ -1,3 +1,5 @@
+//go:build !wardenslim
+
 package main
 
 import (

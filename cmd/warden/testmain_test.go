@@ -1,3 +1,9 @@
+//go:build !wardenslim
+
+// The package's tests build and run both binaries themselves; they compile
+// only in the full build, so `go vet -tags wardenslim` vets the slim
+// build's own code (make vet).
+
 package main
 
 import (
