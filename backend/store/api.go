@@ -13,6 +13,7 @@ type API interface {
 	Workspaces(ctx context.Context) ([]Workspace, error)
 
 	CreateSession(ctx context.Context, n NewSession) (Session, error)
+	ReserveSession(ctx context.Context, n NewSession) (Session, error)
 	Session(ctx context.Context, id string) (Session, error)
 	Sessions(ctx context.Context, workspaceID string) ([]Session, error)
 	RenameSession(ctx context.Context, id, title string) (Session, error)

@@ -149,6 +149,9 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
 // grant and trust methods all come through here.
 func (s *Store) appendTx(ctx context.Context, tx *sql.Tx, sessionID string, expected int64, enc []encoded) (int64, error) {
 	st, err := loadState(ctx, tx, sessionID)
+	if errors.Is(err, ErrNotFound) {
+		st, err = s.createReservedTx(ctx, tx, sessionID)
+	}
 	if err != nil {
 		return 0, err
 	}

@@ -102,18 +102,7 @@ func (st *sessionState) save(ctx context.Context, tx *sql.Tx, id string, nowMs i
 // CreateSession creates the session row and its first event,
 // SessionCreated, in one transaction; the workspace is created if new.
 func (s *Store) CreateSession(ctx context.Context, n NewSession) (Session, error) {
-	if !filepath.IsAbs(n.Workspace) {
-		return Session{}, fmt.Errorf("store: create session: workspace %q is not an absolute path", n.Workspace)
-	}
-	if _, err := n.Approval.MarshalText(); err != nil {
-		return Session{}, fmt.Errorf("store: create session: %w", err)
-	}
-	n.Workspace = filepath.Clean(n.Workspace)
-	if n.ID == "" {
-		n.ID = s.newID()
-	}
-	enc, err := encodeAll([]Event{SessionCreated{Workspace: n.Workspace, Title: n.Title, ParentID: n.ParentID,
-		Approval: n.Approval, Sandbox: n.Sandbox, Planning: n.Planning}})
+	n, enc, err := s.prepareSession(n)
 	if err != nil {
 		return Session{}, err
 	}
@@ -122,25 +111,49 @@ func (s *Store) CreateSession(ctx context.Context, n NewSession) (Session, error
 		if err != nil {
 			return err
 		}
-		sb, err := json.Marshal(n.Sandbox)
-		if err != nil {
-			return err
-		}
-		now := s.now().UnixMilli()
-		_, err = tx.ExecContext(ctx, `INSERT INTO sessions(id, workspace_id, parent_id, title, approval_policy,
-			sandbox_policy, planning, head_hash, chain_from, head_mac, created_ms, updated_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
-			n.ID, ws.ID, n.ParentID, n.Title, n.Approval.String(), string(sb), n.Planning, zeroHash,
-			s.chain.headMAC(n.ID, 0, 1, zeroHash), now, now)
-		if err != nil {
-			return fmt.Errorf("store: create session %s: %w", n.ID, err)
-		}
-		_, err = s.appendTx(ctx, tx, n.ID, 0, enc)
-		return err
+		return s.createSessionTx(ctx, tx, n, ws.ID, enc)
 	})
 	if err != nil {
 		return Session{}, err
 	}
 	return s.Session(ctx, n.ID)
+}
+
+// prepareSession checks a NewSession, fills its ID and encodes its
+// SessionCreated event.
+func (s *Store) prepareSession(n NewSession) (NewSession, []encoded, error) {
+	if !filepath.IsAbs(n.Workspace) {
+		return n, nil, fmt.Errorf("store: create session: workspace %q is not an absolute path", n.Workspace)
+	}
+	if _, err := n.Approval.MarshalText(); err != nil {
+		return n, nil, fmt.Errorf("store: create session: %w", err)
+	}
+	n.Workspace = filepath.Clean(n.Workspace)
+	if n.ID == "" {
+		n.ID = s.newID()
+	}
+	enc, err := encodeAll([]Event{SessionCreated{Workspace: n.Workspace, Title: n.Title, ParentID: n.ParentID,
+		Approval: n.Approval, Sandbox: n.Sandbox, Planning: n.Planning}})
+	return n, enc, err
+}
+
+// createSessionTx inserts the session row of workspace wsID and appends its
+// SessionCreated event.
+func (s *Store) createSessionTx(ctx context.Context, tx *sql.Tx, n NewSession, wsID string, enc []encoded) error {
+	sb, err := json.Marshal(n.Sandbox)
+	if err != nil {
+		return err
+	}
+	now := s.now().UnixMilli()
+	_, err = tx.ExecContext(ctx, `INSERT INTO sessions(id, workspace_id, parent_id, title, approval_policy,
+		sandbox_policy, planning, head_hash, chain_from, head_mac, created_ms, updated_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
+		n.ID, wsID, n.ParentID, n.Title, n.Approval.String(), string(sb), n.Planning, zeroHash,
+		s.chain.headMAC(n.ID, 0, 1, zeroHash), now, now)
+	if err != nil {
+		return fmt.Errorf("store: create session %s: %w", n.ID, err)
+	}
+	_, err = s.appendTx(ctx, tx, n.ID, 0, enc)
+	return err
 }
 
 const sessionCols = `s.id, s.workspace_id, w.path, s.parent_id, s.title, s.approval_policy, s.sandbox_policy,
@@ -171,6 +184,9 @@ func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 		WHERE s.id = ?`, id)
 	x, err := scanSession(row)
 	if errors.Is(err, sql.ErrNoRows) {
+		if r, ok := s.reservation(id); ok {
+			return r.session, nil
+		}
 		return x, fmt.Errorf("store: session %s: %w", id, ErrNotFound)
 	}
 	if err != nil {

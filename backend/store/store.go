@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -36,6 +37,11 @@ type Store struct {
 	outbox func(Event) bool
 
 	relaxed bool // the writer connection runs synchronous=NORMAL; owned by whoever holds it
+
+	// reserved are the sessions ReserveSession promised and the first
+	// append creates (reserve.go).
+	resMu    sync.Mutex
+	reserved map[string]reservation
 }
 
 // Option configures Open.

@@ -181,7 +181,9 @@ func writeToolText(w io.Writer, name string, out toolOutput) error {
 	if out.Result.IsError {
 		fmt.Fprintln(tw, "(the call failed)")
 	}
-	fmt.Fprintf(tw, "session %s, call %s\n", out.SessionID, out.CallID)
+	if out.SessionID != "" {
+		fmt.Fprintf(tw, "session %s, call %s\n", out.SessionID, out.CallID)
+	}
 	return tw.Flush()
 }
 
@@ -202,7 +204,9 @@ func callTool(ctx context.Context, g *assemble.Graph, s policy.Session, name str
 		}
 		return out, 2, fmt.Errorf("unknown tool %q (known: %s; mcp-tool:<server>/<tool> needs a started MCP server: see warden mcp list)", name, strings.Join(g.ToolNames(), ", "))
 	}
-	sess, err := g.Store.CreateSession(ctx, store.NewSession{Workspace: s.Workspace, Title: "warden tool " + tool.Name(),
+	// Reserved, not created: the session is written with the call's first
+	// record, one commit for both (store.ReserveSession).
+	sess, err := g.Store.ReserveSession(ctx, store.NewSession{Workspace: s.Workspace, Title: "warden tool " + tool.Name(),
 		Approval: s.Approval, Sandbox: s.Sandbox, Planning: s.Planning})
 	if err != nil {
 		return out, 1, err
@@ -223,5 +227,11 @@ func callTool(ctx context.Context, g *assemble.Graph, s policy.Session, name str
 	if err != nil {
 		return out, 1, err
 	}
-	return toolOutput{SessionID: sess.ID, CallID: res.CallID, Decision: res.Decision, Effects: res.Effects, Result: res.Result}, 0, nil
+	out = toolOutput{SessionID: sess.ID, CallID: res.CallID, Decision: res.Decision, Effects: res.Effects, Result: res.Result}
+	if res.Decision == nil {
+		// Refused before any decision: nothing was recorded, so the
+		// reserved session was never written and names nothing.
+		out.SessionID, out.CallID = "", ""
+	}
+	return out, 0, nil
 }

@@ -38,6 +38,7 @@ func Run(t *testing.T, open Opener) {
 		{"EventQueries", testEventQueries},
 		{"SessionProjection", testSessionProjection},
 		{"DeleteSession", testDeleteSession},
+		{"ReserveSession", testReserveSession},
 		{"ArchiveSession", testArchiveSession},
 		{"PermissionAudit", testPermissionAudit},
 		{"PendingSurvivesRestart", testPendingSurvivesRestart},
