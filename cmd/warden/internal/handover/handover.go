@@ -1,7 +1,7 @@
 // Package handover replaces the slim `warden` (cmd/warden/slim.go) with
 // warden-full beside it for every command the slim build does not run, as
-// the process's first act: it imports only syscall (and netfwd/early, which
-// imports only syscall), so Go initialises it before the packages the slim
+// the process's first act: it imports only syscall (and netfwd/early and
+// hugeheap, which import only syscall and unsafe), so Go initialises it before the packages the slim
 // build links for `warden tool` — the SQLite engine, the config, the
 // policy tables — whose start-up a handed-over command would otherwise pay
 // for nothing. Anything it cannot settle (no warden-full, an unreadable
@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/warden-dev/warden/backend/cage/netfwd/early"
+	"github.com/warden-dev/warden/backend/hugeheap"
 )
 
 // FullName is the full binary's file name, beside the slim one (bin/, and
@@ -66,6 +67,12 @@ func lastSlash(s string) int {
 
 func init() {
 	args, ok := early.Cmdline()
+	if ok && len(args) > 1 && args[1] == "tool" {
+		// The one-shot call this binary is for: a short process whose
+		// heap faults are a good part of its cost (package hugeheap).
+		// A failure only leaves the heap in small pages.
+		_ = hugeheap.Back()
+	}
 	if !ok || Own(args) {
 		return
 	}
