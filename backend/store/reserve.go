@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -37,10 +38,11 @@ func (s *Store) ReserveSession(ctx context.Context, n NewSession) (Session, erro
 		return Session{}, err
 	}
 	ws, err := s.Workspace(ctx, n.Workspace)
+	if errors.Is(err, ErrNotFound) {
+		ws, err = s.EnsureWorkspace(ctx, n.Workspace)
+	}
 	if err != nil {
-		if ws, err = s.EnsureWorkspace(ctx, n.Workspace); err != nil {
-			return Session{}, err
-		}
+		return Session{}, err
 	}
 	now := time.UnixMilli(s.now().UnixMilli())
 	r := reservation{n: n, wsID: ws.ID, enc: enc, session: Session{ID: n.ID, WorkspaceID: ws.ID, Workspace: ws.Path,
@@ -56,6 +58,14 @@ func (s *Store) ReserveSession(ctx context.Context, n NewSession) (Session, erro
 	}
 	s.reserved[n.ID] = r
 	return r.session, nil
+}
+
+// settled forgets the reservation of a session that is written: read back
+// from the file, it is a session like any other.
+func (s *Store) settled(id string) {
+	s.resMu.Lock()
+	delete(s.reserved, id)
+	s.resMu.Unlock()
 }
 
 func (s *Store) reservation(id string) (reservation, bool) {

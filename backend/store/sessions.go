@@ -192,6 +192,7 @@ func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 	if err != nil {
 		return x, fmt.Errorf("store: session %s: %w", id, err)
 	}
+	s.settled(id)
 	return x, nil
 }
 
