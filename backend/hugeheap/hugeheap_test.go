@@ -89,3 +89,21 @@ func TestBack(t *testing.T) {
 		t.Fatalf("the heap chunk holds %d KiB of huge pages after Back, want at least 2048", kb)
 	}
 }
+
+// FuzzDisabled holds the allocation-free GODEBUG reader to the obvious one.
+func FuzzDisabled(f *testing.F) {
+	for _, s := range []string{"", "disablethp=1", "a=1,disablethp=1", "disablethp=1,disablethp=0", ",,", "disablethp=", "disablethp=11"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, godebug string) {
+		want := false
+		for _, item := range strings.Split(godebug, ",") {
+			if v, ok := strings.CutPrefix(item, "disablethp="); ok {
+				want = v == "1"
+			}
+		}
+		if got := disabled(godebug); got != want {
+			t.Fatalf("disabled(%q) = %v, want %v", godebug, got, want)
+		}
+	})
+}
