@@ -36,7 +36,7 @@ func BenchmarkShellTrue(b *testing.B) {
 		b.Fatal(err)
 	}
 	prep.Finish()
-	sameArgv := prep.Argv
+	sameArgv := sandbox.StandaloneArgv(prep.Argv)
 	run := func(b *testing.B, argv ...string) {
 		for i := 0; i < b.N; i++ {
 			if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
@@ -80,7 +80,7 @@ func BenchmarkCageOverhead(b *testing.B) {
 		b.Fatal(err)
 	}
 	prep.Finish()
-	argv := prep.Argv
+	argv := sandbox.StandaloneArgv(prep.Argv)
 	var gate, raw, diff []float64
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()

@@ -632,6 +632,13 @@ func (c *Cage) bwrapArgs(spec Spec, dir string, sh policy.Cage, p *Prepared) ([]
 		p.lim, p.Held = lim, spec.Hold != nil
 		b.fd("--info-fd", lim.infoW)
 		b.fd("--block-fd", lim.blockR)
+		// bwrap takes end of file on --block-fd for the word to go on, and
+		// the pipe ends when its last writer closes: were Warden the only
+		// writer, its death (a crash, a kill, Ctrl-C) before the word
+		// would start the command unrecorded and without its limits. The
+		// cage holds a writer too, so only the word starts it; a cage
+		// whose Warden died waits, running nothing, until it is killed.
+		b.inherit(lim.blockW)
 	}
 	b.add("--chdir", dir, "--")
 	return b.args, b.files, env, nil
@@ -775,6 +782,11 @@ func (b *argBuilder) add(a ...string) { b.args = append(b.args, a...) }
 // fd passes f to bwrap after flag.
 func (b *argBuilder) fd(flag string, f *os.File) {
 	b.args = append(b.args, flag, strconv.Itoa(3+len(b.files)))
+	b.files = append(b.files, f)
+}
+
+// inherit hands bwrap a file no flag names: it stays open in the cage.
+func (b *argBuilder) inherit(f *os.File) {
 	b.files = append(b.files, f)
 }
 

@@ -1,0 +1,157 @@
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A held cage whose Warden dies before the word must not run the command:
+// the process that would have recorded the call is gone, so nothing may
+// happen unrecorded. The dying Warden is this test binary again
+// (TestHeldCageChild), killed with SIGKILL while its cage waits; asserted
+// on the world: the file the command would write, and no cage left over.
+func TestHeldCageDiesWithWarden(t *testing.T) {
+	if os.Getenv("WARDEN_HELD_CHILD") != "" {
+		return
+	}
+	tests := []struct {
+		name   string
+		limits string // "" or "none": the child's Limits
+	}{
+		{name: "with limits"},
+		{name: "without limits", limits: "none"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := testDir(t)
+			marker := filepath.Join(ws, "ran")
+			cmd := exec.Command(os.Args[0], "-test.run=^TestHeldCageChild$", "-test.v")
+			cmd.Env = append(os.Environ(), "WARDEN_HELD_CHILD="+ws, "WARDEN_HELD_LIMITS="+tc.limits)
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd.Stderr = os.Stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			held := make(chan string, 1)
+			go func() {
+				sc := bufio.NewScanner(out)
+				for sc.Scan() {
+					if strings.HasPrefix(sc.Text(), "held ") {
+						held <- strings.TrimPrefix(sc.Text(), "held ")
+					}
+				}
+				close(held)
+			}()
+			var bwrapPID string
+			select {
+			case bwrapPID = <-held:
+			case <-time.After(30 * time.Second):
+				_ = cmd.Process.Kill()
+				t.Fatal("the child never held its cage")
+			}
+			if bwrapPID == "" {
+				t.Fatal("the child ended without holding its cage")
+			}
+			_ = cmd.Process.Signal(syscall.SIGKILL)
+			_ = cmd.Wait()
+			// The cage, if it outlived its Warden, gets time to run.
+			deadline := time.Now().Add(2 * time.Second)
+			for time.Now().Before(deadline) {
+				if _, err := os.Stat(marker); err == nil {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			_, serr := os.Stat(marker)
+			left := alive(bwrapPID)
+			// What is left of the cage waits on the word that will not
+			// come; this test is its killer.
+			waiting := cageProcesses(ws)
+			for _, pid := range waiting {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+			if serr == nil {
+				t.Fatal("the held command ran after its Warden died, unrecorded")
+			}
+			if left {
+				t.Fatalf("bwrap %s, the cage's launcher, outlived its Warden", bwrapPID)
+			}
+			for _, pid := range waiting {
+				if comm := readComm(pid); comm != "bwrap" {
+					t.Errorf("process %d of the dead Warden's cage is %q, not bwrap waiting for the word", pid, comm)
+				}
+			}
+		})
+	}
+}
+
+// TestHeldCageChild is TestHeldCageDiesWithWarden's Warden: it holds a
+// cage that would touch the marker, says so, and waits to be killed.
+func TestHeldCageChild(t *testing.T) {
+	ws := os.Getenv("WARDEN_HELD_CHILD")
+	if ws == "" {
+		t.Skip("run by TestHeldCageDiesWithWarden")
+	}
+	var l Limits
+	if os.Getenv("WARDEN_HELD_LIMITS") == "none" {
+		l = Limits{Processes: -1, FileBytes: -1}
+	}
+	c := newCage(t, Config{Limits: l})
+	hold := make(chan error) // never given: the word does not come
+	p, err := c.Prepare(context.Background(), Spec{Workspace: ws, Policy: ww, Args: []string{"bash", "-c", "touch " + filepath.Join(ws, "ran")}, Hold: hold})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for !p.lim.started.Load() {
+		time.Sleep(time.Millisecond)
+	}
+	fmt.Printf("held %d\n", p.Cmd.Process.Pid)
+	select {}
+}
+
+// cageProcesses lists the live processes whose command line names dir:
+// what is left of a cage made for it.
+func cageProcesses(dir string) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() || !alive(e.Name()) {
+			continue
+		}
+		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && strings.Contains(string(b), dir) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+func readComm(pid int) string {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	return strings.TrimSpace(string(b))
+}
+
+func alive(pid string) bool {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return false
+	}
+	// A zombie is gone for our purpose: it runs nothing.
+	f := strings.Fields(string(b))
+	return len(f) > 2 && f[2] != "Z"
+}
