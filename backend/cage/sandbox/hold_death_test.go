@@ -17,12 +17,9 @@ import (
 // A held cage whose Warden dies before the word must not run the command:
 // the process that would have recorded the call is gone, so nothing may
 // happen unrecorded. The dying Warden is this test binary again
-// (TestHeldCageChild), killed with SIGKILL while its cage waits; asserted
+// (heldChild, from TestMain), killed with SIGKILL while its cage waits; asserted
 // on the world: the file the command would write, and no cage left over.
 func TestHeldCageDiesWithWarden(t *testing.T) {
-	if os.Getenv("WARDEN_HELD_CHILD") != "" {
-		return
-	}
 	tests := []struct {
 		name   string
 		limits string // "" or "none": the child's Limits
@@ -34,7 +31,7 @@ func TestHeldCageDiesWithWarden(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ws := testDir(t)
 			marker := filepath.Join(ws, "ran")
-			cmd := exec.Command(os.Args[0], "-test.run=^TestHeldCageChild$", "-test.v")
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
 			cmd.Env = append(os.Environ(), "WARDEN_HELD_CHILD="+ws, "WARDEN_HELD_LIMITS="+tc.limits)
 			out, err := cmd.StdoutPipe()
 			if err != nil {
@@ -78,7 +75,7 @@ func TestHeldCageDiesWithWarden(t *testing.T) {
 			left := alive(bwrapPID)
 			// What is left of the cage waits on the word that will not
 			// come; this test is its killer.
-			waiting := cageProcesses(ws)
+			waiting := processesMentioning(ws)
 			for _, pid := range waiting {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}
@@ -97,48 +94,35 @@ func TestHeldCageDiesWithWarden(t *testing.T) {
 	}
 }
 
-// TestHeldCageChild is TestHeldCageDiesWithWarden's Warden: it holds a
-// cage that would touch the marker, says so, and waits to be killed.
-func TestHeldCageChild(t *testing.T) {
-	ws := os.Getenv("WARDEN_HELD_CHILD")
-	if ws == "" {
-		t.Skip("run by TestHeldCageDiesWithWarden")
-	}
+// heldChild is TestHeldCageDiesWithWarden's Warden: it holds a cage that
+// would touch the marker, prints "held PID" (bwrap's), and waits to be
+// killed.
+func heldChild(ws string, noLimits bool) int {
 	var l Limits
-	if os.Getenv("WARDEN_HELD_LIMITS") == "none" {
+	if noLimits {
 		l = Limits{Processes: -1, FileBytes: -1}
 	}
-	c := newCage(t, Config{Limits: l})
+	c := New(Config{Limits: l})
+	if st := c.Detect(context.Background()); !st.Available {
+		fmt.Println("unavailable:", st.Reason)
+		return 1
+	}
 	hold := make(chan error) // never given: the word does not come
 	p, err := c.Prepare(context.Background(), Spec{Workspace: ws, Policy: ww, Args: []string{"bash", "-c", "touch " + filepath.Join(ws, "ran")}, Hold: hold})
 	if err != nil {
-		t.Fatal(err)
+		fmt.Println(err)
+		return 1
 	}
 	if err := p.Cmd.Start(); err != nil {
-		t.Fatal(err)
+		fmt.Println(err)
+		return 1
 	}
 	for !p.lim.started.Load() {
 		time.Sleep(time.Millisecond)
 	}
 	fmt.Printf("held %d\n", p.Cmd.Process.Pid)
-	select {}
-}
-
-// cageProcesses lists the live processes whose command line names dir:
-// what is left of a cage made for it.
-func cageProcesses(dir string) []int {
-	ents, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() || !alive(e.Name()) {
-			continue
-		}
-		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && strings.Contains(string(b), dir) {
-			out = append(out, pid)
-		}
-	}
-	return out
+	time.Sleep(time.Minute)
+	return 0
 }
 
 func readComm(pid int) string {

@@ -16,12 +16,16 @@ import (
 	"time"
 )
 
-// TestMain doubles as the stand-in for Warden in the SIGKILL test: with
+// TestMain doubles as the stand-in for Warden in the SIGKILL tests: with
 // WARDEN_CAGE_CHILD set, the test binary starts one caged call in that
-// workspace, says "ready" and waits to be killed.
+// workspace, says "ready" and waits to be killed; with WARDEN_HELD_CHILD,
+// it holds a cage waiting for the word instead (hold_death_test.go).
 func TestMain(m *testing.M) {
 	if ws := os.Getenv("WARDEN_CAGE_CHILD"); ws != "" {
 		os.Exit(cageChild(ws))
+	}
+	if ws := os.Getenv("WARDEN_HELD_CHILD"); ws != "" {
+		os.Exit(heldChild(ws, os.Getenv("WARDEN_HELD_LIMITS") == "none"))
 	}
 	os.Exit(m.Run())
 }

@@ -782,7 +782,7 @@ func (b *argBuilder) add(a ...string) { b.args = append(b.args, a...) }
 // fd passes f to bwrap after flag.
 func (b *argBuilder) fd(flag string, f *os.File) {
 	b.args = append(b.args, flag, strconv.Itoa(3+len(b.files)))
-	b.files = append(b.files, f)
+	b.inherit(f)
 }
 
 // inherit hands bwrap a file no flag names: it stays open in the cage.
