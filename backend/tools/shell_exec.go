@@ -199,7 +199,7 @@ func runShell(ctx context.Context, cage *sandbox.Cage, env Env, command, cwd str
 	stdout := newCapture("stdout", shellOutputLimit, env.Output)
 	stderr := newCapture("stderr", shellOutputLimit, env.Output)
 	start := time.Now()
-	err = runAndReap(prep.Cmd, stdout, stderr)
+	err = runAndReap(prep, stdout, stderr)
 	r := &shellRun{DurationMs: time.Since(start).Milliseconds(), Confined: prep.Confined, timeout: timeout, Cage: &prep.Shape}
 	r.Violations = prep.Finish()
 	r.Network = RefusedConnections(env.Egress)
@@ -225,12 +225,14 @@ func runShell(ctx context.Context, cage *sandbox.Cage, env Env, command, cwd str
 	return r, nil
 }
 
-// runAndReap runs cmd with its output going to two pipes of our own, so
-// Wait returns when the command itself exits, not when the last background
-// child lets go of stdout. Then the command's process group is killed: what
-// it left running dies with the call, as it does in the cage's PID
-// namespace. Output still arriving is read for a short grace period.
-func runAndReap(cmd *exec.Cmd, stdout, stderr io.Writer) error {
+// runAndReap runs the prepared command with its output going to two pipes
+// of our own, so Wait returns when the command itself exits, not when the
+// last background child lets go of stdout. Then what it left running is
+// killed and waited for (prep.End: its process group, and the whole cage):
+// nothing of the call runs once the call is over. Output still arriving is
+// read for a short grace period.
+func runAndReap(prep *sandbox.Prepared, stdout, stderr io.Writer) error {
+	cmd := prep.Cmd
 	type pipe struct {
 		r, w *os.File
 		dst  io.Writer
@@ -261,7 +263,7 @@ func runAndReap(cmd *exec.Cmd, stdout, stderr io.Writer) error {
 	}
 	if err == nil {
 		err = cmd.Wait()
-		_ = sandbox.KillGroup(cmd)
+		prep.End()
 	}
 	grace := time.After(2 * time.Second)
 	for range pipes {

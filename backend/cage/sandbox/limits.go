@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -74,10 +75,15 @@ type limiter struct {
 	// started: bwrap reported the cage's first process, so the cage was
 	// set up; a bwrap that exits without it never made one (probecache.go).
 	started atomic.Bool
+	// initFD is a pidfd of that first process, the init of the cage's PID
+	// namespace (-1 when there is none); known is closed once run has read
+	// bwrap's report or its end, so initFD is settled (end).
+	initFD int
+	known  chan struct{}
 }
 
 func newLimiter(l Limits, pool *cgroupPool, hold <-chan error) (*limiter, error) {
-	lm := &limiter{done: make(chan struct{}), quit: make(chan struct{}), pool: pool, hold: hold}
+	lm := &limiter{done: make(chan struct{}), quit: make(chan struct{}), known: make(chan struct{}), initFD: -1, pool: pool, hold: hold}
 	var err error
 	if lm.infoR, lm.infoW, err = blockingPipe(); err != nil {
 		return nil, fmt.Errorf("sandbox: limits: %w", err)
@@ -164,7 +170,16 @@ func (lm *limiter) run(l Limits) {
 	var info struct {
 		ChildPid int `json:"child-pid"`
 	}
-	if err := json.NewDecoder(lm.infoR).Decode(&info); err != nil || info.ChildPid <= 0 {
+	err := json.NewDecoder(lm.infoR).Decode(&info)
+	if err == nil && info.ChildPid > 0 {
+		// Opened while the process waits for the word (--block-fd), so the
+		// pid is still its own.
+		if fd, err := unix.PidfdOpen(info.ChildPid, 0); err == nil {
+			lm.initFD = fd
+		}
+	}
+	close(lm.known)
+	if err != nil || info.ChildPid <= 0 {
 		return // bwrap never got that far; nothing runs
 	}
 	pid := info.ChildPid
@@ -206,6 +221,40 @@ func (lm *limiter) run(l Limits) {
 		}
 	}
 	_, _ = lm.blockW.Write([]byte{1})
+}
+
+// end kills what is left in the cage and returns once it is gone; call
+// after bwrap was waited for. bwrap returns as soon as its init reports the
+// command's exit, but the init goes on reaping until the namespace holds no
+// other process (or --die-with-parent kills it a moment after bwrap's
+// exit): a process the command left behind (setsid, a daemon, a `&` with
+// its own group) still runs, and writes, after Wait returned, where the
+// call's checks (the watch, the restored links, the checkpoint after the
+// call) would miss it. Killing the init kills the namespace, and its pidfd
+// turns readable only when no process of the namespace is left.
+func (lm *limiter) end() {
+	_ = lm.infoW.Close() // Warden's copy: with bwrap gone, the report is whole or never comes
+	select {
+	case <-lm.known:
+	case <-time.After(time.Second): // a writer of info outlived bwrap without reporting: no init was made
+		return
+	}
+	fd := lm.initFD
+	if fd < 0 {
+		return
+	}
+	lm.initFD = -1
+	if err := unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0); err != nil && err != unix.ESRCH {
+		_ = unix.Close(fd) // not ours to kill: waiting could be forever
+		return
+	}
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		if _, err := unix.Poll(fds, -1); err != unix.EINTR {
+			break
+		}
+	}
+	_ = unix.Close(fd)
 }
 
 // close releases the pipes and the cgroup; call after the process ended.

@@ -402,6 +402,7 @@ type Prepared struct {
 	links  []watched  // protected symlinks, restored when changed
 	lim    *limiter   // applies the limits to the started cage
 	files  []*os.File // handed to bwrap, closed by Finish
+	ended  sync.Once
 	once   sync.Once
 	result []Violation
 
@@ -473,11 +474,28 @@ func (c *Cage) Prepare(ctx context.Context, spec Spec) (*Prepared, error) {
 	return p, nil
 }
 
-// Finish ends the call's watch, undoes and reports every protected path the
-// call created or changed, and releases what Prepare opened. Call it after
-// the process has been waited for; later calls return the same result.
+// End kills what the command left running — its process group, and the
+// whole cage (its PID namespace) — and returns once nothing of the cage
+// runs, so what the call's checks see is final. Call it once the command
+// was waited for; Finish calls it too, and later calls do nothing.
+func (p *Prepared) End() {
+	p.ended.Do(func() {
+		if p.Cmd != nil && p.Cmd.Process != nil {
+			_ = KillGroup(p.Cmd)
+		}
+		if p.lim != nil {
+			p.lim.end()
+		}
+	})
+}
+
+// Finish ends the call (End), then its watch, undoes and reports every
+// protected path the call created or changed, and releases what Prepare
+// opened. Call it after the process has been waited for; later calls
+// return the same result.
 func (p *Prepared) Finish() []Violation {
 	p.once.Do(func() {
+		p.End()
 		var out []Violation
 		if p.lim != nil {
 			if err := p.lim.close(); err != nil {
@@ -624,7 +642,9 @@ func (c *Cage) bwrapArgs(spec Spec, dir string, sh policy.Cage, p *Prepared) ([]
 	if err := b.data("--seccomp", prog); err != nil {
 		return nil, nil, nil, err
 	}
-	if c.limits.Processes > 0 || c.limits.FileBytes > 0 || spec.Hold != nil {
+	// Always: besides the limits and the hold, the limiter names the cage's
+	// first process, which End kills and waits for.
+	{
 		lim, err := newLimiter(c.limits, c.cgroupPool(), spec.Hold)
 		if err != nil {
 			return nil, nil, nil, err

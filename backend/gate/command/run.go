@@ -80,7 +80,7 @@ func (r *Runner) Run(ctx context.Context, inv Invocation) ([]byte, error) {
 	p.Cmd.Stdin = bytes.NewReader(inv.Stdin)
 	p.Cmd.Stdout, p.Cmd.Stderr = &stdout, &stderr
 	err = p.Cmd.Run()
-	_ = sandbox.KillGroup(p.Cmd)
+	p.End()
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return nil, failf("%s timed out after %s", inv.Who, Duration(inv.Timeout))
 	}
