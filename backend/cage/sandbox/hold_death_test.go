@@ -74,9 +74,28 @@ func TestHeldCageDiesWithWarden(t *testing.T) {
 			_, serr := os.Stat(marker)
 			left := alive(bwrapPID)
 			// What is left of the cage waits on the word that will not
-			// come; this test is its killer.
+			// come. With a per-call cgroup (Warden as root, with limits)
+			// the next start kills it; otherwise this test does.
 			waiting := processesMentioning(ws)
-			for _, pid := range waiting {
+			reaped := false
+			if next := newCage(t, Config{}); tc.limits == "" && next.cgroupParent() != "" && len(waiting) > 0 {
+				for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+					if len(processesMentioning(ws)) == 0 {
+						reaped = true
+						break
+					}
+				}
+				if !reaped {
+					t.Errorf("the next start left the dead Warden's waiting cage running: %v", processesMentioning(ws))
+				}
+				// Removed by that start once the cage is gone, or (when the
+				// killed init is not reaped yet) by the start after.
+				_ = newCage(t, Config{})
+				if _, err := os.Stat(filepath.Join(next.cgroupParent(), fmt.Sprintf("warden-%d-1", cmd.Process.Pid))); reaped && err == nil {
+					t.Error("the dead Warden's cgroup is still there once its cage is gone")
+				}
+			}
+			for _, pid := range processesMentioning(ws) {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}
 			if serr == nil {

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -248,13 +249,7 @@ func (lm *limiter) end() {
 		_ = unix.Close(fd) // not ours to kill: waiting could be forever
 		return
 	}
-	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-	for {
-		if _, err := unix.Poll(fds, -1); err != unix.EINTR {
-			break
-		}
-	}
-	_ = unix.Close(fd)
+	waitGone([]int{fd})
 }
 
 // close releases the pipes and the cgroup; call after the process ended.
@@ -309,7 +304,12 @@ func pidsCgroupParent() string {
 func writable(dir string) bool { return unix.Access(dir, unix.W_OK) == nil }
 
 // removeStaleCgroups removes the per-call cgroups of Warden processes that
-// are gone (killed before they could clean up): empty groups of dead pids.
+// are gone (killed before they could clean up). A group that still holds
+// processes is a cage its Warden held when it died: the cage waits for a
+// word that will not come (bwrap's --block-fd, which the cage holds a
+// writer of so that the death is not taken for the word), running nothing
+// but keeping its namespaces. Its processes are killed, and the group is
+// removed once they are gone.
 func removeStaleCgroups(parent string) {
 	ents, err := os.ReadDir(parent)
 	if err != nil {
@@ -325,9 +325,59 @@ func removeStaleCgroups(parent string) {
 		if err != nil || pid == os.Getpid() {
 			continue
 		}
-		if syscall.Kill(pid, 0) == syscall.ESRCH {
-			_ = os.Remove(filepath.Join(parent, e.Name()))
+		if syscall.Kill(pid, 0) != syscall.ESRCH {
+			continue // its Warden lives (or the pid is another's now: leave it)
 		}
+		dir := filepath.Join(parent, e.Name())
+		if err := os.Remove(dir); err == nil || !errors.Is(err, syscall.EBUSY) {
+			continue
+		}
+		if fds := killCgroup(dir); len(fds) > 0 {
+			go func() { // the next start removes it if this process ends first
+				waitGone(fds)
+				_ = os.Remove(dir)
+			}()
+		}
+	}
+}
+
+// killCgroup sends SIGKILL to every process in the cgroup at dir and
+// returns pidfds of those it reached.
+func killCgroup(dir string) []int {
+	b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+	if err != nil {
+		return nil
+	}
+	var fds []int
+	for _, f := range strings.Fields(string(b)) {
+		pid, err := strconv.Atoi(f)
+		if err != nil || pid <= 0 {
+			continue
+		}
+		fd, err := unix.PidfdOpen(pid, 0)
+		if err != nil {
+			continue // gone already
+		}
+		if err := unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0); err != nil {
+			_ = unix.Close(fd)
+			continue
+		}
+		fds = append(fds, fd)
+	}
+	return fds
+}
+
+// waitGone waits until every process of the pidfds has exited, and closes
+// them.
+func waitGone(fds []int) {
+	for _, fd := range fds {
+		pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		for {
+			if _, err := unix.Poll(pfd, -1); err != unix.EINTR {
+				break
+			}
+		}
+		_ = unix.Close(fd)
 	}
 }
 
