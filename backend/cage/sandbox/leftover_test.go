@@ -4,10 +4,14 @@ import (
 	"bufio"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/warden-dev/warden/backend/policy"
 )
@@ -141,6 +145,49 @@ for i in $(seq 1000); do [ -e .planted-once ] && break; sleep 0.01; done; exit 0
 				if _, err := os.Lstat(filepath.Join(ws, target)); err == nil {
 					t.Fatalf("round %d: %s was planted by a process of the call after its checks", round, target)
 				}
+			}
+		})
+	}
+}
+
+// TestWaitGone: End's wait for a killed cage is bounded; it reports a
+// process that did not end in time instead of hanging the call.
+func TestWaitGone(t *testing.T) {
+	tests := []struct {
+		name     string
+		kill     bool
+		deadline time.Duration // 0: none
+		want     bool
+	}{
+		{name: "killed, no deadline", kill: true, want: true},
+		{name: "killed, within the deadline", kill: true, deadline: 5 * time.Second, want: true},
+		{name: "still running at the deadline", deadline: 50 * time.Millisecond, want: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command("sleep", "30")
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+			fd, err := unix.PidfdOpen(cmd.Process.Pid, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.kill {
+				if err := unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var deadline time.Time
+			if tc.deadline > 0 {
+				deadline = time.Now().Add(tc.deadline)
+			}
+			if got := waitGone([]int{fd}, deadline); got != tc.want {
+				t.Fatalf("waitGone = %v, want %v", got, tc.want)
+			}
+			if !tc.want && syscall.Kill(cmd.Process.Pid, 0) != nil {
+				t.Fatal("the process it called still running is gone: the case proves nothing")
 			}
 		})
 	}

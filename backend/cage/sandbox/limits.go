@@ -82,6 +82,8 @@ type limiter struct {
 	initFD  int
 	initPID int
 	known   chan struct{}
+	// lingered: end killed the cage but it was not gone within endWithin.
+	lingered bool
 }
 
 func newLimiter(l Limits, pool *cgroupPool, hold <-chan error) (*limiter, error) {
@@ -257,8 +259,14 @@ func (lm *limiter) end() {
 		_ = unix.Close(fd) // not ours to kill: waiting could be forever
 		return
 	}
-	waitGone([]int{fd})
+	// A killed process ends at once unless it sleeps uninterruptibly (a
+	// hung network or FUSE mount); the call does not wait for that
+	// forever, and Finish says so.
+	lm.lingered = !waitGone([]int{fd}, time.Now().Add(endWithin))
 }
+
+// endWithin bounds how long End waits for a killed cage to be gone.
+const endWithin = 5 * time.Second
 
 // close releases the pipes and the cgroup; call after the process ended.
 func (lm *limiter) close() error {
@@ -342,7 +350,7 @@ func removeStaleCgroups(parent string) {
 		}
 		if fds := killCgroup(dir); len(fds) > 0 {
 			go func() { // the next start removes it if this process ends first
-				waitGone(fds)
+				waitGone(fds, time.Time{})
 				_ = os.Remove(dir)
 			}()
 		}
@@ -398,18 +406,29 @@ func exited(fd int) bool {
 	return err == nil && n > 0
 }
 
-// waitGone waits until every process of the pidfds has exited, and closes
-// them.
-func waitGone(fds []int) {
+// waitGone waits until every process of the pidfds has exited, or until
+// deadline (none when zero), closes them, and says whether all exited.
+func waitGone(fds []int, deadline time.Time) bool {
+	gone := true
 	for _, fd := range fds {
 		pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
 		for {
-			if _, err := unix.Poll(pfd, -1); err != unix.EINTR {
-				break
+			ms := -1
+			if !deadline.IsZero() {
+				ms = max(int(time.Until(deadline)/time.Millisecond), 0)
 			}
+			n, err := unix.Poll(pfd, ms)
+			if err == unix.EINTR {
+				continue
+			}
+			if err != nil || n == 0 {
+				gone = false
+			}
+			break
 		}
 		_ = unix.Close(fd)
 	}
+	return gone
 }
 
 // Close removes what the cage made outside the workspace and still holds:

@@ -498,6 +498,9 @@ func (p *Prepared) Finish() []Violation {
 		p.End()
 		var out []Violation
 		if p.lim != nil {
+			if p.lim.lingered {
+				out = append(out, Violation{Path: "(cage)", Detail: fmt.Sprintf("processes of the call were still there %s after they were killed (asleep in the kernel, e.g. on a hung mount); what they still write is not checked", endWithin)})
+			}
 			if err := p.lim.close(); err != nil {
 				out = append(out, Violation{Path: "(limits)", Detail: err.Error() + "; the call was stopped"})
 			}
