@@ -23,5 +23,8 @@ func TestMain(m *testing.M) {
 	os.Setenv("XDG_CONFIG_HOME", dir)
 	code := m.Run()
 	os.RemoveAll(dir)
+	if cliBuild.dir != "" {
+		os.RemoveAll(cliBuild.dir)
+	}
 	os.Exit(code)
 }
