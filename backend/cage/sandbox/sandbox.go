@@ -647,22 +647,20 @@ func (c *Cage) bwrapArgs(spec Spec, dir string, sh policy.Cage, p *Prepared) ([]
 	}
 	// Always: besides the limits and the hold, the limiter names the cage's
 	// first process, which End kills and waits for.
-	{
-		lim, err := newLimiter(c.limits, c.cgroupPool(), spec.Hold)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		p.lim, p.Held = lim, spec.Hold != nil
-		b.fd("--info-fd", lim.infoW)
-		b.fd("--block-fd", lim.blockR)
-		// bwrap takes end of file on --block-fd for the word to go on, and
-		// the pipe ends when its last writer closes: were Warden the only
-		// writer, its death (a crash, a kill, Ctrl-C) before the word
-		// would start the command unrecorded and without its limits. The
-		// cage holds a writer too, so only the word starts it; a cage
-		// whose Warden died waits, running nothing, until it is killed.
-		b.inherit(lim.blockW)
+	lim, err := newLimiter(c.limits, c.cgroupPool(), spec.Hold)
+	if err != nil {
+		return nil, nil, nil, err
 	}
+	p.lim, p.Held = lim, spec.Hold != nil
+	b.fd("--info-fd", lim.infoW)
+	b.fd("--block-fd", lim.blockR)
+	// bwrap takes end of file on --block-fd for the word to go on, and
+	// the pipe ends when its last writer closes: were Warden the only
+	// writer, its death (a crash, a kill, Ctrl-C) before the word
+	// would start the command unrecorded and without its limits. The
+	// cage holds a writer too, so only the word starts it; a cage
+	// whose Warden died waits, running nothing, until it is killed.
+	b.inherit(lim.blockW)
 	b.add("--chdir", dir, "--")
 	return b.args, b.files, env, nil
 }
